@@ -1,0 +1,23 @@
+// The extension's entry point: sqlite3_simhash_init, the name SQLite derives
+// from simhash.so, registers every function and module on one connection.
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include <initializer_list>
+
+#include "registration.h"
+#include "sqlite_simhash.h"
+
+extern "C" __attribute__((visibility("default"))) int sqlite3_simhash_init(
+    sqlite3* db, char** pzErrMsg, const sqlite3_api_routines* pApi) {
+  SQLITE_EXTENSION_INIT2(pApi);
+  using namespace simhash::sql;
+  for (auto* registration : {register_scalar_functions, register_features_table,
+                             register_index_module, register_batch_tables}) {
+    const int rc = registration(db, pzErrMsg);
+    if (rc != SQLITE_OK) {
+      return rc;
+    }
+  }
+  return SQLITE_OK;
+}

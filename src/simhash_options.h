@@ -1,0 +1,37 @@
+// The options of the text pipeline and their parser. The option string is
+// what users write in SQL: `key=value` pairs separated by spaces or commas.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace simhash {
+
+enum class TokenUnit { word, character };  // option values: word, char
+
+// How a feature's occurrence count becomes its weight.
+enum class WeightScheme {
+  tf,      // option value `tf`: the count itself
+  log_tf,  // option value `log`: 1 + ln(count)
+  binary,  // option value `binary`: 1 for every distinct feature
+};
+
+struct SimhashOptions {
+  // Defaults are chosen by the quality benchmark (bench/BENCH.md) and frozen
+  // by the golden vectors: changing one changes users' stored fingerprints.
+  TokenUnit unit = TokenUnit::word;
+  int n = 1;
+  WeightScheme weight = WeightScheme::tf;
+
+  bool operator==(const SimhashOptions&) const = default;
+};
+
+// Parses an option string; "" means the defaults. On failure returns nullopt
+// and sets `error` to a message naming the offending key or value.
+std::optional<SimhashOptions> parse_options(std::string_view text, std::string& error);
+
+// The canonical option string, e.g. "unit=word n=1 weight=tf".
+std::string to_string(const SimhashOptions& options);
+
+}  // namespace simhash
