@@ -5,17 +5,19 @@
 //   hamming(fp, :q) over 10M stored fingerprints vs count(*) and vs a plain
 //   comparison of the same column.
 // Single thread; each query runs `--runs` times, interleaved with its
-// baseline, and the median is reported.
+// baseline, and the median is reported. Times are the thread's CPU time, so
+// time the scheduler gives to other processes on a shared machine is not
+// counted (cache and memory-bandwidth contention still are).
 //
 // Usage: build/sql_speed_benchmark [--runs 7] [--rows 10000000]
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -37,8 +39,14 @@ void exec(sqlite3* db, const std::string& sql) {
   }
 }
 
+double thread_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
 // Runs a one-row query (with an optional INTEGER parameter) and returns its
-// wall time in seconds; the result is checked to stop the optimizer from
+// CPU time in seconds; the result is checked to stop the optimizer from
 // skipping anything.
 double time_query(sqlite3* db, const std::string& sql, std::int64_t parameter, bool bind) {
   sqlite3_stmt* statement = nullptr;
@@ -48,16 +56,16 @@ double time_query(sqlite3* db, const std::string& sql, std::int64_t parameter, b
   if (bind) {
     sqlite3_bind_int64(statement, 1, parameter);
   }
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_seconds();
   if (sqlite3_step(statement) != SQLITE_ROW) {
     fail(db, sql);
   }
-  const auto stop = std::chrono::steady_clock::now();
+  const double stop = thread_seconds();
   if (sqlite3_column_type(statement, 0) == SQLITE_NULL) {
     fail(db, "unexpected NULL from " + sql);
   }
   sqlite3_finalize(statement);
-  return std::chrono::duration<double>(stop - start).count();
+  return stop - start;
 }
 
 double median(std::vector<double> values) {
@@ -154,14 +162,16 @@ int main(int argc, char** argv) {
   exec(db, "COMMIT");
   const auto query = static_cast<std::int64_t>(random());
   const std::vector<std::string> hamming_queries = {
+      // count(*) alone is answered from the b-tree without visiting rows;
+      // count(fp) reads every row's value, the fair baseline for a scan.
       "SELECT count(*) FROM fps",
-      "SELECT count(*) FROM fps WHERE fp <> ?1",
+      "SELECT count(fp) FROM fps",
       "SELECT count(*) FROM fps WHERE hamming(fp, ?1) <= 3",
       "SELECT sum(hamming(fp, ?1)) FROM fps",
   };
   const auto hamming_times = medians(db, hamming_queries, query, true, runs);
   std::printf("\n%lld rows; %d runs, medians\n", rows, runs);
-  std::printf("| query | median s | ns/row | time vs count(*) | vs fp <> ?1 |\n");
+  std::printf("| query | median s | ns/row | time vs count(*) | vs count(fp) |\n");
   std::printf("| --- | --- | --- | --- | --- |\n");
   for (std::size_t i = 0; i < hamming_queries.size(); ++i) {
     std::printf("| `%s` | %.3f | %.1f | %.1fx | %.2fx |\n", hamming_queries[i].c_str(),
