@@ -18,11 +18,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "corpus.h"
+#include "feature_extractor.h"
+#include "simhash_options.h"
 
 namespace {
 
@@ -74,19 +77,20 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-// Times each query `runs` times, round-robin, and returns the medians.
-std::vector<double> medians(sqlite3* db, const std::vector<std::string>& queries,
-                            std::int64_t parameter, bool bind, int runs) {
-  std::vector<std::vector<double>> times(queries.size());
-  for (std::size_t i = 0; i < queries.size(); ++i) {
-    time_query(db, queries[i], parameter, bind);  // warm-up
+// Runs each timed task `runs` times, round-robin after one warm-up round,
+// and returns the medians.
+std::vector<double> medians(const std::vector<std::function<double()>>& tasks, int runs) {
+  std::vector<std::vector<double>> times(tasks.size());
+  for (const auto& task : tasks) {
+    task();  // warm-up
   }
   for (int run = 0; run < runs; ++run) {
-    for (std::size_t i = 0; i < queries.size(); ++i) {
-      times[i].push_back(time_query(db, queries[i], parameter, bind));
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      times[i].push_back(tasks[i]());
     }
   }
   std::vector<double> result;
+  result.reserve(times.size());
   for (const auto& series : times) {
     result.push_back(median(series));
   }
@@ -138,7 +142,27 @@ int main(int argc, char** argv) {
       "SELECT count(simhash(body)) FROM corpus",
       "SELECT count(simhash(body, 'unit=char n=4')) FROM corpus",
   };
-  const auto text_times = medians(db, text_queries, 0, false, runs);
+  std::vector<std::function<double()>> text_tasks;
+  for (const auto& query : text_queries) {
+    text_tasks.emplace_back([db, &query] { return time_query(db, query, 0, false); });
+  }
+  // The engine alone on the same texts (no SQLite), interleaved with the
+  // queries, shows what the glue costs.
+  simhash::FeatureExtractor extractor{simhash::SimhashOptions{}};
+  text_tasks.emplace_back([&] {
+    std::size_t fingerprinted = 0;
+    const double start = thread_seconds();
+    for (const auto& document : documents) {
+      fingerprinted += extractor.fingerprint(document.text).has_value() ? 1 : 0;
+    }
+    const double stop = thread_seconds();
+    if (fingerprinted == 0) {
+      std::exit(1);
+    }
+    return stop - start;
+  });
+  const auto text_times = medians(text_tasks, runs);
+  const double engine_time = text_times.back();
   std::printf("corpus: %zu documents, %.2f MB; %d runs, medians\n", documents.size(), megabytes,
               runs);
   std::printf("| query | median s | MB/s | time vs baseline |\n| --- | --- | --- | --- |\n");
@@ -146,6 +170,10 @@ int main(int argc, char** argv) {
     std::printf("| `%s` | %.4f | %.1f | %.1fx |\n", text_queries[i].c_str(), text_times[i],
                 megabytes / text_times[i], text_times[i] / text_times[0]);
   }
+  std::printf(
+      "| engine alone: FeatureExtractor::fingerprint (defaults), no SQLite | %.4f | %.1f | "
+      "%.1fx |\n",
+      engine_time, megabytes / engine_time, engine_time / text_times[0]);
 
   // 10M random fingerprints (fixed seed); a query fingerprint from the same
   // generator.
@@ -169,7 +197,11 @@ int main(int argc, char** argv) {
       "SELECT count(*) FROM fps WHERE hamming(fp, ?1) <= 3",
       "SELECT sum(hamming(fp, ?1)) FROM fps",
   };
-  const auto hamming_times = medians(db, hamming_queries, query, true, runs);
+  std::vector<std::function<double()>> hamming_tasks;
+  for (const auto& sql : hamming_queries) {
+    hamming_tasks.emplace_back([db, &sql, query] { return time_query(db, sql, query, true); });
+  }
+  const auto hamming_times = medians(hamming_tasks, runs);
   std::printf("\n%lld rows; %d runs, medians\n", rows, runs);
   std::printf("| query | median s | ns/row | time vs count(*) | vs count(fp) |\n");
   std::printf("| --- | --- | --- | --- | --- |\n");
