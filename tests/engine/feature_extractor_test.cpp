@@ -151,6 +151,18 @@ TEST(FeatureExtractor, InvalidUtf8IsReadAsReplacementCharacter) {
   EXPECT_FALSE(words.fingerprint("\xFF\xFE\xC0").has_value());
 }
 
+TEST(FeatureExtractor, EmbeddedNulIsAControlCharacterNotAnEnd) {
+  const std::string text("hello\0world", 11);
+  expect_features("", text, {{"hello", 1}, {"world", 1}});
+  expect_features("unit=char n=6", text,
+                  {{std::string("hello\0", 6), 1},
+                   {std::string("ello\0w", 6), 1},
+                   {std::string("llo\0wo", 6), 1},
+                   {std::string("lo\0wor", 6), 1},
+                   {std::string("o\0worl", 6), 1},
+                   {std::string("\0world", 6), 1}});
+}
+
 // Brute-force reference: tokens (or code points) as strings, shingles joined
 // by string concatenation, counts in first-occurrence order by linear search.
 std::vector<Expected> reference_features(const SimhashOptions& options, std::string_view text) {
