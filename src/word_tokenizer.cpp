@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ascii_words.h"
 #include "text_normalizer.h"
 
 namespace simhash {
@@ -50,6 +51,11 @@ WordTokenizer::WordTokenizer() : normalizer_(std::make_unique<TextNormalizer>())
 WordTokenizer::~WordTokenizer() = default;
 
 void WordTokenizer::tokenize(std::string_view utf8, TokenSink on_token) {
+  // ASCII text: the same tokens as ICU, without ICU (ascii_words.h).
+  if (ascii_fast_path_enabled() && is_ascii(utf8)) {
+    tokenize_ascii(utf8, normalized_, on_token);
+    return;
+  }
   tokenize_with_icu(utf8, on_token);
 }
 
