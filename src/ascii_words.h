@@ -90,6 +90,39 @@ void for_each_ascii_word(std::string_view text, OnWord&& on_word,
   }
 }
 
+// Cuts `text` just after line feeds into runs of whole lines, alternately
+// all ASCII and not, and calls on_run(std::string_view run, bool ascii) for
+// each run in order (one call with the whole text when it is all ASCII).
+// Tokenizing the runs one by one gives the tokens of the whole text, because
+// a cut just after U+000A changes neither step: NFKC_Casefold has a boundary
+// after U+000A (nothing composes or reorders across it), and ICU's word
+// rules always break after it (WB3a) while a segment starting at a break
+// depends only on the text that follows. The corpus and random tests in
+// tests/engine/ascii_lines_test.cpp check exactly this against ICU.
+template <typename OnRun>
+void for_each_ascii_line_run(std::string_view text, OnRun&& on_run) {
+  if (is_ascii(text)) {
+    on_run(text, true);
+    return;
+  }
+  std::size_t run_start = 0;
+  bool run_ascii = false;
+  for (std::size_t line_start = 0; line_start < text.size();) {
+    const std::size_t line_feed = text.find('\n', line_start);
+    const std::size_t line_end = line_feed == std::string_view::npos ? text.size() : line_feed + 1;
+    const bool line_ascii = is_ascii(text.substr(line_start, line_end - line_start));
+    if (line_start == 0) {
+      run_ascii = line_ascii;
+    } else if (line_ascii != run_ascii) {
+      on_run(text.substr(run_start, line_start - run_start), run_ascii);
+      run_start = line_start;
+      run_ascii = line_ascii;
+    }
+    line_start = line_end;
+  }
+  on_run(text.substr(run_start), run_ascii);
+}
+
 // The whole fast path: the tokens WordTokenizer yields for ASCII `text`,
 // normalized (lowercased into `lowercase`, which the views point into).
 template <typename OnWord>
