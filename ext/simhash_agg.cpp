@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -27,22 +28,41 @@ namespace simhash::sql {
 namespace {
 
 // The aggregate context SQLite hands out is zero-filled memory, not an
-// object: the accumulator is constructed in it on the first row.
-struct AggregateState {
+// object, and only 8-byte aligned, while the accumulator may ask for more
+// (its vectorized totals): the context holds a small header and room to
+// construct the accumulator at an aligned address inside it. SQLite passes
+// the same memory on every call for a group, so the address is stable.
+struct AggregateHeader {
   bool constructed;
   std::int64_t rows;  // non-NULL features in the group or window frame
-  alignas(FingerprintAccumulator) std::byte storage[sizeof(FingerprintAccumulator)];
-
-  FingerprintAccumulator& accumulator() {
-    if (!constructed) {
-      new (storage) FingerprintAccumulator();
-      constructed = true;
-    }
-    return *std::launder(reinterpret_cast<FingerprintAccumulator*>(storage));
-  }
 };
+static_assert(std::is_trivial_v<AggregateHeader>, "lives in zero-filled memory");
 static_assert(std::is_trivially_destructible_v<FingerprintAccumulator>,
               "SQLite frees the aggregate context without running destructors");
+
+constexpr std::size_t kContextBytes =
+    sizeof(AggregateHeader) + sizeof(FingerprintAccumulator) + alignof(FingerprintAccumulator);
+
+struct AggregateState {
+  AggregateHeader* header = nullptr;
+  FingerprintAccumulator* accumulator = nullptr;
+};
+
+// The state in `context` (from sqlite3_aggregate_context), constructing the
+// accumulator on first use.
+AggregateState state_in(void* context) {
+  AggregateState state;
+  state.header = static_cast<AggregateHeader*>(context);
+  void* room = static_cast<std::byte*>(context) + sizeof(AggregateHeader);
+  std::size_t space = kContextBytes - sizeof(AggregateHeader);
+  room = std::align(alignof(FingerprintAccumulator), sizeof(FingerprintAccumulator), room, space);
+  if (!state.header->constructed) {
+    new (room) FingerprintAccumulator();
+    state.header->constructed = true;
+  }
+  state.accumulator = std::launder(static_cast<FingerprintAccumulator*>(room));
+  return state;
+}
 
 double weight_of(sqlite3_value* weight) {
   switch (sqlite3_value_type(weight)) {
@@ -84,23 +104,24 @@ void add_row(sqlite3_context* context, int argc, sqlite3_value** argv, int direc
   }
   const double weight = argc > 1 ? weight_of(argv[1]) : 1.0;
   const std::uint64_t hash = hash_of(argv[0]);
-  auto* state =
-      static_cast<AggregateState*>(sqlite3_aggregate_context(context, sizeof(AggregateState)));
-  if (state == nullptr) {
+  void* memory = sqlite3_aggregate_context(context, static_cast<int>(kContextBytes));
+  if (memory == nullptr) {
     throw std::bad_alloc();
   }
-  state->accumulator().add(hash, direction * weight);
-  state->rows += direction;
+  const AggregateState state = state_in(memory);
+  state.accumulator->add(hash, direction * weight);
+  state.header->rows += direction;
 }
 
 void report(sqlite3_context* context) {
   // Size 0: do not allocate a context for a group that saw no rows.
-  auto* state = static_cast<AggregateState*>(sqlite3_aggregate_context(context, 0));
-  if (state == nullptr || !state->constructed || state->rows == 0) {
+  void* memory = sqlite3_aggregate_context(context, 0);
+  if (memory == nullptr || static_cast<AggregateHeader*>(memory)->rows == 0) {
     sqlite3_result_null(context);
     return;
   }
-  sqlite3_result_int64(context, static_cast<sqlite3_int64>(state->accumulator().fingerprint()));
+  const AggregateState state = state_in(memory);
+  sqlite3_result_int64(context, static_cast<sqlite3_int64>(state.accumulator->fingerprint()));
 }
 
 }  // namespace
