@@ -12,6 +12,9 @@ constexpr std::size_t kMinimumSlots = 256;
 // Expected distinct features per byte of text, for sizing the table: prose
 // has a distinct word every 8 to 16 bytes. Too small only costs a rehash.
 constexpr std::size_t kBytesPerFeature = 8;
+// The estimate never allocates more than 1 MiB up front (a 10 MB text of ten
+// distinct words needs 256 slots); larger tables come from growing.
+constexpr std::size_t kMaximumInitialSlots = std::size_t{1} << 16U;
 
 std::size_t power_of_two_at_least(std::size_t value) {
   std::size_t power = kMinimumSlots;
@@ -47,7 +50,8 @@ void FeatureCounter::clear(std::size_t text_bytes) {
   // A table sized for this text, at most half full: a small text then probes
   // a few kilobytes that stay in the L1 cache, instead of the table a large
   // text left behind.
-  const std::size_t wanted = power_of_two_at_least(2 * (text_bytes / kBytesPerFeature + 1));
+  const std::size_t wanted = power_of_two_at_least(
+      std::min(kMaximumInitialSlots, 2 * (text_bytes / kBytesPerFeature + 1)));
   if (slots_.size() != wanted) {
     slots_.assign(wanted, Slot{0, 0});
   } else {
