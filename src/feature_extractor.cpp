@@ -1,0 +1,106 @@
+// The pipeline: repair UTF-8, normalize, cut units, shingle, count by hash,
+// weight, vote. features() and fingerprint() share one counting pass, so the
+// fingerprint is exactly the vote over the features in the order listed.
+#include "feature_extractor.h"
+
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "feature_counter.h"
+#include "feature_hash.h"
+#include "fingerprint_accumulator.h"
+#include "shingles.h"
+#include "text_normalizer.h"
+#include "utf8_repair.h"
+#include "word_tokenizer.h"
+
+namespace simhash {
+
+struct FeatureExtractor::Impl {
+  explicit Impl(const SimhashOptions& chosen) : options(chosen) {
+    if (options.unit == TokenUnit::word) {
+      tokenizer.emplace();
+    } else {
+      normalizer.emplace();
+    }
+  }
+
+  // Counts the shingles of `utf8_text`; calls on_new_feature(text) for the
+  // first occurrence of each distinct one (its text is valid until the next
+  // call).
+  template <typename OnNewFeature>
+  void count(std::string_view utf8_text, OnNewFeature&& on_new_feature) {
+    const std::string_view valid = repair_utf8(utf8_text, repaired);
+    if (tokenizer) {
+      units.assign_words(*tokenizer, valid);
+    } else {
+      normalizer->normalize(valid, normalized);
+      units.assign_chars(normalized);
+    }
+    counter.clear();
+    units.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view shingle) {
+      if (counter.add(feature_hash(shingle))) {
+        on_new_feature(shingle);
+      }
+    });
+  }
+
+  double weight_of(std::uint64_t count) const {
+    switch (options.weight) {
+      case WeightScheme::tf:
+        return static_cast<double>(count);
+      case WeightScheme::log_tf:
+        return 1.0 + std::log(static_cast<double>(count));
+      case WeightScheme::binary:
+        return 1.0;
+    }
+    return 1.0;
+  }
+
+  SimhashOptions options;
+  std::optional<WordTokenizer> tokenizer;    // unit=word
+  std::optional<TextNormalizer> normalizer;  // unit=char
+  std::string repaired;                      // the input with U+FFFD substituted, when it needs it
+  std::string normalized;                    // unit=char: the normalized text
+  UnitSequence units;
+  FeatureCounter counter;
+  FingerprintAccumulator accumulator;
+};
+
+FeatureExtractor::FeatureExtractor(const SimhashOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {}
+
+FeatureExtractor::~FeatureExtractor() = default;
+
+const SimhashOptions& FeatureExtractor::options() const { return impl_->options; }
+
+std::vector<Feature> FeatureExtractor::features(std::string_view utf8_text) {
+  std::vector<std::string_view> texts;
+  impl_->count(utf8_text, [&](std::string_view shingle) { texts.push_back(shingle); });
+  const auto& entries = impl_->counter.entries();
+  std::vector<Feature> result;
+  result.reserve(entries.size());
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    result.push_back(Feature{std::string(texts[index]), impl_->weight_of(entries[index].count),
+                             entries[index].hash});
+  }
+  return result;
+}
+
+std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8_text) {
+  impl_->count(utf8_text, [](std::string_view) {});
+  const auto& entries = impl_->counter.entries();
+  if (entries.empty()) {
+    return std::nullopt;
+  }
+  FingerprintAccumulator& accumulator = impl_->accumulator;
+  accumulator.reset();
+  for (const FeatureCounter::Entry& entry : entries) {
+    accumulator.add(entry.hash, impl_->weight_of(entry.count));
+  }
+  return accumulator.fingerprint();
+}
+
+}  // namespace simhash

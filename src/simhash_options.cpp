@@ -1,0 +1,140 @@
+// Parsing and printing the option string: `key=value` pairs separated by
+// spaces and/or commas, in any order, each key at most once.
+#include "simhash_options.h"
+
+#include <array>
+#include <initializer_list>
+#include <string>
+
+namespace simhash {
+namespace {
+
+bool is_separator(char c) {
+  return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// Builds a message piece by piece: GCC 12 warns falsely (-Wrestrict) on
+// chains of std::string operator+.
+std::string message(std::initializer_list<std::string_view> pieces) {
+  std::string text;
+  for (const std::string_view piece : pieces) {
+    text.append(piece);
+  }
+  return text;
+}
+
+bool parse_unit(std::string_view value, SimhashOptions& options, std::string& error) {
+  if (value == "word") {
+    options.unit = TokenUnit::word;
+  } else if (value == "char") {
+    options.unit = TokenUnit::character;
+  } else {
+    error = message({"simhash: option unit must be word or char, got \"", value, "\""});
+    return false;
+  }
+  return true;
+}
+
+bool parse_n(std::string_view value, SimhashOptions& options, std::string& error) {
+  int n = 0;
+  bool valid = !value.empty() && value.size() <= 3;
+  for (const char c : value) {
+    valid = valid && c >= '0' && c <= '9';
+    n = n * 10 + (c - '0');
+  }
+  if (!valid || n < 1 || n > 16) {
+    error = message({"simhash: option n must be an integer from 1 to 16, got \"", value, "\""});
+    return false;
+  }
+  options.n = n;
+  return true;
+}
+
+bool parse_weight(std::string_view value, SimhashOptions& options, std::string& error) {
+  if (value == "tf") {
+    options.weight = WeightScheme::tf;
+  } else if (value == "log") {
+    options.weight = WeightScheme::log_tf;
+  } else if (value == "binary") {
+    options.weight = WeightScheme::binary;
+  } else {
+    error = message({"simhash: option weight must be tf, log or binary, got \"", value, "\""});
+    return false;
+  }
+  return true;
+}
+
+struct OptionKey {
+  std::string_view name;
+  bool (*parse)(std::string_view, SimhashOptions&, std::string&);
+};
+
+constexpr std::array<OptionKey, 3> kOptionKeys{{
+    {"unit", parse_unit},
+    {"n", parse_n},
+    {"weight", parse_weight},
+}};
+
+}  // namespace
+
+std::optional<SimhashOptions> parse_options(std::string_view text, std::string& error) {
+  SimhashOptions options;
+  std::array<bool, kOptionKeys.size()> seen{};
+  std::size_t position = 0;
+  while (position < text.size()) {
+    if (is_separator(text[position])) {
+      ++position;
+      continue;
+    }
+    std::size_t end = position;
+    while (end < text.size() && !is_separator(text[end])) {
+      ++end;
+    }
+    const std::string_view pair = text.substr(position, end - position);
+    position = end;
+    const std::size_t equals = pair.find('=');
+    if (equals == std::string_view::npos || equals == 0) {
+      error = message({"simhash: expected key=value in options, got \"", pair, "\""});
+      return std::nullopt;
+    }
+    const std::string_view key = pair.substr(0, equals);
+    const std::string_view value = pair.substr(equals + 1);
+    std::size_t index = 0;
+    while (index < kOptionKeys.size() && kOptionKeys[index].name != key) {
+      ++index;
+    }
+    if (index == kOptionKeys.size()) {
+      error = message({"simhash: unknown option \"", key, "\" (known: unit, n, weight)"});
+      return std::nullopt;
+    }
+    if (seen[index]) {
+      error = message({"simhash: option ", key, " given more than once"});
+      return std::nullopt;
+    }
+    seen[index] = true;
+    if (!kOptionKeys[index].parse(value, options, error)) {
+      return std::nullopt;
+    }
+  }
+  return options;
+}
+
+std::string to_string(const SimhashOptions& options) {
+  std::string text = options.unit == TokenUnit::word ? "unit=word" : "unit=char";
+  text += " n=";
+  text += std::to_string(options.n);
+  switch (options.weight) {
+    case WeightScheme::tf:
+      text += " weight=tf";
+      break;
+    case WeightScheme::log_tf:
+      text += " weight=log";
+      break;
+    case WeightScheme::binary:
+      text += " weight=binary";
+      break;
+  }
+  return text;
+}
+
+}  // namespace simhash

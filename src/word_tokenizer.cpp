@@ -1,0 +1,79 @@
+// ICU word segmentation over UTF-8 through UText (no UTF-16 copy of the text).
+#include "word_tokenizer.h"
+
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/ubrk.h>
+#include <unicode/utext.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "text_normalizer.h"
+
+namespace simhash {
+namespace {
+
+// Closes a UText opened on the stack when the scope ends.
+class ScopedUText {
+ public:
+  explicit ScopedUText(std::string_view utf8) {
+    UErrorCode status = U_ZERO_ERROR;
+    utext_openUTF8(&text_, utf8.data(), static_cast<int64_t>(utf8.size()), &status);
+    if (U_FAILURE(status)) {
+      throw std::runtime_error(std::string("simhash: ICU cannot open the text: ") +
+                               u_errorName(status));
+    }
+  }
+  ~ScopedUText() { utext_close(&text_); }
+  ScopedUText(const ScopedUText&) = delete;
+  ScopedUText& operator=(const ScopedUText&) = delete;
+
+  UText* get() { return &text_; }
+
+ private:
+  UText text_ = UTEXT_INITIALIZER;
+};
+
+}  // namespace
+
+WordTokenizer::WordTokenizer() : normalizer_(std::make_unique<TextNormalizer>()) {
+  UErrorCode status = U_ZERO_ERROR;
+  word_breaker_.reset(icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
+  if (U_FAILURE(status) || !word_breaker_) {
+    throw std::runtime_error(std::string("simhash: cannot create the ICU word break iterator: ") +
+                             u_errorName(status));
+  }
+}
+
+WordTokenizer::~WordTokenizer() = default;
+
+void WordTokenizer::tokenize(std::string_view utf8, TokenSink on_token) {
+  tokenize_with_icu(utf8, on_token);
+}
+
+void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_token) {
+  normalizer_->normalize(utf8, normalized_);
+  ScopedUText text(normalized_);
+  UErrorCode status = U_ZERO_ERROR;
+  // The break iterator keeps a shallow clone of the UText, which points into
+  // normalized_; it is re-targeted by the next call before it is used again.
+  word_breaker_->setText(text.get(), status);
+  if (U_FAILURE(status)) {
+    throw std::runtime_error(std::string("simhash: ICU word segmentation failed: ") +
+                             u_errorName(status));
+  }
+  std::int32_t start = word_breaker_->first();
+  for (std::int32_t end = word_breaker_->next(); end != icu::BreakIterator::DONE;
+       start = end, end = word_breaker_->next()) {
+    // Rule status ranges (ubrk.h): NONE [0,100), NUMBER [100,200), LETTER,
+    // KANA, IDEO above; only the word-like ones are tokens.
+    if (word_breaker_->getRuleStatus() >= UBRK_WORD_NUMBER) {
+      on_token(std::string_view(normalized_)
+                   .substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start)));
+    }
+  }
+}
+
+}  // namespace simhash

@@ -1,0 +1,66 @@
+// Text to word tokens: NFKC_Casefold normalization, then the ICU word break
+// iterator (root locale: UAX #29 plus dictionary segmentation of Chinese,
+// Japanese, Thai, Khmer, Lao, Burmese), keeping only word-like segments:
+// numbers, letters, kana and ideographs, never spaces, punctuation or emoji.
+#pragma once
+
+#include <concepts>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <unicode/uversion.h>
+
+U_NAMESPACE_BEGIN
+class BreakIterator;
+U_NAMESPACE_END
+
+namespace simhash {
+
+class TextNormalizer;
+
+// A non-owning reference to a callable taking one token; cheap to pass by
+// value, valid only while the callable it was made from lives.
+class TokenSink {
+ public:
+  template <typename Callable>
+  requires(std::invocable<Callable&, std::string_view> &&
+           !std::same_as<std::remove_cvref_t<Callable>, TokenSink>)
+      TokenSink(Callable&& callable)  // NOLINT(google-explicit-constructor): a parameter adapter
+      : object_(static_cast<void*>(&callable)), call_([](void* object, std::string_view token) {
+          (*static_cast<std::remove_reference_t<Callable>*>(object))(token);
+        }) {}
+
+  void operator()(std::string_view token) const { call_(object_, token); }
+
+ private:
+  void* object_;
+  void (*call_)(void*, std::string_view);
+};
+
+// Holds a normalizer and a break iterator; reuse one across texts. Not
+// thread-safe. ICU failures throw std::runtime_error.
+class WordTokenizer {
+ public:
+  WordTokenizer();
+  ~WordTokenizer();
+  WordTokenizer(const WordTokenizer&) = delete;
+  WordTokenizer& operator=(const WordTokenizer&) = delete;
+
+  // Calls `on_token` with each word token of `utf8` (well-formed UTF-8, see
+  // repair_utf8), in text order. Tokens are normalized, never empty and never
+  // contain U+0020. A token's bytes are valid only during the call.
+  // This is the single entry point of tokenization: any faster path for some
+  // inputs must live here and give exactly the same tokens.
+  void tokenize(std::string_view utf8, TokenSink on_token);
+
+ private:
+  void tokenize_with_icu(std::string_view utf8, TokenSink on_token);
+
+  std::unique_ptr<TextNormalizer> normalizer_;
+  std::unique_ptr<icu::BreakIterator> word_breaker_;
+  std::string normalized_;  // reused buffer: the normalized text
+};
+
+}  // namespace simhash
