@@ -19,11 +19,15 @@
 // (status 200) and so is a lone '@' (an ALetter).
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "ascii_word_masks.h"
 
 namespace simhash {
 
@@ -38,74 +42,85 @@ void ascii_to_lower(std::string_view text, std::string& out);
 bool ascii_fast_path_enabled();
 void set_ascii_fast_path_enabled(bool enabled);
 
-namespace ascii_words_detail {
-
-enum CharClass : std::uint8_t {
-  kOther = 0,
-  kLetter = 1,
-  kDigit = 2,
-  kUnderscore = 4,
-  kMidNumLet = 8,  // '.' and '\''
-  kMidNum = 16,    // ',' and ';'
-};
-constexpr std::uint8_t kWordChar = kLetter | kDigit | kUnderscore;
-
-constexpr std::array<std::uint8_t, 256> kClassOf = [] {
-  std::array<std::uint8_t, 256> classes{};
-  for (int c = 'a'; c <= 'z'; ++c) classes[c] = kLetter;
-  for (int c = 'A'; c <= 'Z'; ++c) classes[c] = kLetter;
-  classes['@'] = kLetter;
-  for (int c = '0'; c <= '9'; ++c) classes[c] = kDigit;
-  classes['_'] = kUnderscore;
-  classes['.'] = kMidNumLet;
-  classes['\''] = kMidNumLet;
-  classes[','] = kMidNum;
-  classes[';'] = kMidNum;
-  return classes;
-}();
-
-// Whether `mid` between `before` and `after` (all ASCII bytes) stays inside
-// a word: letter (.|') letter, or digit (.|'|,|;) digit.
-constexpr bool joins(unsigned char before, unsigned char mid, unsigned char after) {
-  const std::uint8_t left = kClassOf[before];
-  const std::uint8_t middle = kClassOf[mid];
-  if (left != kClassOf[after]) return false;
-  if (left == kDigit) return (middle & (kMidNumLet | kMidNum)) != 0;
-  return left == kLetter && middle == kMidNumLet;
-}
-
-}  // namespace ascii_words_detail
-
 // Calls on_word(std::string_view) for each word token of the ASCII text
 // `text`, in order, with the token's bytes as they are in `text` (so pass
-// lowercased text to get normalized tokens).
+// lowercased text to get normalized tokens). `kernel` finds the bytes inside
+// word segments (ascii_word_masks.h); this walks the runs of set bits.
 template <typename OnWord>
-void for_each_ascii_word(std::string_view text, OnWord&& on_word) {
-  using namespace ascii_words_detail;
+void for_each_ascii_word(std::string_view text, OnWord&& on_word,
+                         const WordMaskKernel& kernel = best_word_mask_kernel()) {
+  // Masks for 16 blocks of 64 bytes at a time: 1 KiB of text per kernel call.
+  constexpr std::size_t kBlocksPerCall = 16;
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t size = text.size();
-  std::size_t position = 0;
-  while (position < size) {
-    if ((kClassOf[bytes[position]] & kWordChar) == 0) {
-      ++position;  // a one-character segment, or part of a space or CR LF run: not a word
-      continue;
+  const std::size_t blocks = (size + 63) / 64;
+  std::array<std::uint64_t, kBlocksPerCall> masks{};
+  std::uint64_t previous_bit = 0;  // the last byte of the previous block is inside a segment
+  bool inside = false;
+  std::size_t word_start = 0;
+  const auto emit = [&](std::size_t end) {
+    // ICU's rule status for a lone "_" is 0 (no tagged rule matches it): not a word.
+    if (end - word_start != 1 || bytes[word_start] != '_') {
+      on_word(text.substr(word_start, end - word_start));
     }
-    const std::size_t start = position++;
-    for (;;) {
-      while (position < size && (kClassOf[bytes[position]] & kWordChar) != 0) {
-        ++position;
+  };
+  for (std::size_t first = 0; first < blocks; first += kBlocksPerCall) {
+    const std::size_t count = std::min(kBlocksPerCall, blocks - first);
+    kernel.mark(bytes, size, first, count, masks.data());
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint64_t in_segment = masks[k];
+      // Bit i: byte i is inside a segment and byte i-1 is not, or the reverse.
+      std::uint64_t edges = in_segment ^ ((in_segment << 1U) | previous_bit);
+      previous_bit = in_segment >> 63U;
+      const std::size_t base = 64 * (first + k);
+      while (edges != 0) {
+        const std::size_t at = base + static_cast<std::size_t>(std::countr_zero(edges));
+        edges &= edges - 1;
+        if (inside) {
+          emit(at);
+        } else {
+          word_start = at;
+        }
+        inside = !inside;
       }
-      if (position + 1 >= size ||
-          !joins(bytes[position - 1], bytes[position], bytes[position + 1])) {
-        break;
-      }
-      position += 2;  // the middle character and the word character after it
     }
-    if (position - start == 1 && bytes[start] == '_') {
-      continue;  // ICU's rule status for a lone "_" is 0: not a word
-    }
-    on_word(text.substr(start, position - start));
   }
+  if (inside) {
+    emit(size);
+  }
+}
+
+// Cuts `text` just after line feeds into runs of whole lines, alternately
+// all ASCII and not, and calls on_run(std::string_view run, bool ascii) for
+// each run in order (one call with the whole text when it is all ASCII).
+// Tokenizing the runs one by one gives the tokens of the whole text, because
+// a cut just after U+000A changes neither step: NFKC_Casefold has a boundary
+// after U+000A (nothing composes or reorders across it), and ICU's word
+// rules always break after it (WB3a) while a segment starting at a break
+// depends only on the text that follows. The corpus and random tests in
+// tests/engine/ascii_lines_test.cpp check exactly this against ICU.
+template <typename OnRun>
+void for_each_ascii_line_run(std::string_view text, OnRun&& on_run) {
+  if (is_ascii(text)) {
+    on_run(text, true);
+    return;
+  }
+  std::size_t run_start = 0;
+  bool run_ascii = false;
+  for (std::size_t line_start = 0; line_start < text.size();) {
+    const std::size_t line_feed = text.find('\n', line_start);
+    const std::size_t line_end = line_feed == std::string_view::npos ? text.size() : line_feed + 1;
+    const bool line_ascii = is_ascii(text.substr(line_start, line_end - line_start));
+    if (line_start == 0) {
+      run_ascii = line_ascii;
+    } else if (line_ascii != run_ascii) {
+      on_run(text.substr(run_start, line_start - run_start), run_ascii);
+      run_start = line_start;
+      run_ascii = line_ascii;
+    }
+    line_start = line_end;
+  }
+  on_run(text.substr(run_start), run_ascii);
 }
 
 // The whole fast path: the tokens WordTokenizer yields for ASCII `text`,

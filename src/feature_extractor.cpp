@@ -18,6 +18,15 @@
 
 namespace simhash {
 
+double log_tf_weight(std::uint64_t count) {
+  // ln(count) rounded to a multiple of 2^-20. Every weight is then a multiple
+  // of 2^-20, so the per-bit sums are exact (no rounding, whatever the order)
+  // and the fingerprint cannot depend on the last bit of the C library's log:
+  // mathematically equal sums such as ln 2 + ln 3 and ln 6 tie exactly.
+  constexpr double kGrid = 1048576.0;  // 2^20
+  return 1.0 + std::round(std::log(static_cast<double>(count)) * kGrid) / kGrid;
+}
+
 struct FeatureExtractor::Impl {
   explicit Impl(const SimhashOptions& chosen) : options(chosen) {
     if (options.unit == TokenUnit::word) {
@@ -52,7 +61,7 @@ struct FeatureExtractor::Impl {
       case WeightScheme::tf:
         return static_cast<double>(count);
       case WeightScheme::log_tf:
-        return 1.0 + std::log(static_cast<double>(count));
+        return log_tf_weight(count);
       case WeightScheme::binary:
         return 1.0;
     }

@@ -86,6 +86,15 @@ TEST(AsciiCorpus, FastPathTokensAreIcuTokens) {
     // through the independent reference (UTF-16 API).
     ASSERT_EQ(fast, tokenizer_tokens(tokenizer, text, false)) << source;
     ASSERT_EQ(fast, icu.tokens(text)) << source;
+    // And every word-mask kernel this CPU runs, not only the one in use.
+    std::string lowercase;
+    simhash::ascii_to_lower(text, lowercase);
+    for (const auto& kernel : simhash::word_mask_kernels_on_this_cpu()) {
+      std::vector<std::string> kernel_tokens;
+      simhash::for_each_ascii_word(
+          lowercase, [&](std::string_view token) { kernel_tokens.emplace_back(token); }, kernel);
+      ASSERT_EQ(kernel_tokens, fast) << source << " with the " << kernel.name << " kernel";
+    }
     tokens += fast.size();
   }
   std::cout << tokens << " tokens compared\n";

@@ -20,12 +20,15 @@ namespace {
 
 using Span = std::pair<std::size_t, std::size_t>;  // [begin, end) in bytes
 
-std::vector<Span> fast_word_spans(std::string_view text) {
+std::vector<Span> fast_word_spans(std::string_view text, const simhash::WordMaskKernel& kernel) {
   std::vector<Span> spans;
-  simhash::for_each_ascii_word(text, [&](std::string_view word) {
-    const auto begin = static_cast<std::size_t>(word.data() - text.data());
-    spans.emplace_back(begin, begin + word.size());
-  });
+  simhash::for_each_ascii_word(
+      text,
+      [&](std::string_view word) {
+        const auto begin = static_cast<std::size_t>(word.data() - text.data());
+        spans.emplace_back(begin, begin + word.size());
+      },
+      kernel);
   return spans;
 }
 
@@ -62,13 +65,16 @@ std::string shown(const std::vector<Span>& spans, std::string_view text) {
 
 class AsciiWords : public ::testing::Test {
  protected:
-  // Fast path and ICU agree on `text`, word for word and offset for offset,
-  // and the normalized tokens of the whole fast path equal ICU's.
+  // Fast path (with every word-mask kernel this CPU runs) and ICU agree on
+  // `text`, word for word and offset for offset.
   void expect_same_words(std::string_view text) {
     const std::vector<Span> expected = icu_word_spans(icu_, text);
-    const std::vector<Span> actual = fast_word_spans(text);
-    ASSERT_EQ(actual, expected) << "text " << shown(text) << "\n  ICU:  " << shown(expected, text)
-                                << "\n  fast: " << shown(actual, text);
+    for (const auto& kernel : simhash::word_mask_kernels_on_this_cpu()) {
+      const std::vector<Span> actual = fast_word_spans(text, kernel);
+      ASSERT_EQ(actual, expected) << kernel.name << " kernel, text " << shown(text)
+                                  << "\n  ICU:  " << shown(expected, text)
+                                  << "\n  fast: " << shown(actual, text);
+    }
   }
 
   simhash::testing::IcuWordReference icu_;
@@ -270,6 +276,49 @@ TEST_F(AsciiWords, TokenizeAsciiGivesIcuTokensOfTheNormalizedText) {
   simhash::tokenize_ascii(text, buffer,
                           [&](std::string_view token) { tokens.emplace_back(token); });
   EXPECT_EQ(tokens, icu_.tokens(text));
+}
+
+TEST_F(AsciiWords, LongTextsAcrossBlockBoundaries) {
+  // Separators and joins straddling the 64-byte blocks and 1 KiB kernel
+  // calls: texts of every length around those sizes, words at every offset.
+  std::mt19937_64 random(99);
+  const std::string pieces[] = {"ab", "1.5", "a.b", "x", "_", "__", "1,000", "can't", "@",
+                                " ",  ".",   "\n",  ",", "'", ":",  "9",     "Q"};
+  for (const std::size_t target : {63U, 64U, 65U, 127U, 128U, 129U, 1023U, 1024U, 1025U, 3000U}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::string text;
+      while (text.size() < target) text += pieces[random() % std::size(pieces)];
+      text.resize(target);
+      expect_same_words(text);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(AsciiWordMasks, EveryKernelMatchesTheScalarOne) {
+  std::mt19937_64 random(5);
+  const std::string alphabet = "aZ@7_.',;: \t\r\n-\x01\x7f";
+  const auto& scalar = simhash::word_mask_kernels_on_this_cpu().front();
+  ASSERT_EQ(scalar.name, "scalar");
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text(1 + random() % 700, ' ');
+    for (char& c : text) c = alphabet[random() % alphabet.size()];
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t blocks = (text.size() + 63) / 64;
+    const std::size_t first = random() % blocks;
+    const std::size_t count = 1 + random() % (blocks - first);
+    std::vector<std::uint64_t> expected(count);
+    scalar.mark(bytes, text.size(), first, count, expected.data());
+    for (const auto& kernel : simhash::word_mask_kernels_on_this_cpu()) {
+      std::vector<std::uint64_t> actual(count);
+      kernel.mark(bytes, text.size(), first, count, actual.data());
+      ASSERT_EQ(actual, expected) << kernel.name << " trial " << trial;
+    }
+  }
+  std::cout << "word-mask kernels on this CPU:";
+  for (const auto& kernel : simhash::word_mask_kernels_on_this_cpu())
+    std::cout << ' ' << kernel.name;
+  std::cout << '\n';
 }
 
 TEST(AsciiDetection, MatchesAByteByByteCheck) {
