@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
   const int radius = std::stoi(arg(argc, argv, "radius", std::to_string(k)));
   const std::string dir = arg(argc, argv, "dir", "/tmp");
 
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows while a long run goes on
   std::mt19937_64 random(20261121);
   const std::vector<std::uint64_t> data = make_data(n, clustered, random);
   const std::vector<std::uint64_t> queries = make_queries(data, query_count, random);
