@@ -143,8 +143,8 @@ struct SchemaEntry {
 };
 
 // The schema entry named `name` (any case) in database `schema`, if any.
-std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema,
-                                      std::string_view name, std::string_view function) {
+std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema, std::string_view name,
+                                      std::string_view function) {
   Statement statement;
   const std::string sql = format_sql(
       "SELECT name, type, coalesce(sql, '') FROM \"%w\".sqlite_schema "
@@ -169,8 +169,8 @@ std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema,
 }
 
 // The integer value of `key` in the config table, if present.
-std::optional<std::int64_t> config_value(sqlite3* db, const ResolvedIndex& index,
-                                         const char* key, std::string_view function) {
+std::optional<std::int64_t> config_value(sqlite3* db, const ResolvedIndex& index, const char* key,
+                                         std::string_view function) {
   Statement statement;
   const std::string sql =
       format_sql("SELECT value FROM \"%w\".\"%w_config\" WHERE key = ?1", index.schema, index.name);
@@ -242,8 +242,8 @@ ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string
     const std::optional<std::string> module = virtual_table_module(entry->sql);
     if (!module || !equal_ignoring_case(*module, "simhash_index")) {
       const std::string what = entry->type == "view" ? "a view"
-                               : module ? "a virtual table using " + *module
-                                        : "an ordinary table";
+                               : module              ? "a virtual table using " + *module
+                                                     : "an ordinary table";
       throw BatchError(std::string(function) + ": " + quoted(requested) +
                        " is not a simhash_index (it is " + what + ")");
     }

@@ -209,9 +209,8 @@ std::optional<int> radius_from(sqlite3_value* value, const char* function) {
   }
   if (radius < 0) {
     throw BatchError(std::string(function) + ": the radius must not be negative (got " +
-                     std::to_string(type == SQLITE_INTEGER
-                                        ? sqlite3_value_int64(value)
-                                        : static_cast<sqlite3_int64>(radius)) +
+                     std::to_string(type == SQLITE_INTEGER ? sqlite3_value_int64(value)
+                                                           : static_cast<sqlite3_int64>(radius)) +
                      ")");
   }
   return static_cast<int>(std::min(radius, 64.0));
@@ -342,8 +341,8 @@ const sqlite3_module clusters_module = make_module<BatchKind::kClusters>();
 }  // namespace
 
 int register_batch_tables(sqlite3* db, char** error) {
-  for (const auto& [name, module] :
-       {std::pair{"simhash_pairs", &pairs_module}, std::pair{"simhash_clusters", &clusters_module}}) {
+  for (const auto& [name, module] : {std::pair{"simhash_pairs", &pairs_module},
+                                     std::pair{"simhash_clusters", &clusters_module}}) {
     const int rc = sqlite3_create_module_v2(db, name, module, nullptr, nullptr);
     if (rc != SQLITE_OK) {
       *error = sqlite3_mprintf("cannot register %s: %s", name, sqlite3_errmsg(db));

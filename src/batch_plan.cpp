@@ -84,8 +84,9 @@ std::string BatchPlan::describe() const {
     case Method::kIdenticalOnly:
       return "identical fingerprints only (radius 0)";
     case Method::kBlockPermutation:
-      return "block permutation, " + std::to_string(tables_->table_count()) + " sorted tables (k=" +
-             std::to_string(tables_->k()) + ", blocks=" + std::to_string(tables_->blocks()) + ")";
+      return "block permutation, " + std::to_string(tables_->table_count()) +
+             " sorted tables (k=" + std::to_string(tables_->k()) +
+             ", blocks=" + std::to_string(tables_->blocks()) + ")";
     case Method::kAllPairs:
       break;
   }

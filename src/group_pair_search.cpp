@@ -54,9 +54,11 @@ constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
   }
 }
 
-[[gnu::target_clones("popcnt", "default")]] void compare_rows(
-    const std::uint64_t* fingerprints, std::size_t count, std::size_t row_begin,
-    std::size_t row_end, int radius, std::vector<GroupPair>& out) {
+[[gnu::target_clones("popcnt", "default")]] void compare_rows(const std::uint64_t* fingerprints,
+                                                              std::size_t count,
+                                                              std::size_t row_begin,
+                                                              std::size_t row_end, int radius,
+                                                              std::vector<GroupPair>& out) {
   for (std::size_t i = row_begin; i < row_end; ++i) {
     const std::uint64_t fp = fingerprints[i];
     for (std::size_t j = i + 1; j < count; ++j) {

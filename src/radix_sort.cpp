@@ -61,7 +61,8 @@ void RadixSorter::sort_by_top_bits(std::vector<std::uint64_t>& keys,
     auto& bucket_counts = counts[pass];
     const std::size_t buckets = digits[pass].mask + 1;
     // A digit that is the same in every key leaves the order as it is.
-    if (std::any_of(bucket_counts.begin(), bucket_counts.begin() + static_cast<std::ptrdiff_t>(buckets),
+    if (std::any_of(bucket_counts.begin(),
+                    bucket_counts.begin() + static_cast<std::ptrdiff_t>(buckets),
                     [count](std::size_t n) { return n == count; })) {
       continue;
     }
