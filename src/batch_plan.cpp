@@ -3,6 +3,8 @@
 // calibrated on bench/batch_benchmark.cpp).
 #include "batch_plan.h"
 
+#include "radix_sort.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -11,12 +13,11 @@
 namespace simhash {
 namespace {
 
-constexpr double kPermuteCost = 2.0;    // building one key
-constexpr double kSortPassCost = 2.5;   // one radix pass over one key and payload
+constexpr double kCountCost = 1.0;      // counting one key's digits (per pass)
+constexpr double kSortPassCost = 3.0;   // moving one key in one radix pass
 constexpr double kWalkCost = 1.0;       // one key in the run walk
 constexpr double kCompareCost = 0.7;    // one candidate pair compared by popcount
-constexpr double kTableCost = 20000.0;  // fixed cost of a table (histograms, setup)
-constexpr int kDigitBits = 11;          // as in radix_sort.cpp
+constexpr double kTableCost = 20000.0;  // fixed cost of a table (counters, setup)
 
 void check_radius(int radius) {
   if (radius < 0) {
@@ -24,13 +25,16 @@ void check_radius(int radius) {
   }
 }
 
-// Estimated cost of the block-permutation search with k = radius and `blocks`.
-double tables_cost(int radius, int blocks, int tables, double count) {
-  const double prefix_bits = (blocks - radius) * 64.0 / blocks;
-  const double passes = std::ceil(prefix_bits / kDigitBits);
-  const double candidates = count * (count - 1) / 2 / std::exp2(prefix_bits);
-  return tables * (kTableCost + count * (kPermuteCost + passes * kSortPassCost + kWalkCost) +
-                   candidates * kCompareCost);
+// Estimated cost of the search with `tables` for `count` fingerprints.
+double tables_cost(const PermutationPlan& tables, double count) {
+  double cost = 0;
+  for (int table = 0; table < tables.table_count(); ++table) {
+    const double passes = RadixSorter::pass_count(tables.prefix_mask(table));
+    const double candidates = count * (count - 1) / 2 / std::exp2(tables.prefix_bits(table));
+    cost += kTableCost + count * (passes * (kCountCost + kSortPassCost) + kWalkCost) +
+            candidates * kCompareCost;
+  }
+  return cost;
 }
 
 }  // namespace
@@ -53,7 +57,7 @@ BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
     if (!plan) {
       break;
     }
-    const double cost = tables_cost(radius, blocks, plan->table_count(), count);
+    const double cost = tables_cost(*plan, count);
     if (cost < best_cost) {
       best_cost = cost;
       best_blocks = blocks;
@@ -84,8 +88,9 @@ std::string BatchPlan::describe() const {
     case Method::kIdenticalOnly:
       return "identical fingerprints only (radius 0)";
     case Method::kBlockPermutation:
-      return "block permutation, " + std::to_string(tables_->table_count()) + " sorted tables (k=" +
-             std::to_string(tables_->k()) + ", blocks=" + std::to_string(tables_->blocks()) + ")";
+      return "block permutation, " + std::to_string(tables_->table_count()) +
+             " sorted tables (k=" + std::to_string(tables_->k()) +
+             ", blocks=" + std::to_string(tables_->blocks()) + ")";
     case Method::kAllPairs:
       break;
   }

@@ -38,7 +38,7 @@ FingerprintGroups::FingerprintGroups(std::vector<IdFingerprint> records)
     keys[i] = records_[i].fp;
   }
   std::iota(members_.begin(), members_.end(), std::uint32_t{0});
-  RadixSorter().sort_by_top_bits(keys, members_, 64);
+  RadixSorter().sort_by_mask(keys, members_, ~std::uint64_t{0});
 
   group_of_.resize(count);
   for (std::size_t i = 0; i < count; ++i) {

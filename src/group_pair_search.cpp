@@ -1,12 +1,12 @@
-// The paper's batch mode: for each table, permute every fingerprint, sort by
-// the table's prefix, and compare only within runs that share it. A pair is
+// The paper's batch mode: for each table, sort the fingerprints by the
+// table's prefix blocks, and compare only within runs that share them. A pair is
 // reported by the first table whose prefix both share, so no set of reported
 // pairs is kept. The hot loops are built twice (with and without the POPCNT
 // instruction) and the CPU picks at load time.
 #include "group_pair_search.h"
 
 #include <bit>
-#include <numeric>
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -16,28 +16,32 @@ namespace {
 // About this many comparisons per slice of the all-pairs loop.
 constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
 
-// Walks the runs of equal prefixes (the top 64 - shift bits) of sorted keys
-// and reports the pairs within `radius` that no earlier table shares.
+// Walks the runs of sorted fingerprints equal under `mask` (the table's
+// prefix blocks) and reports the pairs within `radius` that no earlier table
+// shares, by their index in `fingerprints` (sorted, distinct).
 [[gnu::target_clones("popcnt", "default")]] void walk_runs(
-    const std::uint64_t* keys, const std::uint32_t* positions, std::size_t count, int shift,
-    int radius, const std::uint64_t* fingerprints, const std::uint64_t* earlier_masks,
+    const std::uint64_t* sorted, std::size_t count, std::uint64_t mask, int radius,
+    std::span<const std::uint64_t> fingerprints, const std::uint64_t* earlier_masks,
     int earlier_count, std::vector<GroupPair>& out) {
+  const auto index_of = [&](std::uint64_t fp) {
+    return static_cast<std::uint32_t>(
+        std::lower_bound(fingerprints.begin(), fingerprints.end(), fp) - fingerprints.begin());
+  };
   std::size_t run_begin = 0;
   while (run_begin < count) {
-    const std::uint64_t prefix = keys[run_begin] >> shift;
+    const std::uint64_t prefix = sorted[run_begin] & mask;
     std::size_t run_end = run_begin + 1;
-    while (run_end < count && (keys[run_end] >> shift) == prefix) {
+    while (run_end < count && (sorted[run_end] & mask) == prefix) {
       ++run_end;
     }
     for (std::size_t i = run_begin; i + 1 < run_end; ++i) {
-      const std::uint64_t key = keys[i];
+      const std::uint64_t fp = sorted[i];
       for (std::size_t j = i + 1; j < run_end; ++j) {
-        // The permutation moves bits, so key distance = fingerprint distance.
-        const int distance = std::popcount(key ^ keys[j]);
+        const std::uint64_t differing = fp ^ sorted[j];
+        const int distance = std::popcount(differing);
         if (distance > radius) {
           continue;
         }
-        const std::uint64_t differing = fingerprints[positions[i]] ^ fingerprints[positions[j]];
         bool reported_earlier = false;
         for (int table = 0; table < earlier_count; ++table) {
           if ((differing & earlier_masks[table]) == 0) {
@@ -46,7 +50,8 @@ constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
           }
         }
         if (!reported_earlier) {
-          out.push_back(GroupPair{positions[i], positions[j], distance});
+          // Rare next to the comparisons: a binary search each is cheap.
+          out.push_back(GroupPair{index_of(fp), index_of(sorted[j]), distance});
         }
       }
     }
@@ -54,9 +59,11 @@ constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
   }
 }
 
-[[gnu::target_clones("popcnt", "default")]] void compare_rows(
-    const std::uint64_t* fingerprints, std::size_t count, std::size_t row_begin,
-    std::size_t row_end, int radius, std::vector<GroupPair>& out) {
+[[gnu::target_clones("popcnt", "default")]] void compare_rows(const std::uint64_t* fingerprints,
+                                                              std::size_t count,
+                                                              std::size_t row_begin,
+                                                              std::size_t row_end, int radius,
+                                                              std::vector<GroupPair>& out) {
   for (std::size_t i = row_begin; i < row_end; ++i) {
     const std::uint64_t fp = fingerprints[i];
     for (std::size_t j = i + 1; j < count; ++j) {
@@ -97,22 +104,20 @@ bool GroupPairSearch::next(std::vector<GroupPair>& out) {
 
 void GroupPairSearch::search_table(int table, std::vector<GroupPair>& out) {
   const PermutationPlan& tables = *plan_.tables();
-  const std::size_t count = fingerprints_.size();
-  keys_.resize(count);
-  positions_.resize(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    keys_[i] = tables.permute(table, fingerprints_[i]);
+  // The permutation only moves bits, so sorting the fingerprints themselves
+  // by the table's prefix mask groups the same runs as sorting permuted keys,
+  // and distances need no unpermuting. Any starting order will do, so each
+  // table sorts what the previous one left.
+  if (sorted_.size() != fingerprints_.size()) {
+    sorted_.assign(fingerprints_.begin(), fingerprints_.end());
   }
-  std::iota(positions_.begin(), positions_.end(), std::uint32_t{0});
-  const int prefix_bits = tables.prefix_bits(table);
-  sorter_.sort_by_top_bits(keys_, positions_, prefix_bits);
-
+  sorter_.sort_by_mask(sorted_, tables.prefix_mask(table));
   std::vector<std::uint64_t> earlier_masks(static_cast<std::size_t>(table));
   for (int earlier = 0; earlier < table; ++earlier) {
     earlier_masks[earlier] = tables.prefix_mask(earlier);
   }
-  walk_runs(keys_.data(), positions_.data(), count, 64 - prefix_bits, plan_.radius(),
-            fingerprints_.data(), earlier_masks.data(), table, out);
+  walk_runs(sorted_.data(), sorted_.size(), tables.prefix_mask(table), plan_.radius(),
+            fingerprints_, earlier_masks.data(), table, out);
 }
 
 void GroupPairSearch::search_all_pairs_slice(std::vector<GroupPair>& out) {

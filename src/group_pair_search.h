@@ -22,7 +22,7 @@ struct GroupPair {
 
 class GroupPairSearch {
  public:
-  // `fingerprints` must be distinct and outlive the search.
+  // `fingerprints` must be distinct, ascending, and outlive the search.
   GroupPairSearch(std::span<const std::uint64_t> fingerprints, BatchPlan plan);
 
   // Replaces `out` with the pairs of the next table or slice (possibly none);
@@ -40,8 +40,7 @@ class GroupPairSearch {
   int next_table_ = 0;
   std::size_t next_row_ = 0;
   RadixSorter sorter_;
-  std::vector<std::uint64_t> keys_;
-  std::vector<std::uint32_t> positions_;
+  std::vector<std::uint64_t> sorted_;  // the fingerprints, sorted by the last table's prefix
 };
 
 }  // namespace simhash

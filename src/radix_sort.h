@@ -1,6 +1,7 @@
-// A stable LSD radix sort of 64-bit keys carrying a 32-bit payload, by the
-// keys' most significant bits only: the batch search needs each table sorted
-// by its prefix, and sorting fewer bits means fewer passes.
+// A stable LSD radix sort of 64-bit keys by the bits of a mask: the batch
+// search sorts fingerprints so that those equal on a table's prefix blocks
+// (its mask) are adjacent. Only the masked bits are sorted, so a table with
+// a 16-bit prefix takes two passes, not eight.
 #pragma once
 
 #include <cstdint>
@@ -10,11 +11,15 @@ namespace simhash {
 
 class RadixSorter {
  public:
-  // Sorts `keys` (moving `payload` along) by their `top_bits` most significant
-  // bits (1 to 64), stable for keys equal in those bits. Both vectors have the
-  // same size. The scratch buffers are kept for the next call.
-  void sort_by_top_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& payload,
-                        int top_bits);
+  // Sorts `keys` by (key & mask), stable; keys equal under the mask end up
+  // adjacent. A zero mask leaves the order as it is.
+  void sort_by_mask(std::vector<std::uint64_t>& keys, std::uint64_t mask);
+  // The same, moving `payload` (same size as `keys`) along.
+  void sort_by_mask(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& payload,
+                    std::uint64_t mask);
+
+  // Number of passes sort_by_mask makes for `mask` (for cost estimates).
+  static int pass_count(std::uint64_t mask);
 
  private:
   std::vector<std::uint64_t> key_scratch_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -14,15 +15,23 @@
 namespace simhash {
 namespace {
 
-TEST(RadixSort, MatchesStableSortOnTopBits) {
+TEST(RadixSort, MatchesStableSortByMaskedBits) {
   std::mt19937_64 random(5);
   RadixSorter sorter;
-  for (int bits : {1, 7, 11, 12, 16, 22, 25, 33, 64}) {
+  const std::uint64_t masks[] = {0,
+                                 1,
+                                 0xffff000000000000ULL,
+                                 0x0000fff00fff0000ULL,
+                                 0x8000000000000001ULL,
+                                 0x00000000ffffffffULL,
+                                 0xaaaaaaaaaaaaaaaaULL,
+                                 ~std::uint64_t{0}};
+  for (const std::uint64_t mask : masks) {
     for (std::size_t count : {0U, 1U, 2U, 1000U, 30000U}) {
       std::vector<std::uint64_t> keys(count);
       for (auto& key : keys) {
-        // Few distinct prefixes, so stability is tested too.
-        key = (random() % 50) << 58 | random() >> 6;
+        // Few distinct values in some bits, so stability is tested too.
+        key = random() & (random() | 0xf0f0f0f0f0f0f0f0ULL);
       }
       std::vector<std::uint32_t> payload(count);
       std::iota(payload.begin(), payload.end(), 0U);
@@ -30,27 +39,31 @@ TEST(RadixSort, MatchesStableSortOnTopBits) {
       for (std::size_t i = 0; i < count; ++i) {
         expected.emplace_back(keys[i], payload[i]);
       }
-      const int shift = 64 - bits;
-      std::stable_sort(expected.begin(), expected.end(), [shift](const auto& x, const auto& y) {
-        return (x.first >> shift) < (y.first >> shift);
+      std::stable_sort(expected.begin(), expected.end(), [mask](const auto& x, const auto& y) {
+        return (x.first & mask) < (y.first & mask);
       });
-      sorter.sort_by_top_bits(keys, payload, bits);
+      std::vector<std::uint64_t> keys_only = keys;
+      sorter.sort_by_mask(keys, payload, mask);
+      sorter.sort_by_mask(keys_only, mask);
       for (std::size_t i = 0; i < count; ++i) {
-        ASSERT_EQ(keys[i], expected[i].first) << bits << " " << count << " " << i;
-        ASSERT_EQ(payload[i], expected[i].second) << bits << " " << count << " " << i;
+        ASSERT_EQ(keys[i], expected[i].first) << mask << " " << count << " " << i;
+        ASSERT_EQ(payload[i], expected[i].second) << mask << " " << count << " " << i;
+        ASSERT_EQ(keys_only[i], expected[i].first) << mask << " " << count << " " << i;
       }
     }
+    // Digits hold at most 11 bits, and each starts at a masked bit.
+    EXPECT_GE(RadixSorter::pass_count(mask), (std::popcount(mask) + 10) / 11);
+    EXPECT_LE(RadixSorter::pass_count(mask), std::popcount(mask));
   }
+  EXPECT_EQ(RadixSorter::pass_count(0xffff000000000000ULL), 2);
+  EXPECT_EQ(RadixSorter::pass_count(~std::uint64_t{0}), 6);
 }
 
-TEST(RadixSort, RejectsBadArguments) {
+TEST(RadixSort, RejectsPayloadOfAnotherSize) {
   RadixSorter sorter;
   std::vector<std::uint64_t> keys(3);
   std::vector<std::uint32_t> payload(2);
-  EXPECT_THROW(sorter.sort_by_top_bits(keys, payload, 8), std::invalid_argument);
-  payload.resize(3);
-  EXPECT_THROW(sorter.sort_by_top_bits(keys, payload, 0), std::invalid_argument);
-  EXPECT_THROW(sorter.sort_by_top_bits(keys, payload, 65), std::invalid_argument);
+  EXPECT_THROW(sorter.sort_by_mask(keys, payload, 0xff), std::invalid_argument);
 }
 
 TEST(UnionFind, MatchesRelabelling) {
