@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "feature_counter.h"
 #include "feature_hash.h"
@@ -37,18 +38,28 @@ struct FeatureExtractor::Impl {
   }
 
   // Counts the shingles of `utf8_text`; calls on_new_feature(text) for the
-  // first occurrence of each distinct one (its text is valid until the next
-  // call).
+  // first occurrence of each distinct one (its text is valid only during
+  // that call).
   template <typename OnNewFeature>
   void count(std::string_view utf8_text, OnNewFeature&& on_new_feature) {
     const std::string_view valid = repair_utf8(utf8_text, repaired);
+    counter.clear(valid.size());
+    if (tokenizer && options.n == 1) {
+      // Unigrams, the default: each token is a feature, hashed as it comes,
+      // with no copy of the tokens.
+      tokenizer->tokenize(valid, [&](std::string_view token) {
+        if (counter.add(feature_hash(token))) {
+          on_new_feature(token);
+        }
+      });
+      return;
+    }
     if (tokenizer) {
       units.assign_words(*tokenizer, valid);
     } else {
       normalizer->normalize(valid, normalized);
       units.assign_chars(normalized);
     }
-    counter.clear();
     units.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view shingle) {
       if (counter.add(feature_hash(shingle))) {
         on_new_feature(shingle);
@@ -86,13 +97,13 @@ FeatureExtractor::~FeatureExtractor() = default;
 const SimhashOptions& FeatureExtractor::options() const { return impl_->options; }
 
 std::vector<Feature> FeatureExtractor::features(std::string_view utf8_text) {
-  std::vector<std::string_view> texts;
-  impl_->count(utf8_text, [&](std::string_view shingle) { texts.push_back(shingle); });
+  std::vector<std::string> texts;
+  impl_->count(utf8_text, [&](std::string_view shingle) { texts.emplace_back(shingle); });
   const auto& entries = impl_->counter.entries();
   std::vector<Feature> result;
   result.reserve(entries.size());
   for (std::size_t index = 0; index < entries.size(); ++index) {
-    result.push_back(Feature{std::string(texts[index]), impl_->weight_of(entries[index].count),
+    result.push_back(Feature{std::move(texts[index]), impl_->weight_of(entries[index].count),
                              entries[index].hash});
   }
   return result;
