@@ -45,7 +45,9 @@ const std::vector<AsciiText>& ascii_corpus() {
     for (auto& document : simhash::bench::load_english_corpus()) {
       std::string ascii;
       for (const char c : document.text) {
-        if (static_cast<unsigned char>(c) < 0x80) ascii += c;
+        if (static_cast<unsigned char>(c) < 0x80) {
+          ascii += c;
+        }
       }
       result.push_back({document.source, std::move(ascii)});
     }
