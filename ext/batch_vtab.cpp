@@ -1,10 +1,355 @@
-// Registers the simhash_pairs and simhash_clusters table-valued functions.
-// NOT YET IMPLEMENTED: a placeholder that registers nothing, so the extension
-// builds while this part is written.
+// The table-valued functions simhash_pairs(index [, radius]) -> a, b, distance
+// and simhash_clusters(index [, radius]) -> id, cluster: eponymous-only
+// virtual tables whose xFilter reads the named simhash_index's rows (in the
+// caller's transaction) and runs the batch search of src/pair_finder.h or
+// src/near_duplicate_clusters.h over them.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "batch_index_reader.h"
+#include "near_duplicate_clusters.h"
+#include "pair_finder.h"
 #include "registration.h"
+#include "sqlite_support.h"
 
 namespace simhash::sql {
+namespace {
 
-int register_batch_tables(sqlite3* /*db*/, char** /*error*/) { return SQLITE_OK; }
+enum class BatchKind { kPairs, kClusters };
+
+// Columns: two or three result columns, then the hidden arguments.
+constexpr int kPairsColumnA = 0;
+constexpr int kPairsColumnB = 1;
+constexpr int kPairsColumnDistance = 2;
+constexpr int kClustersColumnId = 0;
+constexpr int kClustersColumnCluster = 1;
+
+int index_column(BatchKind kind) { return kind == BatchKind::kPairs ? 3 : 2; }
+int radius_column(BatchKind kind) { return index_column(kind) + 1; }
+const char* function_name(BatchKind kind) {
+  return kind == BatchKind::kPairs ? "simhash_pairs" : "simhash_clusters";
+}
+
+// idxNum bits: which arguments xFilter receives (in this order).
+constexpr int kHasIndex = 1;
+constexpr int kHasRadius = 2;
+
+struct BatchTable {
+  sqlite3_vtab base{};  // must be first: SQLite sees this struct as a sqlite3_vtab
+  sqlite3* db = nullptr;
+  BatchKind kind = BatchKind::kPairs;
+};
+
+struct BatchCursor {
+  sqlite3_vtab_cursor base{};  // must be first
+  std::string index_argument;
+  int radius = 0;
+  std::int64_t row = 0;
+  bool eof = true;
+  // simhash_pairs: the finder hands out batches.
+  std::unique_ptr<PairFinder> finder;
+  std::vector<NearPair> pairs;
+  // simhash_clusters: computed whole in xFilter, in id order.
+  std::vector<IdCluster> clusters;
+  std::size_t position = 0;
+};
+
+BatchTable* table_of(sqlite3_vtab* vtab) { return reinterpret_cast<BatchTable*>(vtab); }
+BatchCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
+  return reinterpret_cast<BatchCursor*>(cursor);
+}
+
+// The exception barrier for these callbacks: BatchError and other exceptions
+// become the statement's error message.
+template <typename Body>
+int run(sqlite3_vtab* vtab, Body&& body) noexcept {
+  return guard(vtab, std::forward<Body>(body));
+}
+
+const char* type_name(int type) {
+  switch (type) {
+    case SQLITE_INTEGER:
+      return "INTEGER";
+    case SQLITE_FLOAT:
+      return "REAL";
+    case SQLITE_TEXT:
+      return "TEXT";
+    case SQLITE_BLOB:
+      return "BLOB";
+    default:
+      return "NULL";
+  }
+}
+
+template <BatchKind kind>
+int x_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*argv*/,
+              sqlite3_vtab** out, char** error) {
+  const char* schema =
+      kind == BatchKind::kPairs
+          ? "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, \"index\" HIDDEN, radius "
+            "HIDDEN)"
+          : "CREATE TABLE x(id INTEGER, cluster INTEGER, \"index\" HIDDEN, radius HIDDEN)";
+  const int rc = sqlite3_declare_vtab(db, schema);
+  if (rc != SQLITE_OK) {
+    *error = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+    return rc;
+  }
+  try {
+    auto table = std::make_unique<BatchTable>();
+    table->db = db;
+    table->kind = kind;
+    *out = &table.release()->base;
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+int x_disconnect(sqlite3_vtab* vtab) {
+  std::unique_ptr<BatchTable> owned(table_of(vtab));
+  return SQLITE_OK;
+}
+
+int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  return run(vtab, [&]() -> int {
+    const BatchKind kind = table_of(vtab)->kind;
+    int index_constraint = -1;
+    int radius_constraint = -1;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& constraint = info->aConstraint[i];
+      const bool is_index = constraint.iColumn == index_column(kind);
+      const bool is_radius = constraint.iColumn == radius_column(kind);
+      if ((!is_index && !is_radius) || constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
+        continue;
+      }
+      if (!constraint.usable) {
+        return SQLITE_CONSTRAINT;  // an argument not known yet: ask for another join order
+      }
+      (is_index ? index_constraint : radius_constraint) = i;
+    }
+    int argument = 0;
+    info->idxNum = 0;
+    if (index_constraint >= 0) {
+      info->aConstraintUsage[index_constraint].argvIndex = ++argument;
+      info->aConstraintUsage[index_constraint].omit = 1;
+      info->idxNum |= kHasIndex;
+    }
+    if (radius_constraint >= 0) {
+      info->aConstraintUsage[radius_constraint].argvIndex = ++argument;
+      info->aConstraintUsage[radius_constraint].omit = 1;
+      info->idxNum |= kHasRadius;
+    }
+    // Without an index name xFilter reports the error; make that plan unattractive.
+    info->estimatedCost = index_constraint >= 0 ? 1e6 : 1e12;
+    info->estimatedRows = kind == BatchKind::kPairs ? 1000 : 100000;
+
+    // Clusters come out in id order, so ORDER BY id needs no sort.
+    if (kind == BatchKind::kClusters && info->nOrderBy == 1 &&
+        info->aOrderBy[0].iColumn == kClustersColumnId && info->aOrderBy[0].desc == 0) {
+      info->orderByConsumed = 1;
+    }
+
+    // What EXPLAIN QUERY PLAN shows: the radius when it is a constant.
+    std::string radius = "k of the index";
+    sqlite3_value* value = nullptr;
+    if (radius_constraint >= 0 &&
+        sqlite3_vtab_rhs_value(info, radius_constraint, &value) == SQLITE_OK &&
+        sqlite3_value_type(value) == SQLITE_INTEGER) {
+      radius = std::to_string(sqlite3_value_int64(value));
+    } else if (radius_constraint >= 0) {
+      radius = "given at run time";
+    }
+    info->idxStr = sqlite3_mprintf(
+        "batch search, radius %s: block-permutation tables with k = radius, exact at any "
+        "radius (every pair compared when that is cheaper)",
+        radius.c_str());
+    info->needToFreeIdxStr = 1;
+    return info->idxStr != nullptr ? SQLITE_OK : SQLITE_NOMEM;
+  });
+}
+
+int x_open(sqlite3_vtab* /*vtab*/, sqlite3_vtab_cursor** out) {
+  try {
+    *out = &std::make_unique<BatchCursor>().release()->base;
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  }
+  return SQLITE_OK;
+}
+
+int x_close(sqlite3_vtab_cursor* cursor) {
+  std::unique_ptr<BatchCursor> owned(cursor_of(cursor));
+  return SQLITE_OK;
+}
+
+// The radius argument as an int (64 and above all mean "every pair");
+// nullopt for NULL, which no row equals.
+std::optional<int> radius_from(sqlite3_value* value, const char* function) {
+  const int type = sqlite3_value_type(value);
+  if (type == SQLITE_NULL) {
+    return std::nullopt;
+  }
+  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
+    throw BatchError(std::string(function) + ": the radius must be an integer, got " +
+                     type_name(type));
+  }
+  double radius = sqlite3_value_double(value);
+  if (type == SQLITE_INTEGER) {
+    radius = static_cast<double>(std::clamp<sqlite3_int64>(sqlite3_value_int64(value), -1, 64));
+  }
+  if (std::isnan(radius) || std::floor(radius) != radius) {
+    const SqliteString shown(sqlite3_mprintf("%!.15g", radius));
+    throw BatchError(std::string(function) + ": the radius must be an integer, got " +
+                     (shown ? shown.get() : "a fraction"));
+  }
+  if (radius < 0) {
+    throw BatchError(std::string(function) + ": the radius must not be negative (got " +
+                     std::to_string(type == SQLITE_INTEGER ? sqlite3_value_int64(value)
+                                                           : static_cast<sqlite3_int64>(radius)) +
+                     ")");
+  }
+  return static_cast<int>(std::min(radius, 64.0));
+}
+
+int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, int argc,
+             sqlite3_value** argv) {
+  BatchCursor* cursor = cursor_of(base);
+  BatchTable* table = table_of(base->pVtab);
+  return run(base->pVtab, [&]() -> int {
+    const char* function = function_name(table->kind);
+    cursor->finder.reset();
+    cursor->pairs.clear();
+    cursor->clusters.clear();
+    cursor->position = 0;
+    cursor->row = 0;
+    cursor->eof = true;
+    if ((idx_num & kHasIndex) == 0 || argc < 1) {
+      throw BatchError(std::string(function) + "(index [, radius]) needs the name of a " +
+                       "simhash_index, e.g. SELECT * FROM " + function + "('near')");
+    }
+    sqlite3_value* index_value = argv[0];
+    if (sqlite3_value_type(index_value) == SQLITE_NULL) {
+      return SQLITE_OK;  // no index is NULL: no rows, as for any "= NULL"
+    }
+    if (sqlite3_value_type(index_value) != SQLITE_TEXT) {
+      throw BatchError(std::string(function) + ": the index must be named by a TEXT value, got " +
+                       type_name(sqlite3_value_type(index_value)));
+    }
+    cursor->index_argument = reinterpret_cast<const char*>(sqlite3_value_text(index_value));
+    std::optional<int> radius;
+    if ((idx_num & kHasRadius) != 0) {
+      radius = radius_from(argv[1], function);
+      if (!radius) {
+        return SQLITE_OK;  // radius = NULL: no rows
+      }
+    }
+    const ResolvedIndex index = resolve_index(table->db, cursor->index_argument, function);
+    cursor->radius = radius.value_or(index.k);
+    std::vector<IdFingerprint> records = read_fingerprints(table->db, index, function);
+    if (table->kind == BatchKind::kPairs) {
+      cursor->finder = std::make_unique<PairFinder>(std::move(records), cursor->radius);
+      cursor->eof = !cursor->finder->next(cursor->pairs);
+    } else {
+      cursor->clusters = find_clusters(std::move(records), cursor->radius);
+      cursor->eof = cursor->clusters.empty();
+    }
+    return SQLITE_OK;
+  });
+}
+
+int x_next(sqlite3_vtab_cursor* base) {
+  BatchCursor* cursor = cursor_of(base);
+  return run(base->pVtab, [&]() -> int {
+    ++cursor->row;
+    ++cursor->position;
+    if (cursor->finder) {
+      if (cursor->position == cursor->pairs.size()) {
+        cursor->position = 0;
+        cursor->eof = !cursor->finder->next(cursor->pairs);
+      }
+    } else {
+      cursor->eof = cursor->position >= cursor->clusters.size();
+    }
+    return SQLITE_OK;
+  });
+}
+
+int x_eof(sqlite3_vtab_cursor* cursor) { return cursor_of(cursor)->eof ? 1 : 0; }
+
+int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
+  const BatchCursor* cursor = cursor_of(base);
+  const BatchKind kind = table_of(base->pVtab)->kind;
+  if (column == index_column(kind)) {
+    sqlite3_result_text(context, cursor->index_argument.c_str(),
+                        static_cast<int>(cursor->index_argument.size()), SQLITE_TRANSIENT);
+  } else if (column == radius_column(kind)) {
+    sqlite3_result_int(context, cursor->radius);
+  } else if (kind == BatchKind::kPairs) {
+    const NearPair& pair = cursor->pairs[cursor->position];
+    switch (column) {
+      case kPairsColumnA:
+        sqlite3_result_int64(context, pair.a);
+        break;
+      case kPairsColumnB:
+        sqlite3_result_int64(context, pair.b);
+        break;
+      case kPairsColumnDistance:
+        sqlite3_result_int(context, pair.distance);
+        break;
+      default:
+        break;
+    }
+  } else {
+    const IdCluster& row = cursor->clusters[cursor->position];
+    sqlite3_result_int64(context, column == kClustersColumnId ? row.id : row.cluster);
+  }
+  return SQLITE_OK;
+}
+
+int x_rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* rowid) {
+  *rowid = cursor_of(cursor)->row;
+  return SQLITE_OK;
+}
+
+template <BatchKind kind>
+sqlite3_module make_module() {
+  sqlite3_module module{};
+  module.iVersion = 0;
+  module.xCreate = nullptr;  // eponymous only: no CREATE VIRTUAL TABLE
+  module.xConnect = x_connect<kind>;
+  module.xBestIndex = x_best_index;
+  module.xDisconnect = x_disconnect;
+  module.xDestroy = x_disconnect;
+  module.xOpen = x_open;
+  module.xClose = x_close;
+  module.xFilter = x_filter;
+  module.xNext = x_next;
+  module.xEof = x_eof;
+  module.xColumn = x_column;
+  module.xRowid = x_rowid;
+  return module;
+}
+
+const sqlite3_module pairs_module = make_module<BatchKind::kPairs>();
+const sqlite3_module clusters_module = make_module<BatchKind::kClusters>();
+
+}  // namespace
+
+int register_batch_tables(sqlite3* db, char** error) {
+  for (const auto& [name, module] : {std::pair{"simhash_pairs", &pairs_module},
+                                     std::pair{"simhash_clusters", &clusters_module}}) {
+    const int rc = sqlite3_create_module_v2(db, name, module, nullptr, nullptr);
+    if (rc != SQLITE_OK) {
+      *error = sqlite3_mprintf("cannot register %s: %s", name, sqlite3_errmsg(db));
+      return rc;
+    }
+  }
+  return SQLITE_OK;
+}
 
 }  // namespace simhash::sql

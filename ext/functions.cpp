@@ -1,10 +1,108 @@
-// Registers scalar and aggregate functions (simhash, simhash_agg, hamming, simhash_hamming, simhash_hex, simhash_version).
-// NOT YET IMPLEMENTED: a placeholder that registers nothing, so the extension
-// builds while this part is written.
+// Registers the scalar and aggregate functions on a connection: simhash,
+// simhash_agg, hamming, simhash_hamming, simhash_hex and simhash_version,
+// and holds the two small ones (simhash_hex, simhash_version).
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
 #include "registration.h"
+#include "scalar_functions.h"
+#include "sql_values.h"
+#include "sqlite_support.h"
 
 namespace simhash::sql {
 
-int register_scalar_functions(sqlite3* /*db*/, char** /*error*/) { return SQLITE_OK; }
+namespace {
+
+// Every function here gives the same result for the same arguments and has no
+// side effects, so all may appear in indexes, CHECK constraints, views and
+// triggers of untrusted schemas.
+constexpr int kFlags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+
+void simhash_hex(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  guard(context, [&] {
+    switch (sqlite3_value_type(argv[0])) {
+      case SQLITE_NULL:
+        sqlite3_result_null(context);
+        return;
+      case SQLITE_INTEGER: {
+        char digits[17];
+        std::snprintf(digits, sizeof digits, "%016" PRIx64,
+                      static_cast<std::uint64_t>(sqlite3_value_int64(argv[0])));
+        sqlite3_result_text(context, digits, 16, SQLITE_TRANSIENT);
+        return;
+      }
+      default:
+        throw std::runtime_error(std::string("simhash_hex: expected an INTEGER, got ") +
+                                 type_name(argv[0]));
+    }
+  });
+}
+
+void simhash_version(sqlite3_context* context, int /*argc*/, sqlite3_value** /*argv*/) {
+  sqlite3_result_text(context, SIMHASH_VERSION, -1, SQLITE_STATIC);
+}
+
+void destroy_defaults(void* defaults) {
+  std::unique_ptr<SimhashDefaults> owned(static_cast<SimhashDefaults*>(defaults));
+}
+
+// Registers simhash with `argc` arguments; each registration owns its own
+// default extractor (SQLite destroys each registration's user data separately).
+int register_simhash(sqlite3* db, int argc) {
+  auto defaults = std::make_unique<SimhashDefaults>();
+  // On failure SQLite calls the destructor itself, so ownership passes now.
+  return sqlite3_create_function_v2(db, "simhash", argc, kFlags, defaults.release(),
+                                    simhash_function, nullptr, nullptr, destroy_defaults);
+}
+
+int register_plain(sqlite3* db, const char* name, int argc, void* user_data,
+                   void (*function)(sqlite3_context*, int, sqlite3_value**)) {
+  return sqlite3_create_function_v2(db, name, argc, kFlags, user_data, function, nullptr, nullptr,
+                                    nullptr);
+}
+
+}  // namespace
+
+int register_scalar_functions(sqlite3* db, char** error) {
+  // Function names as user data: hamming's messages name the function called.
+  static char hamming_name[] = "hamming";
+  static char simhash_hamming_name[] = "simhash_hamming";
+  int rc = SQLITE_OK;
+  try {
+    for (const int argc : {1, 2}) {
+      if (rc == SQLITE_OK) {
+        rc = register_simhash(db, argc);
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    rc = SQLITE_NOMEM;
+  }
+  for (const int argc : {1, 2}) {
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_create_window_function(db, "simhash_agg", argc, kFlags, nullptr,
+                                          simhash_agg_step, simhash_agg_final, simhash_agg_value,
+                                          simhash_agg_inverse, nullptr);
+    }
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "hamming", 2, hamming_name, hamming_function);
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "simhash_hamming", 2, simhash_hamming_name, hamming_function);
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "simhash_hex", 1, nullptr, simhash_hex);
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "simhash_version", 0, nullptr, simhash_version);
+  }
+  if (rc != SQLITE_OK && error != nullptr) {
+    *error = sqlite3_mprintf("simhash: cannot register functions: %s", sqlite3_errstr(rc));
+  }
+  return rc;
+}
 
 }  // namespace simhash::sql

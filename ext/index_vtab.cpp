@@ -1,10 +1,731 @@
-// Registers the simhash_index virtual table module.
-// NOT YET IMPLEMENTED: a placeholder that registers nothing, so the extension
-// builds while this part is written.
+// The simhash_index virtual table module: option parsing, xBestIndex (plan
+// choice and the idxStr encoding), cursors, xUpdate with conflict handling,
+// special commands and the transaction callbacks that drive the pending
+// buffer of IndexStorage. See ARCHITECTURE.md for the design.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index_storage.h"
+#include "permutation_plan.h"
 #include "registration.h"
+#include "sqlite_support.h"
 
 namespace simhash::sql {
+namespace {
 
-int register_index_module(sqlite3* /*db*/, char** /*error*/) { return SQLITE_OK; }
+// Declared columns, in order; the last one is named after the table and only
+// receives special commands (as in FTS5).
+constexpr int kColumnFp = 0;
+constexpr int kColumnDistance = 1;
+constexpr int kColumnQuery = 2;
+constexpr int kColumnRadius = 3;
+constexpr int kColumnCommand = 4;
+
+// The SQL option k is limited to this (the plan class accepts up to 63).
+constexpr int kMaxSqlK = 16;
+
+// idxNum: the plan kind in the low bits, plus a flag when ORDER BY distance is
+// consumed (results sorted by distance, then rowid).
+constexpr int kPlanScan = 0;
+constexpr int kPlanRowid = 1;
+constexpr int kPlanMatch = 2;
+constexpr int kPlanMask = 3;
+constexpr int kSortedByDistance = 4;
+
+struct IndexTable {
+  sqlite3_vtab base{};  // must be first: SQLite sees this struct as a sqlite3_vtab
+  sqlite3* db = nullptr;
+  std::unique_ptr<IndexStorage> storage;
+};
+
+struct IndexCursor {
+  sqlite3_vtab_cursor base{};  // must be first
+  bool has_query = false;
+  std::int64_t query = 0;
+  int radius = 0;
+  // Index, rowid and radius-scan plans materialize their hits.
+  std::vector<IndexHit> hits;
+  std::size_t position = 0;
+  // A plain scan steps its own statement over the data table.
+  Statement scan;
+  bool scan_mode = false;
+  bool scan_valid = false;
+};
+
+IndexTable* table_of(sqlite3_vtab* vtab) { return reinterpret_cast<IndexTable*>(vtab); }
+IndexCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
+  return reinterpret_cast<IndexCursor*>(cursor);
+}
+
+// The exception barrier for module callbacks: SqliteError keeps its code.
+template <typename Body>
+int run(sqlite3_vtab* vtab, Body&& body) noexcept {
+  return guard(vtab, [&]() -> int {
+    try {
+      return body();
+    } catch (const SqliteError& error) {
+      set_error(vtab, error.what());
+      return error.code();
+    }
+  });
+}
+
+const char* type_name(int type) {
+  switch (type) {
+    case SQLITE_INTEGER:
+      return "INTEGER";
+    case SQLITE_FLOAT:
+      return "REAL";
+    case SQLITE_TEXT:
+      return "TEXT";
+    case SQLITE_BLOB:
+      return "BLOB";
+    default:
+      return "NULL";
+  }
+}
+
+std::string trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return std::string(text);
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text;
+}
+
+// Parses the CREATE VIRTUAL TABLE arguments into k and blocks.
+IndexStorage::Config parse_options(int argc, const char* const* argv) {
+  std::optional<int> k;
+  std::optional<int> blocks;
+  for (int i = 3; i < argc; ++i) {
+    const std::string option = trim(argv[i]);
+    const auto equals = option.find('=');
+    if (equals == std::string::npos) {
+      throw SqliteError(SQLITE_ERROR, "simhash_index: option '" + option +
+                                          "' is not key=value (known keys: k, blocks)");
+    }
+    const std::string key = lower(trim(std::string_view(option).substr(0, equals)));
+    const std::string value = trim(std::string_view(option).substr(equals + 1));
+    if (key != "k" && key != "blocks") {
+      throw SqliteError(SQLITE_ERROR,
+                        "simhash_index: unknown option '" + key + "' (known keys: k, blocks)");
+    }
+    std::size_t used = 0;
+    int number = 0;
+    try {
+      number = std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (value.empty() || used != value.size()) {
+      throw SqliteError(SQLITE_ERROR, "simhash_index: option " + key +
+                                          " must be an integer, got '" + value + "'");
+    }
+    (key == "k" ? k : blocks) = number;
+  }
+  IndexStorage::Config config;
+  config.k = k.value_or(3);
+  if (config.k < 0 || config.k > kMaxSqlK) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index: option k=" + std::to_string(config.k) +
+                                        " is out of range (0 to " + std::to_string(kMaxSqlK) + ")");
+  }
+  config.blocks = blocks.value_or(PermutationPlan::default_blocks(config.k));
+  return config;
+}
+
+PermutationPlan make_plan(const IndexStorage::Config& config) {
+  std::string error;
+  auto plan = PermutationPlan::create(config.k, config.blocks, error);
+  if (!plan) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index: option " + error);
+  }
+  return *plan;
+}
+
+int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** vtab,
+                      char** error, bool create) {
+  *vtab = nullptr;
+  try {
+    const std::string schema = argv[1];
+    const std::string name = argv[2];
+    IndexStorage::Config config;
+    if (create) {
+      const std::string lowered = lower(name);
+      if (lowered == "fp" || lowered == "distance" || lowered == "query" || lowered == "radius") {
+        throw SqliteError(SQLITE_ERROR, "simhash_index: a table cannot be named '" + name +
+                                            "' (a column has that name)");
+      }
+      config = parse_options(argc, argv);
+      make_plan(config);  // validates before anything is created
+      IndexStorage::create_tables(db, schema, name, config);
+    } else {
+      config = IndexStorage::read_config(db, schema, name);
+      if (config.k < 0 || config.k > kMaxSqlK) {
+        throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": stored k=" +
+                                                   std::to_string(config.k) + " is invalid");
+      }
+    }
+    const PermutationPlan plan = make_plan(config);
+    SqliteString declaration(sqlite3_mprintf(
+        "CREATE TABLE x(fp, distance, query HIDDEN, radius HIDDEN, \"%w\" HIDDEN)", name.c_str()));
+    if (!declaration) {
+      return SQLITE_NOMEM;
+    }
+    int rc = sqlite3_declare_vtab(db, declaration.get());
+    if (rc != SQLITE_OK) {
+      throw SqliteError(rc, sqlite3_errmsg(db));
+    }
+    sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+    auto table = std::make_unique<IndexTable>();
+    table->db = db;
+    table->storage = std::make_unique<IndexStorage>(db, schema, name, plan);
+    *vtab = &table.release()->base;
+    return SQLITE_OK;
+  } catch (const SqliteError& failure) {
+    *error = sqlite3_mprintf("%s", failure.what());
+    return failure.code();
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  } catch (const std::exception& failure) {
+    *error = sqlite3_mprintf("%s", failure.what());
+    return SQLITE_ERROR;
+  }
+}
+
+int x_create(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** vtab,
+             char** error) {
+  return connect_or_create(db, argc, argv, vtab, error, true);
+}
+
+int x_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** vtab,
+              char** error) {
+  return connect_or_create(db, argc, argv, vtab, error, false);
+}
+
+int x_disconnect(sqlite3_vtab* vtab) {
+  std::unique_ptr<IndexTable> owned(table_of(vtab));
+  return SQLITE_OK;
+}
+
+int x_destroy(sqlite3_vtab* vtab) {
+  IndexTable* table = table_of(vtab);
+  const int rc = run(vtab, [&] {
+    table->storage->discard_pending();
+    table->storage->finalize_statements();
+    IndexStorage::drop_tables(table->db, table->storage->schema(), table->storage->name());
+    return SQLITE_OK;
+  });
+  if (rc == SQLITE_OK) {
+    x_disconnect(vtab);
+  }
+  return rc;
+}
+
+// The radius a constraint value asks for; nullopt for NULL (no row matches).
+std::optional<int> radius_from(char code, sqlite3_value* value, const std::string& name) {
+  const int type = sqlite3_value_type(value);
+  if (type == SQLITE_NULL) {
+    return std::nullopt;
+  }
+  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name +
+                                        ": the radius must be a number, got " + type_name(type));
+  }
+  double number = sqlite3_value_double(value);
+  if (type == SQLITE_INTEGER) {
+    number =
+        static_cast<double>(std::clamp<sqlite3_int64>(sqlite3_value_int64(value), -1000, 1000));
+  }
+  double radius = number;
+  if (code == 'l') {
+    radius = std::floor(number);
+  } else if (code == 't') {
+    radius = std::ceil(number) - 1;
+  } else if (std::floor(number) != number) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": radius must be an integer, got " +
+                                        std::to_string(number));
+  }
+  if (std::isnan(radius) || radius < 0) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name +
+                                        ": the radius must not be negative (got " +
+                                        std::to_string(static_cast<long long>(radius)) + ")");
+  }
+  return static_cast<int>(std::min(radius, 64.0));
+}
+
+int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  IndexTable* table = table_of(vtab);
+  return run(vtab, [&] {
+    const PermutationPlan& plan = table->storage->plan();
+    int match = -1;
+    bool match_unusable = false;
+    int rowid_eq = -1;
+    std::vector<std::pair<int, char>> radius_constraints;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& constraint = info->aConstraint[i];
+      const bool is_match =
+          (constraint.iColumn == kColumnFp && constraint.op == SQLITE_INDEX_CONSTRAINT_MATCH) ||
+          (constraint.iColumn == kColumnQuery && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ);
+      if (is_match) {
+        if (!constraint.usable) {
+          match_unusable = true;
+        } else if (match < 0) {
+          match = i;
+        }
+        continue;
+      }
+      if (!constraint.usable) {
+        continue;
+      }
+      if (constraint.iColumn == kColumnDistance && constraint.op == SQLITE_INDEX_CONSTRAINT_LE) {
+        radius_constraints.emplace_back(i, 'l');
+      } else if (constraint.iColumn == kColumnDistance &&
+                 constraint.op == SQLITE_INDEX_CONSTRAINT_LT) {
+        radius_constraints.emplace_back(i, 't');
+      } else if (constraint.iColumn == kColumnRadius &&
+                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+        radius_constraints.emplace_back(i, 'r');
+      } else if (constraint.iColumn == -1 && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ &&
+                 rowid_eq < 0) {
+        rowid_eq = i;
+      }
+    }
+    std::string codes;
+    std::string description;
+    if (match >= 0) {
+      int argument = 0;
+      info->aConstraintUsage[match].argvIndex = ++argument;
+      info->aConstraintUsage[match].omit = 1;
+      codes += 'q';
+      // A constant radius is known now, so the plan text can say whether it scans.
+      std::optional<int> known_radius;
+      bool all_known = true;
+      for (auto [index, code] : radius_constraints) {
+        info->aConstraintUsage[index].argvIndex = ++argument;
+        info->aConstraintUsage[index].omit = 1;
+        codes += code;
+        sqlite3_value* value = nullptr;
+        std::optional<int> radius;
+        if (sqlite3_vtab_rhs_value(info, index, &value) == SQLITE_OK && value != nullptr) {
+          try {
+            radius = radius_from(code, value, table->storage->name());
+          } catch (const SqliteError&) {
+            radius.reset();  // reported by xFilter
+          }
+        }
+        if (!radius) {
+          all_known = false;
+        } else {
+          known_radius = std::min(known_radius.value_or(64), *radius);
+        }
+      }
+      const std::string tables = std::to_string(plan.table_count()) + " tables";
+      const std::string k = std::to_string(plan.k());
+      if (radius_constraints.empty() || (all_known && known_radius && *known_radius <= plan.k())) {
+        description = "index (" + tables + ", k=" + k + ")";
+      } else if (all_known && known_radius) {
+        description = "scan (radius " + std::to_string(*known_radius) + " > k=" + k + ")";
+      } else {
+        description = "index (" + tables + ", k=" + k + "; scan if radius > " + k + ")";
+      }
+      bool sorted = false;
+      if (info->nOrderBy >= 1 && info->aOrderBy[0].iColumn == kColumnDistance &&
+          !info->aOrderBy[0].desc) {
+        sorted = info->nOrderBy == 1 || (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 &&
+                                         !info->aOrderBy[1].desc);
+      }
+      if (sorted) {
+        info->orderByConsumed = 1;
+        description += ", sorted by distance";
+      }
+      info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
+      info->estimatedCost = 20.0 * plan.table_count();
+      info->estimatedRows = 10;
+    } else if (rowid_eq >= 0) {
+      info->aConstraintUsage[rowid_eq].argvIndex = 1;
+      info->aConstraintUsage[rowid_eq].omit = 1;
+      codes.push_back('i');
+      description = "rowid lookup";
+      info->idxNum = kPlanRowid;
+      info->estimatedCost = 10;
+      info->estimatedRows = 1;
+      info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+    } else {
+      codes.push_back('-');
+      description = "full scan";
+      info->idxNum = kPlanScan;
+      // Without its MATCH operand the plan cannot run: make it a last resort.
+      info->estimatedCost = match_unusable ? 1e15 : 1e6;
+      info->estimatedRows = 1000000;
+    }
+    info->idxStr = sqlite3_mprintf("%s %s", codes.c_str(), description.c_str());
+    if (info->idxStr == nullptr) {
+      return SQLITE_NOMEM;
+    }
+    info->needToFreeIdxStr = 1;
+    return SQLITE_OK;
+  });
+}
+
+int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** cursor) {
+  try {
+    auto owned = std::make_unique<IndexCursor>();
+    *cursor = &owned.release()->base;
+    return SQLITE_OK;
+  } catch (...) {
+    return SQLITE_NOMEM;
+  }
+}
+
+int x_close(sqlite3_vtab_cursor* cursor) {
+  std::unique_ptr<IndexCursor> owned(cursor_of(cursor));
+  return SQLITE_OK;
+}
+
+void step_scan(IndexCursor* cursor, sqlite3* db) {
+  const int rc = sqlite3_step(cursor->scan.get());
+  cursor->scan_valid = rc == SQLITE_ROW;
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    throw SqliteError(rc, sqlite3_errmsg(db));
+  }
+}
+
+int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int argc,
+             sqlite3_value** argv) {
+  IndexCursor* cursor = cursor_of(base);
+  IndexTable* table = table_of(base->pVtab);
+  return run(base->pVtab, [&] {
+    IndexStorage& storage = *table->storage;
+    cursor->hits.clear();
+    cursor->position = 0;
+    cursor->scan.reset();
+    cursor->scan_mode = false;
+    cursor->scan_valid = false;
+    cursor->has_query = false;
+    const std::string_view codes = idx_str == nullptr ? std::string_view("-")
+                                                      : std::string_view(idx_str).substr(
+                                                            0, std::string_view(idx_str).find(' '));
+    const int plan = idx_num & kPlanMask;
+    if (plan == kPlanScan || argc == 0) {
+      cursor->scan_mode = true;
+      SqliteString sql(sqlite3_mprintf("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id",
+                                       storage.schema().c_str(), storage.name().c_str()));
+      const int rc = prepare(table->db, sql.get(), cursor->scan);
+      if (rc != SQLITE_OK) {
+        throw SqliteError(rc, sqlite3_errmsg(table->db));
+      }
+      step_scan(cursor, table->db);
+      return SQLITE_OK;
+    }
+    if (plan == kPlanRowid) {
+      sqlite3_value* value = argv[0];
+      const int type = sqlite3_value_numeric_type(value);
+      if (type == SQLITE_INTEGER ||
+          (type == SQLITE_FLOAT &&
+           sqlite3_value_double(value) == static_cast<double>(sqlite3_value_int64(value)))) {
+        const std::int64_t id = sqlite3_value_int64(value);
+        if (const auto fp = storage.lookup(id)) {
+          cursor->hits.push_back(IndexHit{id, *fp, -1});
+        }
+      }
+      return SQLITE_OK;
+    }
+    // MATCH: argv follows the codes (q, then radius constraints).
+    sqlite3_value* query = argv[0];
+    if (sqlite3_value_type(query) == SQLITE_NULL) {
+      return SQLITE_OK;
+    }
+    if (sqlite3_value_type(query) != SQLITE_INTEGER) {
+      throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() +
+                                          ": the query fingerprint must be an INTEGER, got " +
+                                          type_name(sqlite3_value_type(query)));
+    }
+    std::optional<int> radius;
+    for (std::size_t i = 1; i < codes.size() && static_cast<int>(i) < argc; ++i) {
+      const std::optional<int> asked = radius_from(codes[i], argv[i], storage.name());
+      if (!asked) {
+        return SQLITE_OK;  // a NULL bound matches nothing
+      }
+      radius = std::min(radius.value_or(64), *asked);
+    }
+    cursor->has_query = true;
+    cursor->query = sqlite3_value_int64(query);
+    cursor->radius = radius.value_or(storage.plan().k());
+    const auto query_bits = static_cast<std::uint64_t>(cursor->query);
+    if (cursor->radius <= storage.plan().k()) {
+      storage.flush();
+      storage.probe(query_bits, cursor->radius, cursor->hits);
+    } else {
+      storage.scan(query_bits, cursor->radius, cursor->hits);
+    }
+    if (idx_num & kSortedByDistance) {
+      std::sort(cursor->hits.begin(), cursor->hits.end(), [](const IndexHit& a, const IndexHit& b) {
+        return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+      });
+    } else {
+      std::sort(cursor->hits.begin(), cursor->hits.end(),
+                [](const IndexHit& a, const IndexHit& b) { return a.id < b.id; });
+    }
+    return SQLITE_OK;
+  });
+}
+
+int x_next(sqlite3_vtab_cursor* base) {
+  IndexCursor* cursor = cursor_of(base);
+  return run(base->pVtab, [&] {
+    if (cursor->scan_mode) {
+      step_scan(cursor, table_of(base->pVtab)->db);
+    } else {
+      ++cursor->position;
+    }
+    return SQLITE_OK;
+  });
+}
+
+int x_eof(sqlite3_vtab_cursor* base) {
+  const IndexCursor* cursor = cursor_of(base);
+  return cursor->scan_mode ? !cursor->scan_valid : cursor->position >= cursor->hits.size();
+}
+
+int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
+  const IndexCursor* cursor = cursor_of(base);
+  std::int64_t fp = 0;
+  int distance = -1;
+  if (cursor->scan_mode) {
+    fp = sqlite3_column_int64(cursor->scan.get(), 1);
+  } else {
+    fp = cursor->hits[cursor->position].fp;
+    distance = cursor->hits[cursor->position].distance;
+  }
+  switch (column) {
+    case kColumnFp:
+      sqlite3_result_int64(context, fp);
+      break;
+    case kColumnDistance:
+      if (distance >= 0) {
+        sqlite3_result_int(context, distance);
+      }
+      break;
+    case kColumnQuery:
+      if (cursor->has_query) {
+        sqlite3_result_int64(context, cursor->query);
+      }
+      break;
+    case kColumnRadius:
+      if (cursor->has_query) {
+        sqlite3_result_int(context, cursor->radius);
+      }
+      break;
+    default:
+      break;  // the command column reads as NULL
+  }
+  return SQLITE_OK;
+}
+
+int x_rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
+  const IndexCursor* cursor = cursor_of(base);
+  *rowid = cursor->scan_mode ? sqlite3_column_int64(cursor->scan.get(), 0)
+                             : cursor->hits[cursor->position].id;
+  return SQLITE_OK;
+}
+
+int run_command(IndexTable* table, sqlite3_value* command) {
+  IndexStorage& storage = *table->storage;
+  const std::string text = sqlite3_value_type(command) == SQLITE_TEXT
+                               ? reinterpret_cast<const char*>(sqlite3_value_text(command))
+                               : std::string();
+  if (text == "integrity-check") {
+    const std::string problem = storage.integrity_problem();
+    if (!problem.empty()) {
+      throw SqliteError(SQLITE_CORRUPT_VTAB, problem);
+    }
+    return SQLITE_OK;
+  }
+  if (text == "rebuild") {
+    storage.rebuild();
+    return SQLITE_OK;
+  }
+  throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() + ": unknown command '" + text +
+                                      "' (known: 'integrity-check', 'rebuild')");
+}
+
+std::int64_t fingerprint_argument(sqlite3_value* value, const std::string& name) {
+  const int type = sqlite3_value_type(value);
+  if (type != SQLITE_INTEGER) {
+    throw SqliteError(
+        SQLITE_MISMATCH,
+        "simhash_index " + name + ": fp must be an INTEGER fingerprint, got " + type_name(type));
+  }
+  return sqlite3_value_int64(value);
+}
+
+std::int64_t rowid_argument(sqlite3_value* value, const std::string& name) {
+  if (sqlite3_value_type(value) != SQLITE_INTEGER) {
+    throw SqliteError(SQLITE_MISMATCH, "simhash_index " + name +
+                                           ": rowid must be an INTEGER, got " +
+                                           type_name(sqlite3_value_type(value)));
+  }
+  return sqlite3_value_int64(value);
+}
+
+int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
+  IndexTable* table = table_of(vtab);
+  const int conflict = sqlite3_vtab_on_conflict(table->db);
+  const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(table->db);
+  const int rc = run(vtab, [&] {
+    IndexStorage& storage = *table->storage;
+    if (argc == 1) {
+      storage.remove(sqlite3_value_int64(argv[0]));
+      return SQLITE_OK;
+    }
+    sqlite3_value** columns = argv + 2;
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+      if (sqlite3_value_type(columns[kColumnCommand]) != SQLITE_NULL) {
+        return run_command(table, columns[kColumnCommand]);
+      }
+      for (int column : {kColumnDistance, kColumnQuery, kColumnRadius}) {
+        if (sqlite3_value_type(columns[column]) != SQLITE_NULL) {
+          static const char* const names[] = {"fp", "distance", "query", "radius"};
+          throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() + ": column " +
+                                              names[column] +
+                                              " is computed by queries and cannot be written");
+        }
+      }
+      const std::int64_t fp = fingerprint_argument(columns[kColumnFp], storage.name());
+      std::optional<std::int64_t> id;
+      if (sqlite3_value_type(argv[1]) != SQLITE_NULL) {
+        id = rowid_argument(argv[1], storage.name());
+      }
+      *rowid = storage.insert(id, fp, conflict);
+      return SQLITE_OK;
+    }
+    const std::int64_t fp = fingerprint_argument(columns[kColumnFp], storage.name());
+    const std::int64_t new_id = rowid_argument(argv[1], storage.name());
+    storage.update(sqlite3_value_int64(argv[0]), new_id, fp, conflict);
+    return SQLITE_OK;
+  });
+  if (argc == 1 || sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+    sqlite3_set_last_insert_rowid(table->db, last_rowid);
+  }
+  if ((rc & 0xff) == SQLITE_CONSTRAINT && conflict == SQLITE_IGNORE) {
+    sqlite3_free(vtab->zErrMsg);
+    vtab->zErrMsg = nullptr;
+  }
+  return rc;
+}
+
+int x_begin(sqlite3_vtab*) { return SQLITE_OK; }
+
+int x_sync(sqlite3_vtab* vtab) {
+  return run(vtab, [&] {
+    table_of(vtab)->storage->flush();
+    return SQLITE_OK;
+  });
+}
+
+int x_commit(sqlite3_vtab* vtab) {
+  table_of(vtab)->storage->discard_pending();
+  return SQLITE_OK;
+}
+
+int x_rollback(sqlite3_vtab* vtab) {
+  table_of(vtab)->storage->discard_pending();
+  return SQLITE_OK;
+}
+
+int x_rename(sqlite3_vtab* vtab, const char* new_name) {
+  return run(vtab, [&] {
+    table_of(vtab)->storage->rename(new_name);
+    return SQLITE_OK;
+  });
+}
+
+int x_savepoint(sqlite3_vtab* vtab, int) {
+  return run(vtab, [&] {
+    table_of(vtab)->storage->flush();
+    return SQLITE_OK;
+  });
+}
+
+int x_release(sqlite3_vtab*, int) { return SQLITE_OK; }
+
+int x_rollback_to(sqlite3_vtab* vtab, int) {
+  table_of(vtab)->storage->discard_pending();
+  return SQLITE_OK;
+}
+
+int x_shadow_name(const char* suffix) {
+  const std::string_view name(suffix);
+  return name == "config" || name == "data" || name == "buckets";
+}
+
+#if SQLITE_VERSION_NUMBER >= 3044000
+int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
+  return run(vtab, [&] {
+    const std::string problem = table_of(vtab)->storage->integrity_problem();
+    if (!problem.empty()) {
+      *error = sqlite3_mprintf("%s", problem.c_str());
+    }
+    return SQLITE_OK;
+  });
+}
+#endif
+
+sqlite3_module make_module() {
+  sqlite3_module module{};
+#if SQLITE_VERSION_NUMBER >= 3044000
+  module.iVersion = 4;
+  module.xIntegrity = x_integrity;
+#else
+  module.iVersion = 3;
+#endif
+  module.xCreate = x_create;
+  module.xConnect = x_connect;
+  module.xBestIndex = x_best_index;
+  module.xDisconnect = x_disconnect;
+  module.xDestroy = x_destroy;
+  module.xOpen = x_open;
+  module.xClose = x_close;
+  module.xFilter = x_filter;
+  module.xNext = x_next;
+  module.xEof = x_eof;
+  module.xColumn = x_column;
+  module.xRowid = x_rowid;
+  module.xUpdate = x_update;
+  module.xBegin = x_begin;
+  module.xSync = x_sync;
+  module.xCommit = x_commit;
+  module.xRollback = x_rollback;
+  module.xRename = x_rename;
+  module.xSavepoint = x_savepoint;
+  module.xRelease = x_release;
+  module.xRollbackTo = x_rollback_to;
+  module.xShadowName = x_shadow_name;
+  return module;
+}
+
+const sqlite3_module index_module = make_module();
+
+}  // namespace
+
+int register_index_module(sqlite3* db, char** /*error*/) {
+  return sqlite3_create_module_v2(db, "simhash_index", &index_module, nullptr, nullptr);
+}
 
 }  // namespace simhash::sql

@@ -67,8 +67,9 @@ TEST(FeatureExtractor, FewerTokensThanNIsOneFeature) {
 TEST(FeatureExtractor, RepeatedShinglesAreCountedAndWeighted) {
   // "a b a b a" has bigrams ab, ba, ab, ba: each twice.
   expect_features("n=2 weight=tf", "a b a b a", {{"a b", 2}, {"b a", 2}});
-  expect_features("n=2 weight=log", "a b a b a",
-                  {{"a b", 1 + std::log(2.0)}, {"b a", 1 + std::log(2.0)}});
+  // ln 2 on the 2^-20 grid of log weights.
+  const double log_two = 1 + std::round(std::log(2.0) * 1048576) / 1048576;
+  expect_features("n=2 weight=log", "a b a b a", {{"a b", log_two}, {"b a", log_two}});
   expect_features("n=2 weight=binary", "a b a b a", {{"a b", 1}, {"b a", 1}});
   // First-occurrence order, not alphabetical or by count.
   expect_features("n=1 weight=tf", "z y z x z", {{"z", 3}, {"y", 1}, {"x", 1}});
@@ -151,6 +152,42 @@ TEST(FeatureExtractor, InvalidUtf8IsReadAsReplacementCharacter) {
   EXPECT_FALSE(words.fingerprint("\xFF\xFE\xC0").has_value());
 }
 
+TEST(FeatureExtractor, EmbeddedNulIsAControlCharacterNotAnEnd) {
+  const std::string text("hello\0world", 11);
+  expect_features("", text, {{"hello", 1}, {"world", 1}});
+  expect_features("unit=char n=6", text,
+                  {{std::string("hello\0", 6), 1},
+                   {std::string("ello\0w", 6), 1},
+                   {std::string("llo\0wo", 6), 1},
+                   {std::string("lo\0wor", 6), 1},
+                   {std::string("o\0worl", 6), 1},
+                   {std::string("\0world", 6), 1}});
+}
+
+TEST(FeatureExtractor, LogWeightsAreOnAGridAndUnambiguous) {
+  EXPECT_EQ(log_tf_weight(1), 1.0);
+  for (std::uint64_t count = 2; count <= 1'000'000; ++count) {
+    const double scaled = std::log(static_cast<double>(count)) * 1048576;
+    // Far from a rounding midpoint: one ulp of ln(count) is at most 2^-49
+    // here, 2e-9 after scaling, so a C library whose log is off by even 50
+    // ulps still rounds every count the same way.
+    ASSERT_GT(std::abs(scaled - std::floor(scaled) - 0.5), 1e-7) << count;
+    const double weight = log_tf_weight(count);
+    ASSERT_EQ((weight - 1) * 1048576, std::round(scaled)) << count;
+    ASSERT_LE(std::abs(weight - 1 - std::log(static_cast<double>(count))), 1.0 / 2097152);
+  }
+}
+
+TEST(FeatureExtractor, LogWeightTiesAreExact) {
+  // Mathematically ln 2 + ln 3 = ln 6. With counts 2 and 3 on one side of a
+  // bit and 6 and 1 on the other, the vote must not hinge on rounding noise:
+  // on the grid, both sides sum to the same exact value unless the grid
+  // rounding itself separates them, and then it does so on every platform.
+  const double two_three = log_tf_weight(2) + log_tf_weight(3);
+  const double six_one = log_tf_weight(6) + log_tf_weight(1);
+  EXPECT_EQ((two_three - six_one) * 1048576, std::round((two_three - six_one) * 1048576));
+}
+
 // Brute-force reference: tokens (or code points) as strings, shingles joined
 // by string concatenation, counts in first-occurrence order by linear search.
 std::vector<Expected> reference_features(const SimhashOptions& options, std::string_view text) {
@@ -196,7 +233,9 @@ std::vector<Expected> reference_features(const SimhashOptions& options, std::str
     }
   }
   for (auto& feature : counted) {
-    if (options.weight == WeightScheme::log_tf) feature.weight = 1 + std::log(feature.weight);
+    if (options.weight == WeightScheme::log_tf) {
+      feature.weight = 1 + std::round(std::log(feature.weight) * 1048576) / 1048576;
+    }
     if (options.weight == WeightScheme::binary) feature.weight = 1;
   }
   return counted;

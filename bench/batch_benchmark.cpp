@@ -1,0 +1,186 @@
+// Batch near-duplicate detection at scale: N fingerprints (95% random, 5%
+// planted near-duplicates 0..3 bits from an earlier row) in a simhash_index
+// in a database file, then, on one core, the medians of
+//   SELECT count(*) FROM simhash_pairs('near')
+//   SELECT count(*) FROM simhash_clusters('near')
+//   the engine alone (PairFinder over the rows already in memory)
+//   the self-join baseline through the index:
+//   SELECT count(*) FROM near a JOIN near b ON b.fp MATCH a.fp AND b.distance <= 3
+//   WHERE a.rowid < b.rowid
+// and checks that the pair counts agree.
+//
+// Usage: build/batch_benchmark [rows=1000000] [repeats=5] [join_repeats=3] [database]
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pair_finder.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  std::fprintf(stderr, "%s: %s\n", what.c_str(), db != nullptr ? sqlite3_errmsg(db) : "");
+  std::exit(1);
+}
+
+void exec(sqlite3* db, const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    std::fprintf(stderr, "%s: %s\n", sql.c_str(), message != nullptr ? message : "?");
+    std::exit(1);
+  }
+}
+
+std::int64_t count_of(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK ||
+      sqlite3_step(statement) != SQLITE_ROW) {
+    fail(db, sql);
+  }
+  const std::int64_t count = sqlite3_column_int64(statement, 0);
+  sqlite3_finalize(statement);
+  return count;
+}
+
+struct Timing {
+  double median_seconds;
+  std::int64_t result;
+};
+
+// Runs `body` `repeats` times; the median wall time and the last result.
+Timing measure(int repeats, const std::function<std::int64_t()>& body) {
+  std::vector<double> seconds;
+  std::int64_t result = 0;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = Clock::now();
+    result = body();
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return Timing{seconds[seconds.size() / 2], result};
+}
+
+std::vector<simhash::IdFingerprint> make_rows(std::size_t count) {
+  std::mt19937_64 random(20261121);
+  std::vector<simhash::IdFingerprint> rows;
+  rows.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t fp = random();
+    if (i > 0 && random() % 100 < 5) {
+      // A near-duplicate of an earlier row: 0 to 3 random bits flipped.
+      fp = rows[random() % i].fp;
+      const int flips = static_cast<int>(random() % 4);
+      for (int f = 0; f < flips; ++f) {
+        fp ^= std::uint64_t{1} << (random() % 64);
+      }
+    }
+    rows.push_back(simhash::IdFingerprint{static_cast<std::int64_t>(i + 1), fp});
+  }
+  return rows;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t rows_wanted = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
+  const int join_repeats = argc > 3 ? std::atoi(argv[3]) : 3;
+  const std::string path =
+      argc > 4 ? argv[4] : "/tmp/simhash_batch_benchmark_" + std::to_string(rows_wanted) + ".db";
+
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    fail(db, "open " + path);
+  }
+  sqlite3_enable_load_extension(db, 1);
+  char* message = nullptr;
+  if (sqlite3_load_extension(db, SIMHASH_EXTENSION_PATH, nullptr, &message) != SQLITE_OK) {
+    std::fprintf(stderr, "load: %s\n", message != nullptr ? message : "?");
+    return 1;
+  }
+  exec(db, "PRAGMA cache_size = -1000000");  // 1 GB: measure the search, not the disk
+
+  const std::vector<simhash::IdFingerprint> rows = make_rows(rows_wanted);
+  const bool reuse =
+      count_of(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'near'") == 1 &&
+      count_of(db, "SELECT count(*) FROM near_data") == static_cast<std::int64_t>(rows.size());
+  if (!reuse) {
+    const auto start = Clock::now();
+    exec(db, "DROP TABLE IF EXISTS near; CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+    exec(db, "BEGIN");
+    sqlite3_stmt* insert = nullptr;
+    sqlite3_prepare_v2(db, "INSERT INTO near(rowid, fp) VALUES (?1, ?2)", -1, &insert, nullptr);
+    for (const auto& row : rows) {
+      sqlite3_bind_int64(insert, 1, row.id);
+      sqlite3_bind_int64(insert, 2, static_cast<sqlite3_int64>(row.fp));
+      if (sqlite3_step(insert) != SQLITE_DONE) {
+        fail(db, "insert");
+      }
+      sqlite3_reset(insert);
+    }
+    sqlite3_finalize(insert);
+    exec(db, "COMMIT");
+    std::printf("built the index of %zu rows in %.1f s (%s)\n", rows.size(),
+                std::chrono::duration<double>(Clock::now() - start).count(), path.c_str());
+  } else {
+    std::printf("reusing the index of %zu rows in %s\n", rows.size(), path.c_str());
+  }
+  // Warm the page cache once so every timed run reads from memory.
+  count_of(db, "SELECT count(fp) FROM near_data");
+
+  const Timing pairs =
+      measure(repeats, [&] { return count_of(db, "SELECT count(*) FROM simhash_pairs('near')"); });
+  const Timing clusters = measure(repeats, [&] {
+    return count_of(db, "SELECT count(DISTINCT cluster) FROM simhash_clusters('near')");
+  });
+  const Timing read = measure(repeats, [&] {
+    return count_of(db, "SELECT count(*) FROM (SELECT id, fp FROM near_data ORDER BY id)");
+  });
+  const Timing engine = measure(repeats, [&] {
+    simhash::PairFinder finder(rows, 3);
+    std::vector<simhash::NearPair> batch;
+    std::int64_t count = 0;
+    while (finder.next(batch)) {
+      count += static_cast<std::int64_t>(batch.size());
+    }
+    return count;
+  });
+  const Timing join = measure(join_repeats, [&] {
+    return count_of(db,
+                    "SELECT count(*) FROM near a JOIN near b ON b.fp MATCH a.fp AND "
+                    "b.distance <= 3 WHERE a.rowid < b.rowid");
+  });
+
+  std::printf("rows %zu, radius 3, plan: %s\n", rows.size(),
+              simhash::PairFinder(rows, 3).plan().describe().c_str());
+  std::printf("%-58s %9s %12s\n", "what (median wall time)", "seconds", "result");
+  std::printf("%-58s %9.3f %12lld\n", "SELECT count(*) FROM simhash_pairs('near')",
+              pairs.median_seconds, static_cast<long long>(pairs.result));
+  std::printf("%-58s %9.3f %12lld\n", "SELECT count(DISTINCT cluster) FROM simhash_clusters",
+              clusters.median_seconds, static_cast<long long>(clusters.result));
+  std::printf("%-58s %9.3f %12lld\n", "  of which reading near_data through SQL (alone)",
+              read.median_seconds, static_cast<long long>(read.result));
+  std::printf("%-58s %9.3f %12lld\n", "  engine alone (PairFinder over rows in memory)",
+              engine.median_seconds, static_cast<long long>(engine.result));
+  std::printf("%-58s %9.3f %12lld\n", "self-join baseline (MATCH per row)", join.median_seconds,
+              static_cast<long long>(join.result));
+  std::printf("self-join / simhash_pairs: %.1fx\n", join.median_seconds / pairs.median_seconds);
+  if (pairs.result != join.result || pairs.result != engine.result) {
+    std::fprintf(stderr, "MISMATCH: pairs %lld, engine %lld, self-join %lld\n",
+                 static_cast<long long>(pairs.result), static_cast<long long>(engine.result),
+                 static_cast<long long>(join.result));
+    return 1;
+  }
+  sqlite3_close(db);
+  return 0;
+}

@@ -1,0 +1,290 @@
+// Resolves an index name like SQL does, recognises a simhash_index by the
+// CREATE VIRTUAL TABLE statement in sqlite_schema, and reads its shadow
+// tables (layout fixed with the index module: <name>_config(key, value) with
+// 'k' and 'format'; <name>_data(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)).
+#include "batch_index_reader.h"
+
+#include <cctype>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sqlite_support.h"
+
+namespace simhash::sql {
+namespace {
+
+constexpr int kReadableFormat = 1;  // the index storage format these reads understand
+
+bool equal_ignoring_case(std::string_view x, std::string_view y) {
+  if (x.size() != y.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(x[i])) !=
+        std::tolower(static_cast<unsigned char>(y[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The name in single quotes, for messages. (Built by append: GCC 12 warns
+// wrongly about "'" + std::string(...).)
+std::string quoted(std::string_view name) {
+  std::string text;
+  text.reserve(name.size() + 2);
+  text.push_back('\'');
+  text.append(name);
+  text.push_back('\'');
+  return text;
+}
+
+// `format` with its %w arguments (a schema, and a table name if the format
+// has two) quoted as identifiers.
+std::string format_sql(const char* format, const std::string& schema,
+                       const std::string& name = "") {
+  const SqliteString sql(sqlite3_mprintf(format, schema.c_str(), name.c_str()));
+  if (!sql) {
+    throw std::bad_alloc();
+  }
+  return sql.get();
+}
+
+[[noreturn]] void throw_sqlite(sqlite3* db, std::string_view function) {
+  throw BatchError(std::string(function) + ": " + sqlite3_errmsg(db));
+}
+
+// One token of SQL text: its text (unquoted for quoted identifiers) and
+// whether it was quoted (a quoted word is a name, never a keyword).
+struct Token {
+  std::string text;
+  bool quoted = false;
+};
+
+// Splits SQL into words, quoted names and single punctuation characters,
+// skipping spaces and comments. Enough to read a CREATE VIRTUAL TABLE header.
+std::vector<Token> tokenize(std::string_view sql, std::size_t max_tokens) {
+  std::vector<Token> tokens;
+  std::size_t i = 0;
+  while (i < sql.size() && tokens.size() < max_tokens) {
+    const unsigned char c = static_cast<unsigned char>(sql[i]);
+    if (std::isspace(c)) {
+      ++i;
+    } else if (sql.compare(i, 2, "--") == 0) {
+      i = sql.find('\n', i);
+      i = i == std::string_view::npos ? sql.size() : i;
+    } else if (sql.compare(i, 2, "/*") == 0) {
+      i = sql.find("*/", i + 2);
+      i = i == std::string_view::npos ? sql.size() : i + 2;
+    } else if (c == '"' || c == '`' || c == '[' || c == '\'') {
+      const char close = c == '[' ? ']' : static_cast<char>(c);
+      Token token{"", true};
+      ++i;
+      while (i < sql.size()) {
+        if (sql[i] == close) {
+          if (close != ']' && i + 1 < sql.size() && sql[i + 1] == close) {
+            token.text += close;  // a doubled quote stands for itself
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        token.text += sql[i++];
+      }
+      tokens.push_back(std::move(token));
+    } else if (std::isalnum(c) || c == '_' || c == '$' || c >= 0x80) {
+      Token token;
+      while (i < sql.size()) {
+        const unsigned char d = static_cast<unsigned char>(sql[i]);
+        if (!(std::isalnum(d) || d == '_' || d == '$' || d >= 0x80)) {
+          break;
+        }
+        token.text += sql[i++];
+      }
+      tokens.push_back(std::move(token));
+    } else {
+      tokens.push_back(Token{std::string(1, sql[i++]), false});
+    }
+  }
+  return tokens;
+}
+
+bool is_keyword(const Token& token, std::string_view keyword) {
+  return !token.quoted && equal_ignoring_case(token.text, keyword);
+}
+
+// The databases in the order SQL resolves an unqualified name: temp, main,
+// then attached ones.
+std::vector<std::string> database_names(sqlite3* db, std::string_view function) {
+  Statement statement;
+  if (prepare(db,
+              "SELECT name FROM pragma_database_list ORDER BY CASE name WHEN 'temp' THEN 0 "
+              "WHEN 'main' THEN 1 ELSE 2 END, seq",
+              statement) != SQLITE_OK) {
+    throw_sqlite(db, function);
+  }
+  std::vector<std::string> names;
+  int rc = SQLITE_OK;
+  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0)));
+  }
+  if (rc != SQLITE_DONE) {
+    throw_sqlite(db, function);
+  }
+  return names;
+}
+
+struct SchemaEntry {
+  std::string name;
+  std::string type;
+  std::string sql;
+};
+
+// The schema entry named `name` (any case) in database `schema`, if any.
+std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema, std::string_view name,
+                                      std::string_view function) {
+  Statement statement;
+  const std::string sql = format_sql(
+      "SELECT name, type, coalesce(sql, '') FROM \"%w\".sqlite_schema "
+      "WHERE name = ?1 COLLATE NOCASE AND type IN ('table', 'view')",
+      schema);
+  if (prepare(db, sql, statement) != SQLITE_OK) {
+    throw_sqlite(db, function);
+  }
+  sqlite3_bind_text(statement.get(), 1, name.data(), static_cast<int>(name.size()),
+                    SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(statement.get());
+  if (rc == SQLITE_DONE) {
+    return std::nullopt;
+  }
+  if (rc != SQLITE_ROW) {
+    throw_sqlite(db, function);
+  }
+  const auto text = [&](int column) {
+    return std::string(reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), column)));
+  };
+  return SchemaEntry{text(0), text(1), text(2)};
+}
+
+// The integer value of `key` in the config table, if present.
+std::optional<std::int64_t> config_value(sqlite3* db, const ResolvedIndex& index, const char* key,
+                                         std::string_view function) {
+  Statement statement;
+  const std::string sql =
+      format_sql("SELECT value FROM \"%w\".\"%w_config\" WHERE key = ?1", index.schema, index.name);
+  if (prepare(db, sql, statement) != SQLITE_OK) {
+    throw BatchError(std::string(function) + ": cannot read the configuration of simhash_index " +
+                     quoted(index.name) + " (" + sqlite3_errmsg(db) + ")");
+  }
+  sqlite3_bind_text(statement.get(), 1, key, -1, SQLITE_STATIC);
+  const int rc = sqlite3_step(statement.get());
+  if (rc == SQLITE_DONE) {
+    return std::nullopt;
+  }
+  if (rc != SQLITE_ROW) {
+    throw_sqlite(db, function);
+  }
+  if (sqlite3_column_type(statement.get(), 0) != SQLITE_INTEGER) {
+    return std::nullopt;
+  }
+  return sqlite3_column_int64(statement.get(), 0);
+}
+
+}  // namespace
+
+std::optional<std::string> virtual_table_module(std::string_view sql) {
+  const std::vector<Token> tokens = tokenize(sql, 16);
+  std::size_t i = 0;
+  const auto next_is = [&](std::string_view keyword) {
+    if (i < tokens.size() && is_keyword(tokens[i], keyword)) {
+      ++i;
+      return true;
+    }
+    return false;
+  };
+  if (!next_is("CREATE") || !next_is("VIRTUAL") || !next_is("TABLE")) {
+    return std::nullopt;
+  }
+  if (next_is("IF") && !(next_is("NOT") && next_is("EXISTS"))) {
+    return std::nullopt;
+  }
+  ++i;  // the table name
+  if (i + 1 < tokens.size() && !tokens[i].quoted && tokens[i].text == ".") {
+    i += 2;  // schema.name
+  }
+  if (!next_is("USING") || i >= tokens.size()) {
+    return std::nullopt;
+  }
+  return tokens[i].text;
+}
+
+ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string_view function) {
+  const std::vector<std::string> databases = database_names(db, function);
+  std::vector<std::string> search = databases;
+  std::string_view name = requested;
+  // 'schema.name' when the part before the first dot names a database.
+  if (const auto dot = requested.find('.'); dot != std::string_view::npos) {
+    for (const std::string& database : databases) {
+      if (equal_ignoring_case(database, requested.substr(0, dot))) {
+        search = {database};
+        name = requested.substr(dot + 1);
+        break;
+      }
+    }
+  }
+  for (const std::string& schema : search) {
+    const std::optional<SchemaEntry> entry = find_entry(db, schema, name, function);
+    if (!entry) {
+      continue;
+    }
+    const std::optional<std::string> module = virtual_table_module(entry->sql);
+    if (!module || !equal_ignoring_case(*module, "simhash_index")) {
+      const std::string what = entry->type == "view" ? "a view"
+                               : module              ? "a virtual table using " + *module
+                                                     : "an ordinary table";
+      throw BatchError(std::string(function) + ": " + quoted(requested) +
+                       " is not a simhash_index (it is " + what + ")");
+    }
+    ResolvedIndex index{schema, entry->name, 0};
+    const auto format = config_value(db, index, "format", function);
+    if (format && *format > kReadableFormat) {
+      throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
+                       " has storage format " + std::to_string(*format) +
+                       ", newer than this extension reads; upgrade the simhash extension");
+    }
+    const auto k = config_value(db, index, "k", function);
+    if (!k || *k < 0 || *k > 64) {
+      throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
+                       " has no valid k in " + index.name + "_config");
+    }
+    index.k = static_cast<int>(*k);
+    return index;
+  }
+  throw BatchError(std::string(function) + ": no simhash_index named " + quoted(requested));
+}
+
+std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& index,
+                                             std::string_view function) {
+  Statement statement;
+  const std::string sql =
+      format_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id", index.schema, index.name);
+  if (prepare(db, sql, statement) != SQLITE_OK) {
+    throw BatchError(std::string(function) + ": cannot read the rows of simhash_index " +
+                     quoted(index.name) + " (" + sqlite3_errmsg(db) + ")");
+  }
+  std::vector<IdFingerprint> records;
+  int rc = SQLITE_OK;
+  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    records.push_back(
+        IdFingerprint{sqlite3_column_int64(statement.get(), 0),
+                      static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1))});
+  }
+  if (rc != SQLITE_DONE) {
+    throw_sqlite(db, function);
+  }
+  return records;
+}
+
+}  // namespace simhash::sql

@@ -1,0 +1,578 @@
+// Shadow-table access for simhash_index: creation, config, writes through the
+// pending buffer, the merge of pending changes into packed buckets, probes,
+// scans, rebuild and the integrity check.
+#include "index_storage.h"
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+namespace simhash::sql {
+namespace {
+
+// Formats SQL with sqlite3_mprintf (for %w / %Q quoting) into a std::string.
+template <typename... Args>
+std::string format_sql(const char* format, Args... args) {
+  SqliteString text(sqlite3_mprintf(format, args...));
+  if (!text) {
+    throw std::bad_alloc();
+  }
+  return std::string(text.get());
+}
+
+// Resets a statement when the scope ends, so no statement stays active
+// between calls (an active statement would hold the table open).
+class ResetOnExit {
+ public:
+  explicit ResetOnExit(sqlite3_stmt* statement) : statement_(statement) {}
+  ~ResetOnExit() { sqlite3_reset(statement_); }
+  ResetOnExit(const ResetOnExit&) = delete;
+  ResetOnExit& operator=(const ResetOnExit&) = delete;
+
+ private:
+  sqlite3_stmt* statement_;
+};
+
+[[noreturn]] void throw_sqlite(sqlite3* db, int rc) { throw SqliteError(rc, sqlite3_errmsg(db)); }
+
+void exec(sqlite3* db, const std::string& sql) {
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  if (rc != SQLITE_OK) {
+    SqliteString owned(message);
+    throw SqliteError(rc, owned ? owned.get() : sqlite3_errstr(rc));
+  }
+}
+
+}  // namespace
+
+sqlite3_stmt* CachedStatement::get(sqlite3* db, const std::string& sql) {
+  if (!statement_) {
+    const int rc = prepare(db, sql, statement_, SQLITE_PREPARE_PERSISTENT);
+    if (rc != SQLITE_OK) {
+      throw_sqlite(db, rc);
+    }
+  }
+  return statement_.get();
+}
+
+void IndexStorage::create_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                                 const Config& config) {
+  exec(db, format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
+                      "ROWID;"
+                      "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER NOT "
+                      "NULL);"
+                      "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB NOT "
+                      "NULL);"
+                      "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
+                      "('k', %d), ('blocks', %d), ('format', %d);",
+                      schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
+                      name.c_str(), schema.c_str(), name.c_str(), config.k, config.blocks,
+                      config.format));
+}
+
+IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& schema,
+                                               const std::string& name) {
+  Statement statement;
+  const std::string sql =
+      format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());
+  int rc = prepare(db, sql, statement);
+  if (rc != SQLITE_OK) {
+    throw SqliteError(rc, "simhash_index " + name + ": cannot read its config table (" +
+                              sqlite3_errmsg(db) + ")");
+  }
+  Config config;
+  bool seen_k = false;
+  bool seen_blocks = false;
+  bool seen_format = false;
+  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    const std::string key = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
+    const int value = sqlite3_column_int(statement.get(), 1);
+    if (key == "k") {
+      config.k = value;
+      seen_k = true;
+    } else if (key == "blocks") {
+      config.blocks = value;
+      seen_blocks = true;
+    } else if (key == "format") {
+      config.format = value;
+      seen_format = true;
+    }
+  }
+  if (rc != SQLITE_DONE) {
+    throw_sqlite(db, rc);
+  }
+  if (!seen_k || !seen_blocks || !seen_format) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": the config table lacks " +
+                                               (!seen_k        ? "k"
+                                                : !seen_blocks ? "blocks"
+                                                               : "format"));
+  }
+  if (config.format > kIndexFormat) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
+                                        std::to_string(config.format) +
+                                        " is newer than this extension reads (format " +
+                                        std::to_string(kIndexFormat) +
+                                        "); upgrade the simhash extension");
+  }
+  if (config.format < 1) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": unknown storage format " +
+                                               std::to_string(config.format));
+  }
+  return config;
+}
+
+void IndexStorage::drop_tables(sqlite3* db, const std::string& schema, const std::string& name) {
+  exec(db, format_sql("DROP TABLE IF EXISTS \"%w\".\"%w_config\";"
+                      "DROP TABLE IF EXISTS \"%w\".\"%w_data\";"
+                      "DROP TABLE IF EXISTS \"%w\".\"%w_buckets\";",
+                      schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
+                      name.c_str()));
+}
+
+IndexStorage::IndexStorage(sqlite3* db, std::string schema, std::string name,
+                           const PermutationPlan& plan)
+    : db_(db), schema_(std::move(schema)), name_(std::move(name)), plan_(plan), layout_(plan) {}
+
+std::string IndexStorage::table_sql(const char* format) const {
+  return format_sql(format, schema_.c_str(), name_.c_str());
+}
+
+void IndexStorage::step_done(sqlite3_stmt* statement) {
+  const int rc = sqlite3_step(statement);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    throw_sqlite(db_, rc);
+  }
+}
+
+bool IndexStorage::step_row(sqlite3_stmt* statement) {
+  const int rc = sqlite3_step(statement);
+  if (rc == SQLITE_ROW) {
+    return true;
+  }
+  if (rc != SQLITE_DONE) {
+    throw_sqlite(db_, rc);
+  }
+  return false;
+}
+
+void IndexStorage::finalize_statements() {
+  for (CachedStatement* statement :
+       {&insert_data_, &select_data_, &delete_data_, &update_data_, &select_bucket_, &write_bucket_,
+        &delete_bucket_, &scan_data_}) {
+    statement->finalize();
+  }
+}
+
+void IndexStorage::rename(const std::string& new_name) {
+  flush();
+  finalize_statements();
+  for (const char* suffix : {"config", "data", "buckets"}) {
+    exec(db_, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", schema_.c_str(),
+                         name_.c_str(), suffix, new_name.c_str(), suffix));
+  }
+  name_ = new_name;
+}
+
+std::optional<std::int64_t> IndexStorage::lookup(std::int64_t id) {
+  sqlite3_stmt* statement =
+      select_data_.get(db_, table_sql("SELECT fp FROM \"%w\".\"%w_data\" WHERE id = ?1"));
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, id);
+  if (!step_row(statement)) {
+    return std::nullopt;
+  }
+  return sqlite3_column_int64(statement, 0);
+}
+
+void IndexStorage::add_pending(std::int64_t id, std::uint64_t fp, bool insert) {
+  pending_.push_back(PendingChange{id, fp, insert});
+}
+
+std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t fp, int conflict) {
+  if (pending_.size() >= kMaxPending) {
+    flush();
+  }
+  sqlite3_stmt* statement =
+      insert_data_.get(db_, table_sql("INSERT INTO \"%w\".\"%w_data\"(id, fp) VALUES (?1, ?2)"));
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ResetOnExit reset(statement);
+    if (id) {
+      sqlite3_bind_int64(statement, 1, *id);
+    } else {
+      sqlite3_bind_null(statement, 1);
+    }
+    sqlite3_bind_int64(statement, 2, fp);
+    const int rc = sqlite3_step(statement);
+    if (rc == SQLITE_DONE) {
+      const std::int64_t new_id = id ? *id : sqlite3_last_insert_rowid(db_);
+      add_pending(new_id, static_cast<std::uint64_t>(fp), true);
+      return new_id;
+    }
+    if ((rc & 0xff) != SQLITE_CONSTRAINT || !id || attempt > 0) {
+      throw_sqlite(db_, rc);
+    }
+    if (conflict != SQLITE_REPLACE) {
+      throw SqliteError(SQLITE_CONSTRAINT, "UNIQUE constraint failed: " + name_ + ".rowid");
+    }
+    remove(*id);
+  }
+  throw SqliteError(SQLITE_INTERNAL, "simhash_index: insert retry failed");
+}
+
+void IndexStorage::remove(std::int64_t id) {
+  const std::optional<std::int64_t> fp = lookup(id);
+  if (!fp) {
+    return;
+  }
+  if (pending_.size() >= kMaxPending) {
+    flush();
+  }
+  sqlite3_stmt* statement =
+      delete_data_.get(db_, table_sql("DELETE FROM \"%w\".\"%w_data\" WHERE id = ?1"));
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, id);
+  step_done(statement);
+  add_pending(id, static_cast<std::uint64_t>(*fp), false);
+}
+
+void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t fp, int conflict) {
+  const std::optional<std::int64_t> old_fp = lookup(old_id);
+  if (!old_fp) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB,
+                      "simhash_index " + name_ + ": row " + std::to_string(old_id) + " vanished");
+  }
+  if (new_id != old_id && lookup(new_id)) {
+    if (conflict != SQLITE_REPLACE) {
+      throw SqliteError(SQLITE_CONSTRAINT, "UNIQUE constraint failed: " + name_ + ".rowid");
+    }
+    remove(new_id);
+  }
+  if (new_id == old_id && fp == *old_fp) {
+    return;
+  }
+  if (pending_.size() >= kMaxPending) {
+    flush();
+  }
+  sqlite3_stmt* statement = update_data_.get(
+      db_, table_sql("UPDATE \"%w\".\"%w_data\" SET id = ?2, fp = ?3 WHERE id = ?1"));
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, old_id);
+  sqlite3_bind_int64(statement, 2, new_id);
+  sqlite3_bind_int64(statement, 3, fp);
+  step_done(statement);
+  add_pending(old_id, static_cast<std::uint64_t>(*old_fp), false);
+  add_pending(new_id, static_cast<std::uint64_t>(fp), true);
+}
+
+bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) {
+  sqlite3_stmt* statement =
+      select_bucket_.get(db_, table_sql("SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1"));
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, row_id);
+  if (!step_row(statement)) {
+    return false;
+  }
+  const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
+  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
+  if (!decode_bucket(data, size, rest_bytes, out)) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
+                                               std::to_string(row_id) +
+                                               " is malformed; run 'rebuild'");
+  }
+  return true;
+}
+
+void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries,
+                                int rest_bytes, bool existed) {
+  if (entries.empty()) {
+    if (existed) {
+      sqlite3_stmt* statement =
+          delete_bucket_.get(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\" WHERE id = ?1"));
+      ResetOnExit reset(statement);
+      sqlite3_bind_int64(statement, 1, row_id);
+      step_done(statement);
+    }
+    return;
+  }
+  encode_buffer_.clear();
+  encode_bucket(entries, rest_bytes, encode_buffer_);
+  sqlite3_stmt* statement = write_bucket_.get(
+      db_, table_sql("INSERT OR REPLACE INTO \"%w\".\"%w_buckets\"(id, entries) VALUES (?1, ?2)"));
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, row_id);
+  sqlite3_bind_blob(statement, 2, encode_buffer_.data(), static_cast<int>(encode_buffer_.size()),
+                    SQLITE_STATIC);
+  step_done(statement);
+}
+
+void IndexStorage::merge_table(int table) {
+  struct Change {
+    std::uint64_t bucket;
+    std::int64_t id;
+    std::uint32_t sequence;
+    bool insert;
+    std::uint64_t rest;
+  };
+  // A stable counting sort by bucket (buckets are below 2^16) keeps the
+  // changes of each bucket in sequence order; each bucket's run is then
+  // sorted by (id, sequence), which is usually already the case.
+  const std::size_t bucket_count = std::size_t{1} << layout_.bucket_bits(table);
+  std::vector<std::uint32_t> starts(bucket_count + 1, 0);
+  std::vector<std::uint64_t> keys(pending_.size());
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    keys[i] = plan_.permute(table, pending_[i].fp);
+    ++starts[layout_.bucket_of(table, keys[i]) + 1];
+  }
+  for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
+    starts[bucket + 1] += starts[bucket];
+  }
+  std::vector<Change> changes(pending_.size());
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    const std::uint64_t bucket = layout_.bucket_of(table, keys[i]);
+    changes[starts[bucket]++] = Change{bucket, pending_[i].id, static_cast<std::uint32_t>(i),
+                                       pending_[i].insert, layout_.rest_of(table, keys[i])};
+  }
+  const auto by_id = [](const Change& a, const Change& b) {
+    return a.id != b.id ? a.id < b.id : a.sequence < b.sequence;
+  };
+  for (std::size_t begin = 0; begin < changes.size();) {
+    std::size_t end = begin + 1;
+    while (end < changes.size() && changes[end].bucket == changes[begin].bucket) {
+      ++end;
+    }
+    if (!std::is_sorted(changes.begin() + static_cast<std::ptrdiff_t>(begin),
+                        changes.begin() + static_cast<std::ptrdiff_t>(end), by_id)) {
+      std::sort(changes.begin() + static_cast<std::ptrdiff_t>(begin),
+                changes.begin() + static_cast<std::ptrdiff_t>(end), by_id);
+    }
+    begin = end;
+  }
+  const int rest_bytes = layout_.rest_bytes(table);
+  std::vector<BucketEntry> existing;
+  std::vector<BucketEntry> merged;
+  std::size_t begin = 0;
+  while (begin < changes.size()) {
+    std::size_t end = begin;
+    while (end < changes.size() && changes[end].bucket == changes[begin].bucket) {
+      ++end;
+    }
+    const std::int64_t row_id = layout_.row_id(table, changes[begin].bucket);
+    existing.clear();
+    const bool existed = read_bucket(row_id, rest_bytes, existing);
+    // Merge two id-sorted lists; for an id with changes, the last change wins.
+    merged.clear();
+    std::size_t old_index = 0;
+    std::size_t change_index = begin;
+    while (old_index < existing.size() || change_index < end) {
+      if (change_index == end ||
+          (old_index < existing.size() && existing[old_index].id < changes[change_index].id)) {
+        merged.push_back(existing[old_index++]);
+        continue;
+      }
+      const std::int64_t id = changes[change_index].id;
+      std::size_t last = change_index;
+      while (last + 1 < end && changes[last + 1].id == id) {
+        ++last;
+      }
+      if (old_index < existing.size() && existing[old_index].id == id) {
+        ++old_index;
+      }
+      if (changes[last].insert) {
+        merged.push_back(BucketEntry{id, changes[last].rest});
+      }
+      change_index = last + 1;
+    }
+    write_bucket(row_id, merged, rest_bytes, existed);
+    begin = end;
+  }
+}
+
+void IndexStorage::flush() {
+  if (pending_.empty()) {
+    return;
+  }
+  const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
+  for (int table = 0; table < plan_.table_count(); ++table) {
+    merge_table(table);
+  }
+  pending_.clear();
+  sqlite3_set_last_insert_rowid(db_, last_rowid);
+}
+
+void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
+  sqlite3_stmt* statement =
+      select_bucket_.get(db_, table_sql("SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1"));
+  for (int table = 0; table < plan_.table_count(); ++table) {
+    const std::uint64_t key = plan_.permute(table, query);
+    const std::uint64_t bucket = layout_.bucket_of(table, key);
+    const int prefix_shift = 64 - plan_.prefix_bits(table);
+    ResetOnExit reset(statement);
+    sqlite3_bind_int64(statement, 1, layout_.row_id(table, bucket));
+    if (!step_row(statement)) {
+      continue;
+    }
+    const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
+    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
+    BucketReader reader(data, size, layout_.rest_bytes(table));
+    for (; reader.valid(); reader.next()) {
+      const std::uint64_t entry_key = layout_.key_of(table, bucket, reader.entry().rest);
+      const std::uint64_t difference = entry_key ^ key;
+      if (prefix_shift < 64 && (difference >> prefix_shift) != 0) {
+        continue;  // shares the bucket but not the whole prefix
+      }
+      const int distance = std::popcount(difference);
+      if (distance > radius) {
+        continue;
+      }
+      const std::uint64_t fp = plan_.unpermute(table, entry_key);
+      if (plan_.first_shared_table(fp, query) != table) {
+        continue;  // reported by an earlier table
+      }
+      out.push_back(IndexHit{reader.entry().id, static_cast<std::int64_t>(fp), distance});
+    }
+    if (reader.error()) {
+      throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
+                                                 std::to_string(layout_.row_id(table, bucket)) +
+                                                 " is malformed; run 'rebuild'");
+    }
+  }
+}
+
+void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
+  sqlite3_stmt* statement =
+      scan_data_.get(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"));
+  ResetOnExit reset(statement);
+  while (step_row(statement)) {
+    const std::int64_t fp = sqlite3_column_int64(statement, 1);
+    const int distance = std::popcount(static_cast<std::uint64_t>(fp) ^ query);
+    if (distance <= radius) {
+      out.push_back(IndexHit{sqlite3_column_int64(statement, 0), fp, distance});
+    }
+  }
+}
+
+void IndexStorage::rebuild() {
+  pending_.clear();
+  exec(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\""));
+  std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
+  {
+    Statement statement;
+    const int rc =
+        prepare(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"), statement);
+    if (rc != SQLITE_OK) {
+      throw_sqlite(db_, rc);
+    }
+    while (step_row(statement.get())) {
+      rows.emplace_back(sqlite3_column_int64(statement.get(), 0),
+                        static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1)));
+    }
+  }
+  struct Item {
+    std::uint64_t bucket;
+    BucketEntry entry;
+  };
+  std::vector<Item> items;
+  std::vector<BucketEntry> entries;
+  for (int table = 0; table < plan_.table_count(); ++table) {
+    items.clear();
+    items.reserve(rows.size());
+    for (const auto& [id, fp] : rows) {
+      const std::uint64_t key = plan_.permute(table, fp);
+      items.push_back(Item{layout_.bucket_of(table, key), {id, layout_.rest_of(table, key)}});
+    }
+    // Rows arrive in id order; a stable sort by bucket keeps each bucket sorted by id.
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item& a, const Item& b) { return a.bucket < b.bucket; });
+    std::size_t begin = 0;
+    while (begin < items.size()) {
+      entries.clear();
+      std::size_t end = begin;
+      while (end < items.size() && items[end].bucket == items[begin].bucket) {
+        entries.push_back(items[end++].entry);
+      }
+      write_bucket(layout_.row_id(table, items[begin].bucket), entries, layout_.rest_bytes(table),
+                   false);
+      begin = end;
+    }
+  }
+}
+
+std::string IndexStorage::integrity_problem() {
+  flush();
+  std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
+  {
+    Statement statement;
+    int rc =
+        prepare(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"), statement);
+    if (rc != SQLITE_OK) {
+      throw_sqlite(db_, rc);
+    }
+    while (step_row(statement.get())) {
+      rows.emplace_back(sqlite3_column_int64(statement.get(), 0),
+                        static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1)));
+    }
+  }
+  const std::string prefix = "simhash_index " + name_ + ": ";
+  {
+    Statement statement;
+    const int rc = prepare(
+        db_, table_sql("SELECT count(*) FROM \"%w\".\"%w_buckets\" WHERE id < 0 OR id >= ?1"),
+        statement);
+    if (rc != SQLITE_OK) {
+      throw_sqlite(db_, rc);
+    }
+    sqlite3_bind_int64(statement.get(), 1, layout_.first_row_id(plan_.table_count()));
+    step_row(statement.get());
+    if (sqlite3_column_int64(statement.get(), 0) != 0) {
+      return prefix + "the buckets table has rows outside every table's range";
+    }
+  }
+  std::vector<std::pair<std::int64_t, std::uint64_t>> found;
+  std::vector<BucketEntry> entries;
+  for (int table = 0; table < plan_.table_count(); ++table) {
+    found.clear();
+    Statement statement;
+    const int rc = prepare(
+        db_, table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= ?1 AND id < ?2"),
+        statement);
+    if (rc != SQLITE_OK) {
+      throw_sqlite(db_, rc);
+    }
+    sqlite3_bind_int64(statement.get(), 1, layout_.first_row_id(table));
+    sqlite3_bind_int64(statement.get(), 2, layout_.first_row_id(table + 1));
+    while (step_row(statement.get())) {
+      const std::int64_t row_id = sqlite3_column_int64(statement.get(), 0);
+      const std::uint64_t bucket = static_cast<std::uint64_t>(row_id - layout_.first_row_id(table));
+      if (bucket >> layout_.bucket_bits(table) != 0) {
+        return prefix + "bucket " + std::to_string(row_id) + " is outside table " +
+               std::to_string(table) + "'s range";
+      }
+      if (sqlite3_column_type(statement.get(), 1) != SQLITE_BLOB) {
+        return prefix + "bucket " + std::to_string(row_id) + " is not a BLOB";
+      }
+      entries.clear();
+      const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement.get(), 1));
+      const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement.get(), 1));
+      if (!decode_bucket(data, size, layout_.rest_bytes(table), entries) || entries.empty()) {
+        return prefix + "bucket " + std::to_string(row_id) + " is malformed";
+      }
+      for (const BucketEntry& entry : entries) {
+        if (layout_.rest_bits(table) < 64 && (entry.rest >> layout_.rest_bits(table)) != 0) {
+          return prefix + "bucket " + std::to_string(row_id) + " holds an out-of-range entry";
+        }
+        found.emplace_back(entry.id,
+                           plan_.unpermute(table, layout_.key_of(table, bucket, entry.rest)));
+      }
+    }
+    std::sort(found.begin(), found.end());
+    if (found != rows) {
+      return prefix + "permuted copy " + std::to_string(table) + " holds " +
+             std::to_string(found.size()) + " entries that disagree with the " +
+             std::to_string(rows.size()) + " rows of " + name_ + "_data; run 'rebuild'";
+    }
+  }
+  return {};
+}
+
+}  // namespace simhash::sql

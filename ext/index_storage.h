@@ -1,0 +1,131 @@
+// The storage of one simhash_index: its shadow tables, the cached statements
+// that read and write them, and the pending buffer of changes not yet merged
+// into the packed buckets. All writes go through the caller's connection, so
+// they belong to the caller's transaction (see ARCHITECTURE.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bucket_codec.h"
+#include "permutation_plan.h"
+#include "sqlite_support.h"
+
+namespace simhash::sql {
+
+// The on-disk format this code reads and writes; a config with a higher value
+// is refused.
+inline constexpr int kIndexFormat = 1;
+
+// An SQLite failure (or a constraint the index enforces) carried as an
+// exception inside the index code; the module callbacks turn it back into
+// the result code and message.
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+struct IndexHit {
+  std::int64_t id;
+  std::int64_t fp;
+  int distance;
+};
+
+// A prepared statement kept for the life of the table, compiled on first use.
+class CachedStatement {
+ public:
+  sqlite3_stmt* get(sqlite3* db, const std::string& sql);
+  void finalize() { statement_.reset(); }
+
+ private:
+  Statement statement_;
+};
+
+class IndexStorage {
+ public:
+  // Options as stored in the config table.
+  struct Config {
+    int k = 3;
+    int blocks = 4;
+    int format = kIndexFormat;
+  };
+
+  static void create_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                            const Config& config);
+  static Config read_config(sqlite3* db, const std::string& schema, const std::string& name);
+  static void drop_tables(sqlite3* db, const std::string& schema, const std::string& name);
+
+  IndexStorage(sqlite3* db, std::string schema, std::string name, const PermutationPlan& plan);
+
+  const PermutationPlan& plan() const { return plan_; }
+  const std::string& name() const { return name_; }
+  const std::string& schema() const { return schema_; }
+
+  // Writes. `conflict` is sqlite3_vtab_on_conflict's answer; a duplicate id
+  // throws SqliteError(SQLITE_CONSTRAINT) unless it is SQLITE_REPLACE.
+  std::int64_t insert(std::optional<std::int64_t> id, std::int64_t fp, int conflict);
+  void remove(std::int64_t id);
+  void update(std::int64_t old_id, std::int64_t new_id, std::int64_t fp, int conflict);
+
+  // Merges the pending changes into the buckets (xSync, xSavepoint, reads).
+  void flush();
+  // Forgets the pending changes (their transaction or savepoint rolled back).
+  void discard_pending() { pending_.clear(); }
+  bool has_pending() const { return !pending_.empty(); }
+  // Finalizes every cached statement (before RENAME, DROP and on disconnect).
+  void finalize_statements();
+  void rename(const std::string& new_name);
+
+  // Reads. The index path needs radius <= k; the scan path takes any radius.
+  std::optional<std::int64_t> lookup(std::int64_t id);
+  void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+  void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+
+  void rebuild();
+  // Empty when the buckets agree with the data table, else what is wrong.
+  std::string integrity_problem();
+
+ private:
+  struct PendingChange {
+    std::int64_t id;
+    std::uint64_t fp;
+    bool insert;
+  };
+  // Flush when this many changes are pending, to bound memory.
+  static constexpr std::size_t kMaxPending = std::size_t{1} << 21;
+
+  std::string table_sql(const char* format) const;
+  void step_done(sqlite3_stmt* statement);
+  bool step_row(sqlite3_stmt* statement);
+  void merge_table(int table);
+  void write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries, int rest_bytes,
+                    bool existed);
+  bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
+  void add_pending(std::int64_t id, std::uint64_t fp, bool insert);
+
+  sqlite3* db_;
+  std::string schema_;
+  std::string name_;
+  PermutationPlan plan_;
+  BucketLayout layout_;
+  std::vector<PendingChange> pending_;
+  std::string encode_buffer_;
+
+  CachedStatement insert_data_;
+  CachedStatement select_data_;
+  CachedStatement delete_data_;
+  CachedStatement update_data_;
+  CachedStatement select_bucket_;
+  CachedStatement write_bucket_;
+  CachedStatement delete_bucket_;
+  CachedStatement scan_data_;
+};
+
+}  // namespace simhash::sql

@@ -1,0 +1,124 @@
+// simhash_agg(feature [, weight]): the fingerprint of features given as rows.
+// TEXT and BLOB features hash over their bytes, INTEGER features over their
+// 8-byte little-endian value; REAL features are refused, because hashing a
+// decimal rendering would freeze a formatting choice into stored fingerprints.
+// It is also a window function: a row leaving the frame adds its negated
+// weight. With integer weights (the default 1) every total is exact, so a
+// window gives the same fingerprint as the aggregate over its frame; with
+// fractional weights a total may differ from it by a rounding error, as the
+// aggregate's own total differs between row orders.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "feature_hash.h"
+#include "fingerprint_accumulator.h"
+#include "scalar_functions.h"
+#include "sql_values.h"
+#include "sqlite_support.h"
+
+namespace simhash::sql {
+
+namespace {
+
+// The aggregate context SQLite hands out is zero-filled memory, not an
+// object: the accumulator is constructed in it on the first row.
+struct AggregateState {
+  bool constructed;
+  std::int64_t rows;  // non-NULL features in the group or window frame
+  alignas(FingerprintAccumulator) std::byte storage[sizeof(FingerprintAccumulator)];
+
+  FingerprintAccumulator& accumulator() {
+    if (!constructed) {
+      new (storage) FingerprintAccumulator();
+      constructed = true;
+    }
+    return *std::launder(reinterpret_cast<FingerprintAccumulator*>(storage));
+  }
+};
+static_assert(std::is_trivially_destructible_v<FingerprintAccumulator>,
+              "SQLite frees the aggregate context without running destructors");
+
+double weight_of(sqlite3_value* weight) {
+  switch (sqlite3_value_type(weight)) {
+    case SQLITE_INTEGER:
+      return static_cast<double>(sqlite3_value_int64(weight));
+    case SQLITE_FLOAT: {
+      const double value = sqlite3_value_double(weight);
+      if (!std::isfinite(value)) {
+        throw std::runtime_error("simhash_agg: weight must be a finite number, got " +
+                                 std::string(value > 0 ? "Inf" : "-Inf"));
+      }
+      return value;
+    }
+    default:
+      throw std::runtime_error(std::string("simhash_agg: weight must be a number, got ") +
+                               type_name(weight));
+  }
+}
+
+std::uint64_t hash_of(sqlite3_value* feature) {
+  switch (sqlite3_value_type(feature)) {
+    case SQLITE_INTEGER:
+      return feature_hash(static_cast<std::int64_t>(sqlite3_value_int64(feature)));
+    case SQLITE_TEXT:
+    case SQLITE_BLOB:
+      return feature_hash(*text_of(feature));
+    default:
+      throw std::runtime_error(
+          std::string("simhash_agg: feature must be TEXT, BLOB or INTEGER, got ") +
+          type_name(feature));
+  }
+}
+
+// Adds the row's vote (direction +1) or takes it back (-1, a row leaving a
+// window frame: xStep accepted it, so it cannot fail here).
+void add_row(sqlite3_context* context, int argc, sqlite3_value** argv, int direction) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    return;  // NULL features are skipped, whatever their weight
+  }
+  const double weight = argc > 1 ? weight_of(argv[1]) : 1.0;
+  const std::uint64_t hash = hash_of(argv[0]);
+  auto* state =
+      static_cast<AggregateState*>(sqlite3_aggregate_context(context, sizeof(AggregateState)));
+  if (state == nullptr) {
+    throw std::bad_alloc();
+  }
+  state->accumulator().add(hash, direction * weight);
+  state->rows += direction;
+}
+
+void report(sqlite3_context* context) {
+  // Size 0: do not allocate a context for a group that saw no rows.
+  auto* state = static_cast<AggregateState*>(sqlite3_aggregate_context(context, 0));
+  if (state == nullptr || !state->constructed || state->rows == 0) {
+    sqlite3_result_null(context);
+    return;
+  }
+  sqlite3_result_int64(context, static_cast<sqlite3_int64>(state->accumulator().fingerprint()));
+}
+
+}  // namespace
+
+void simhash_agg_step(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  guard(context, [&] { add_row(context, argc, argv, +1); });
+}
+
+void simhash_agg_inverse(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  guard(context, [&] { add_row(context, argc, argv, -1); });
+}
+
+void simhash_agg_value(sqlite3_context* context) {
+  guard(context, [&] { report(context); });
+}
+
+void simhash_agg_final(sqlite3_context* context) {
+  guard(context, [&] { report(context); });
+}
+
+}  // namespace simhash::sql

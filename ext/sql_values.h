@@ -1,0 +1,59 @@
+// Reading SQL argument values the way every simhash function does: type names
+// for error messages, and the text a value stands for.
+#pragma once
+
+#include <new>
+#include <optional>
+#include <string_view>
+
+#include "sqlite_api.h"
+
+namespace simhash::sql {
+
+// SQLite's name for a value's storage class: INTEGER, REAL, TEXT, BLOB, NULL.
+inline const char* type_name(sqlite3_value* value) {
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+      return "INTEGER";
+    case SQLITE_FLOAT:
+      return "REAL";
+    case SQLITE_TEXT:
+      return "TEXT";
+    case SQLITE_BLOB:
+      return "BLOB";
+    default:
+      return "NULL";
+  }
+}
+
+// The UTF-8 text a value stands for, as SQLite's own text functions read it:
+// NULL is nullopt; INTEGER and REAL give their SQL text form; a BLOB gives
+// its bytes unchanged (read as UTF-8, invalid sequences become U+FFFD later).
+// The view lives until the value changes or the callback returns.
+inline std::optional<std::string_view> text_of(sqlite3_value* value) {
+  const char* bytes = nullptr;
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_NULL:
+      return std::nullopt;
+    case SQLITE_BLOB:
+      // BLOB bytes as they are: sqlite3_value_text would reinterpret them in
+      // the database encoding, which differs in a UTF-16 database.
+      bytes = static_cast<const char*>(sqlite3_value_blob(value));
+      break;
+    default:
+      bytes = reinterpret_cast<const char*>(sqlite3_value_text(value));
+      break;
+  }
+  const int size = sqlite3_value_bytes(value);
+  if (bytes == nullptr) {
+    // An empty BLOB has no pointer; a NULL pointer for non-empty data means
+    // SQLite ran out of memory converting it.
+    if (size != 0) {
+      throw std::bad_alloc();
+    }
+    return std::string_view();
+  }
+  return std::string_view(bytes, static_cast<std::size_t>(size));
+}
+
+}  // namespace simhash::sql

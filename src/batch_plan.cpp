@@ -1,0 +1,100 @@
+// Chooses between block-permutation plans and the all-pairs loop with a cost
+// model for evenly spread fingerprints (constants in rough nanoseconds,
+// calibrated on bench/batch_benchmark.cpp).
+#include "batch_plan.h"
+
+#include "radix_sort.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace simhash {
+namespace {
+
+constexpr double kCountCost = 1.0;      // counting one key's digits (per pass)
+constexpr double kSortPassCost = 3.0;   // moving one key in one radix pass
+constexpr double kWalkCost = 1.0;       // one key in the run walk
+constexpr double kCompareCost = 0.7;    // one candidate pair compared by popcount
+constexpr double kTableCost = 20000.0;  // fixed cost of a table (counters, setup)
+
+void check_radius(int radius) {
+  if (radius < 0) {
+    throw std::invalid_argument("radius " + std::to_string(radius) + " is negative");
+  }
+}
+
+// Estimated cost of the search with `tables` for `count` fingerprints.
+double tables_cost(const PermutationPlan& tables, double count) {
+  double cost = 0;
+  for (int table = 0; table < tables.table_count(); ++table) {
+    const double passes = RadixSorter::pass_count(tables.prefix_mask(table));
+    const double candidates = count * (count - 1) / 2 / std::exp2(tables.prefix_bits(table));
+    cost += kTableCost + count * (passes * (kCountCost + kSortPassCost) + kWalkCost) +
+            candidates * kCompareCost;
+  }
+  return cost;
+}
+
+}  // namespace
+
+BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
+  check_radius(radius);
+  if (radius == 0) {
+    return BatchPlan(radius, Method::kIdenticalOnly, std::nullopt);
+  }
+  if (radius >= 64) {
+    return all_pairs(radius);
+  }
+  const double count = static_cast<double>(distinct_count);
+  double best_cost = count * (count - 1) / 2 * kCompareCost;
+  int best_blocks = 0;
+  std::string error;
+  for (int blocks = radius + 1; blocks <= 64; ++blocks) {
+    // Tables grow with blocks (C(blocks, radius)); stop at the plan limit.
+    auto plan = PermutationPlan::create(radius, blocks, error);
+    if (!plan) {
+      break;
+    }
+    const double cost = tables_cost(*plan, count);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best_blocks = blocks;
+    }
+  }
+  if (best_blocks == 0) {
+    return all_pairs(radius);
+  }
+  return block_permutation(radius, *PermutationPlan::create(radius, best_blocks, error));
+}
+
+BatchPlan BatchPlan::all_pairs(int radius) {
+  check_radius(radius);
+  return BatchPlan(radius, Method::kAllPairs, std::nullopt);
+}
+
+BatchPlan BatchPlan::block_permutation(int radius, PermutationPlan tables) {
+  check_radius(radius);
+  if (tables.k() < radius) {
+    throw std::invalid_argument("a plan for k=" + std::to_string(tables.k()) +
+                                " cannot find pairs at radius " + std::to_string(radius));
+  }
+  return BatchPlan(radius, Method::kBlockPermutation, std::move(tables));
+}
+
+std::string BatchPlan::describe() const {
+  switch (method_) {
+    case Method::kIdenticalOnly:
+      return "identical fingerprints only (radius 0)";
+    case Method::kBlockPermutation:
+      return "block permutation, " + std::to_string(tables_->table_count()) +
+             " sorted tables (k=" + std::to_string(tables_->k()) +
+             ", blocks=" + std::to_string(tables_->blocks()) + ")";
+    case Method::kAllPairs:
+      break;
+  }
+  return "all pairs compared (radius " + std::to_string(radius_) + ")";
+}
+
+}  // namespace simhash

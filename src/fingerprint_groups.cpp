@@ -1,0 +1,54 @@
+// Groups records by fingerprint with one full-width radix sort of the
+// fingerprints; the sort is stable, so each group lists its ids ascending.
+#include "fingerprint_groups.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "radix_sort.h"
+
+namespace simhash {
+
+FingerprintGroups::FingerprintGroups(std::vector<IdFingerprint> records)
+    : records_(std::move(records)) {
+  if (records_.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("batch search: more than 2^32 - 1 rows");
+  }
+  const auto by_id = [](const IdFingerprint& x, const IdFingerprint& y) { return x.id < y.id; };
+  // An index hands its rows over in rowid order already; sort only if not.
+  if (!std::is_sorted(records_.begin(), records_.end(), by_id)) {
+    std::sort(records_.begin(), records_.end(), by_id);
+  }
+  const auto repeated = std::adjacent_find(
+      records_.begin(), records_.end(),
+      [](const IdFingerprint& x, const IdFingerprint& y) { return x.id == y.id; });
+  if (repeated != records_.end()) {
+    throw std::invalid_argument("batch search: id " + std::to_string(repeated->id) +
+                                " appears twice");
+  }
+
+  const std::size_t count = records_.size();
+  std::vector<std::uint64_t> keys(count);
+  members_.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    keys[i] = records_[i].fp;
+  }
+  std::iota(members_.begin(), members_.end(), std::uint32_t{0});
+  RadixSorter().sort_by_mask(keys, members_, ~std::uint64_t{0});
+
+  group_of_.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i == 0 || keys[i] != keys[i - 1]) {
+      fingerprints_.push_back(keys[i]);
+      group_start_.push_back(static_cast<std::uint32_t>(i));
+    }
+    group_of_[members_[i]] = static_cast<std::uint32_t>(fingerprints_.size() - 1);
+  }
+  group_start_.push_back(static_cast<std::uint32_t>(count));
+}
+
+}  // namespace simhash

@@ -1,0 +1,45 @@
+// The records of a batch search, grouped by identical fingerprint: the search
+// compares distinct fingerprints only, so a fingerprint shared by many rows
+// costs one comparison, not one per row pair.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace simhash {
+
+// One row of an index: its id (rowid) and fingerprint.
+struct IdFingerprint {
+  std::int64_t id;
+  std::uint64_t fp;
+};
+
+class FingerprintGroups {
+ public:
+  // Takes the records in any order; throws std::invalid_argument on a repeated
+  // id and std::length_error beyond 2^32 - 1 records.
+  explicit FingerprintGroups(std::vector<IdFingerprint> records);
+
+  // Records in ascending id order; a record's position is its index here.
+  std::span<const IdFingerprint> records() const { return records_; }
+  std::size_t group_count() const { return fingerprints_.size(); }
+  // The distinct fingerprints, ascending; group g has fingerprints()[g].
+  std::span<const std::uint64_t> fingerprints() const { return fingerprints_; }
+  // Positions of the records of group g, ascending (so ascending ids).
+  std::span<const std::uint32_t> members(std::size_t group) const {
+    return std::span<const std::uint32_t>(members_).subspan(
+        group_start_[group], group_start_[group + 1] - group_start_[group]);
+  }
+  // The group of the record at `position`.
+  std::uint32_t group_of(std::size_t position) const { return group_of_[position]; }
+
+ private:
+  std::vector<IdFingerprint> records_;
+  std::vector<std::uint64_t> fingerprints_;
+  std::vector<std::uint32_t> group_start_;  // group_count() + 1 offsets into members_
+  std::vector<std::uint32_t> members_;
+  std::vector<std::uint32_t> group_of_;
+};
+
+}  // namespace simhash

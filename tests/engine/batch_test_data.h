@@ -1,0 +1,121 @@
+// Test data for the batch search: random fingerprints with planted clusters
+// of near-duplicates, and brute-force all-pairs references to compare with.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "fingerprint_groups.h"
+#include "near_duplicate_clusters.h"
+#include "pair_finder.h"
+
+namespace simhash::testing {
+
+inline std::uint64_t flip_random_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
+  std::uint64_t flipped = 0;
+  while (std::popcount(flipped) < count) {
+    flipped |= std::uint64_t{1} << (random() % 64);
+  }
+  return fp ^ flipped;
+}
+
+// `count` records (ids scattered, negative ones included, shuffled): about
+// half random, the rest in planted clusters whose members are 0..6 bits from
+// their centre or from each other (chains), with exact duplicates and two
+// large groups of identical fingerprints next to each other (so the output
+// of one group, and of one pair of groups, spans several batches).
+inline std::vector<IdFingerprint> planted_records(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::uint64_t> fps;
+  const std::uint64_t big = random();
+  for (int i = 0; i < 100; ++i) {
+    fps.push_back(big);
+    fps.push_back(big ^ 0x10);  // a second group at distance 1
+  }
+  while (fps.size() < count) {
+    if (random() % 2 == 0) {
+      fps.push_back(random());
+      continue;
+    }
+    const std::uint64_t centre = random();
+    const int members = 2 + static_cast<int>(random() % 9);
+    std::uint64_t previous = centre;
+    for (int m = 0; m < members && fps.size() < count; ++m) {
+      const std::uint64_t from = random() % 3 == 0 ? previous : centre;
+      previous = flip_random_bits(from, static_cast<int>(random() % 7), random);
+      fps.push_back(previous);
+    }
+  }
+  fps.resize(count);
+  std::vector<std::int64_t> ids(count);
+  std::int64_t id = -static_cast<std::int64_t>(count);
+  for (auto& slot : ids) {
+    id += 1 + static_cast<std::int64_t>(random() % 5);
+    slot = id;
+  }
+  std::shuffle(ids.begin(), ids.end(), random);
+  std::vector<IdFingerprint> records(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    records[i] = IdFingerprint{ids[i], fps[i]};
+  }
+  return records;
+}
+
+// Every pair within `radius` by comparing all of them, sorted.
+inline std::vector<NearPair> brute_force_pairs(const std::vector<IdFingerprint>& records,
+                                               int radius) {
+  std::vector<NearPair> pairs;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    for (std::size_t j = i + 1; j < records.size(); ++j) {
+      const int distance = std::popcount(records[i].fp ^ records[j].fp);
+      if (distance <= radius) {
+        pairs.push_back(NearPair{std::min(records[i].id, records[j].id),
+                                 std::max(records[i].id, records[j].id), distance});
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// Connected components of the pairs by repeated relabelling (deliberately not
+// union-find), as id -> smallest id of its component.
+inline std::map<std::int64_t, std::int64_t> reference_clusters(
+    const std::vector<IdFingerprint>& records, const std::vector<NearPair>& pairs) {
+  std::map<std::int64_t, std::int64_t> label;
+  for (const auto& record : records) {
+    label[record.id] = record.id;
+  }
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (const auto& pair : pairs) {
+      const std::int64_t smallest = std::min(label[pair.a], label[pair.b]);
+      if (label[pair.a] != smallest || label[pair.b] != smallest) {
+        label[pair.a] = smallest;
+        label[pair.b] = smallest;
+        changed = true;
+      }
+    }
+  }
+  return label;
+}
+
+// Everything a PairFinder hands out, in the order given.
+inline std::vector<NearPair> drain(PairFinder& finder) {
+  std::vector<NearPair> all;
+  std::vector<NearPair> batch;
+  while (finder.next(batch)) {
+    EXPECT_FALSE(batch.empty());
+    EXPECT_LE(batch.size(), PairFinder::kBatchSize);
+    all.insert(all.end(), batch.begin(), batch.end());
+  }
+  EXPECT_TRUE(batch.empty());
+  return all;
+}
+
+}  // namespace simhash::testing

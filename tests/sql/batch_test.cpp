@@ -1,0 +1,360 @@
+// simhash_pairs and simhash_clusters through SQL against brute force on an
+// index of 5,000 rows with planted clusters: several radii and block
+// settings, after deletes and updates, inside a transaction rolled back, and
+// the errors for names that are not an index.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../engine/batch_test_data.h"
+#include "test_database.h"
+
+namespace simhash::testing {
+namespace {
+
+using Model = std::map<std::int64_t, std::uint64_t>;
+
+// RAII statement for the tests.
+class Query {
+ public:
+  Query(sqlite3* db, const std::string& sql) : db_(db) {
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement_, nullptr), SQLITE_OK)
+        << sql << ": " << sqlite3_errmsg(db);
+  }
+  ~Query() { sqlite3_finalize(statement_); }
+  Query(const Query&) = delete;
+  Query& operator=(const Query&) = delete;
+  sqlite3_stmt* get() const { return statement_; }
+  // Steps to the end; the statement's result rows are given to `row`.
+  template <typename Row>
+  void run(Row&& row) {
+    int rc = SQLITE_OK;
+    while ((rc = sqlite3_step(statement_)) == SQLITE_ROW) {
+      row(statement_);
+    }
+    EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db_);
+    sqlite3_reset(statement_);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* statement_ = nullptr;
+};
+
+std::vector<IdFingerprint> records_of(const Model& model) {
+  std::vector<IdFingerprint> records;
+  for (const auto& [id, fp] : model) {
+    records.push_back(IdFingerprint{id, fp});
+  }
+  return records;
+}
+
+void insert_rows(TestDatabase& db, const std::string& index, const Model& model) {
+  db.exec("BEGIN");
+  Query insert(db.handle(), "INSERT INTO \"" + index + "\"(rowid, fp) VALUES (?1, ?2)");
+  for (const auto& [id, fp] : model) {
+    sqlite3_bind_int64(insert.get(), 1, id);
+    sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
+    insert.run([](sqlite3_stmt*) {});
+  }
+  db.exec("COMMIT");
+}
+
+Model planted_model(std::size_t count, std::uint64_t seed) {
+  Model model;
+  for (const auto& record : planted_records(count, seed)) {
+    model[record.id] = record.fp;
+  }
+  return model;
+}
+
+// `radius_sql` is "" for the default radius, else ", r".
+std::vector<NearPair> sql_pairs(TestDatabase& db, const std::string& index,
+                                const std::string& radius_sql) {
+  std::vector<NearPair> pairs;
+  Query query(db.handle(),
+              "SELECT a, b, distance FROM simhash_pairs('" + index + "'" + radius_sql + ")");
+  query.run([&](sqlite3_stmt* row) {
+    pairs.push_back(NearPair{sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1),
+                             sqlite3_column_int(row, 2)});
+  });
+  return pairs;
+}
+
+std::map<std::int64_t, std::int64_t> sql_clusters(TestDatabase& db, const std::string& index,
+                                                  const std::string& radius_sql) {
+  std::map<std::int64_t, std::int64_t> clusters;
+  Query query(db.handle(),
+              "SELECT id, cluster FROM simhash_clusters('" + index + "'" + radius_sql + ")");
+  query.run([&](sqlite3_stmt* row) {
+    const bool fresh =
+        clusters.emplace(sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)).second;
+    EXPECT_TRUE(fresh) << "id " << sqlite3_column_int64(row, 0) << " twice";
+  });
+  return clusters;
+}
+
+// The pairs (exact set, each once, a < b) and clusters (connected components
+// labelled by their smallest id) at `radius` equal brute force on `model`.
+void expect_matches_model(TestDatabase& db, const std::string& index, const Model& model,
+                          int radius, const std::string& radius_sql) {
+  const std::vector<IdFingerprint> records = records_of(model);
+  const std::vector<NearPair> expected = brute_force_pairs(records, radius);
+  std::vector<NearPair> pairs = sql_pairs(db, index, radius_sql);
+  for (const NearPair& pair : pairs) {
+    ASSERT_LT(pair.a, pair.b);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  ASSERT_EQ(pairs.size(), expected.size()) << index << " radius " << radius;
+  EXPECT_TRUE(pairs == expected) << index << " radius " << radius;
+  EXPECT_EQ(sql_clusters(db, index, radius_sql), reference_clusters(records, expected))
+      << index << " radius " << radius;
+}
+
+void expect_matches_model(TestDatabase& db, const std::string& index, const Model& model,
+                          int radius) {
+  expect_matches_model(db, index, model, radius, ", " + std::to_string(radius));
+}
+
+TEST(BatchSql, MatchBruteForceAtSeveralRadiiAndBlockSettings) {
+  const Model model = planted_model(5000, 4242);
+  struct Setting {
+    int k;
+    const char* options;
+  };
+  for (const Setting setting : {Setting{3, "k=3"}, Setting{3, "k=3, blocks=6"},
+                                Setting{2, "k=2, blocks=3"}, Setting{8, "k=8, blocks=10"}}) {
+    TestDatabase db;
+    db.exec(std::string("CREATE VIRTUAL TABLE near USING simhash_index(") + setting.options + ")");
+    insert_rows(db, "near", model);
+    for (int radius : {0, 1, 3, 5, 8}) {
+      expect_matches_model(db, "near", model, radius);
+    }
+    // No radius: the index's k.
+    expect_matches_model(db, "near", model, setting.k, "");
+  }
+}
+
+// Deletes, fp updates, rowid updates and inserts, applied to the index and
+// the model alike.
+void mutate(TestDatabase& db, Model& model, std::mt19937_64& random) {
+  std::vector<std::int64_t> ids;
+  for (const auto& entry : model) {
+    ids.push_back(entry.first);
+  }
+  std::shuffle(ids.begin(), ids.end(), random);
+  Query remove(db.handle(), "DELETE FROM near WHERE rowid = ?1");
+  Query update_fp(db.handle(), "UPDATE near SET fp = ?2 WHERE rowid = ?1");
+  Query update_id(db.handle(), "UPDATE near SET rowid = ?2 WHERE rowid = ?1");
+  Query insert(db.handle(), "INSERT INTO near(rowid, fp) VALUES (?1, ?2)");
+  for (std::size_t i = 0; i < 1200; ++i) {
+    const std::int64_t id = ids[i];
+    if (i < 400) {
+      sqlite3_bind_int64(remove.get(), 1, id);
+      remove.run([](sqlite3_stmt*) {});
+      model.erase(id);
+    } else if (i < 800) {
+      // Move the row next to another one (or far away).
+      const std::uint64_t fp = i % 2 == 0 ? flip_random_bits(model.at(ids[i + 1000]), 2, random)
+                                          : static_cast<std::uint64_t>(random());
+      sqlite3_bind_int64(update_fp.get(), 1, id);
+      sqlite3_bind_int64(update_fp.get(), 2, static_cast<sqlite3_int64>(fp));
+      update_fp.run([](sqlite3_stmt*) {});
+      model[id] = fp;
+    } else {
+      const std::int64_t new_id = 1000000 + static_cast<std::int64_t>(i);
+      sqlite3_bind_int64(update_id.get(), 1, id);
+      sqlite3_bind_int64(update_id.get(), 2, new_id);
+      update_id.run([](sqlite3_stmt*) {});
+      model[new_id] = model.at(id);
+      model.erase(id);
+    }
+  }
+  for (int i = 0; i < 300; ++i) {
+    const std::int64_t new_id = 2000000 + i;
+    const std::uint64_t fp = flip_random_bits(model.begin()->second, i % 5, random);
+    sqlite3_bind_int64(insert.get(), 1, new_id);
+    sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
+    insert.run([](sqlite3_stmt*) {});
+    model[new_id] = fp;
+  }
+}
+
+TEST(BatchSql, FollowDeletesAndUpdates) {
+  Model model = planted_model(5000, 77);
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  insert_rows(db, "near", model);
+  std::mt19937_64 random(78);
+  mutate(db, model, random);
+  for (int radius : {0, 3, 5}) {
+    expect_matches_model(db, "near", model, radius);
+  }
+}
+
+TEST(BatchSql, SeeTheOpenTransactionAndItsRollback) {
+  const Model original = planted_model(5000, 91);
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  insert_rows(db, "near", original);
+  Model changed = original;
+  std::mt19937_64 random(92);
+  db.exec("BEGIN");
+  mutate(db, changed, random);
+  expect_matches_model(db, "near", changed, 3);
+  db.exec("ROLLBACK");
+  expect_matches_model(db, "near", original, 3);
+
+  // ROLLBACK TO a savepoint as well.
+  db.exec("BEGIN; SAVEPOINT before_changes");
+  changed = original;
+  mutate(db, changed, random);
+  expect_matches_model(db, "near", changed, 2);
+  db.exec("ROLLBACK TO before_changes");
+  expect_matches_model(db, "near", original, 2);
+  db.exec("COMMIT");
+}
+
+TEST(BatchSql, RadiusOf64OrMoreGivesEveryPair) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=1)");
+  insert_rows(db, "near", planted_model(300, 5));
+  for (const char* radius : {"64", "100", "9223372036854775807"}) {
+    EXPECT_EQ(db.integer(std::string("SELECT count(*) FROM simhash_pairs('near', ") + radius + ")"),
+              300 * 299 / 2)
+        << radius;
+    EXPECT_EQ(
+        db.integer(std::string("SELECT count(DISTINCT cluster) FROM simhash_clusters('near', ") +
+                   radius + ")"),
+        1);
+  }
+}
+
+TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
+  TestDatabase db;
+  db.exec(
+      "CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT);"
+      "CREATE VIEW recent AS SELECT * FROM docs;"
+      "CREATE VIRTUAL TABLE words USING fts5(body);"
+      "CREATE VIRTUAL TABLE near USING simhash_index(k=3);");
+  for (const char* function : {"simhash_pairs", "simhash_clusters"}) {
+    const std::string f = function;
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('nothing')"),
+              f + ": no simhash_index named 'nothing'");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('docs')"),
+              f + ": 'docs' is not a simhash_index (it is an ordinary table)");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('recent')"),
+              f + ": 'recent' is not a simhash_index (it is a view)");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('words')"),
+              f + ": 'words' is not a simhash_index (it is a virtual table using fts5)");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near_data')"),
+              f + ": 'near_data' is not a simhash_index (it is an ordinary table)");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('nosuchdb.near')"),
+              f + ": no simhash_index named 'nosuchdb.near'");
+    EXPECT_EQ(db.error("SELECT * FROM " + f), f +
+                                                  "(index [, radius]) needs the name of a "
+                                                  "simhash_index, e.g. SELECT * FROM " +
+                                                  f + "('near')");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "(42)"),
+              f + ": the index must be named by a TEXT value, got INTEGER");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', -1)"),
+              f + ": the radius must not be negative (got -1)");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', '3')"),
+              f + ": the radius must be an integer, got TEXT");
+    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', 2.5)"),
+              f + ": the radius must be an integer, got 2.5");
+    // NULL equals nothing: no rows, as for any "= NULL".
+    EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "(NULL)"), 0);
+    EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "('near', NULL)"), 0);
+  }
+}
+
+TEST(BatchSql, NamesResolveLikeSql) {
+  TestDatabase db;
+  db.exec(
+      "CREATE VIRTUAL TABLE \"Odd \"\"Name\"\"\" USING simhash_index(k=2);"
+      "INSERT INTO \"Odd \"\"Name\"\"\"(rowid, fp) VALUES (1, 5), (2, 5), (3, 4);"
+      "ATTACH ':memory:' AS other;"
+      "CREATE VIRTUAL TABLE other.far USING simhash_index(k=1);"
+      "INSERT INTO other.far(rowid, fp) VALUES (10, 3), (11, 2), (12, 1);"
+      "CREATE VIRTUAL TABLE temp.far USING simhash_index(k=1);"
+      "INSERT INTO temp.far(rowid, fp) VALUES (20, 7), (21, 7);");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('Odd \"Name\"')"), 3);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('odd \"NAME\"')"), 3);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('main.Odd \"Name\"')"), 3);
+  // temp comes first, as in SQL; a schema prefix picks the database.
+  EXPECT_EQ(db.integer("SELECT min(a) FROM simhash_pairs('far')"), 20);
+  EXPECT_EQ(db.integer("SELECT min(a) FROM simhash_pairs('temp.far')"), 20);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('other.far')"),
+            2);  // 3-2, 3-1 (2 and 1 differ in two bits)
+  EXPECT_EQ(db.error("SELECT * FROM simhash_pairs('main.far')"),
+            "simhash_pairs: no simhash_index named 'main.far'");
+}
+
+TEST(BatchSql, HiddenColumnsJoinsAndOrder) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  const Model model = planted_model(2000, 12);
+  insert_rows(db, "near", model);
+  const std::int64_t pairs = db.integer("SELECT count(*) FROM simhash_pairs('near', 2)");
+  EXPECT_GT(pairs, 0);
+  EXPECT_EQ(
+      db.integer("SELECT count(*) FROM simhash_pairs WHERE \"index\" = 'near' AND radius = 2"),
+      pairs);
+  // The argument comes from another table: the join must feed it first.
+  EXPECT_EQ(db.integer("SELECT count(*) FROM (SELECT 'near' AS name, 2 AS r) AS args, "
+                       "simhash_pairs(args.name, args.r)"),
+            pairs);
+  EXPECT_EQ(db.integer("SELECT max(radius) FROM simhash_pairs('near')"), 3);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('near', 2) WHERE distance > 2"), 0);
+  // Clusters come in id order.
+  std::int64_t previous = INT64_MIN;
+  bool ordered = true;
+  for (const auto& row : db.rows("SELECT id FROM simhash_clusters('near') ORDER BY id")) {
+    const std::int64_t id = std::stoll(*row[0]);
+    ordered = ordered && id > previous;
+    previous = id;
+  }
+  EXPECT_TRUE(ordered);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_clusters('near')"),
+            static_cast<std::int64_t>(model.size()));
+}
+
+TEST(BatchSql, KeepOnePerClusterDeletesTheRest) {
+  TestDatabase db;
+  db.exec(
+      "CREATE TABLE docs(id INTEGER PRIMARY KEY, fp INTEGER);"
+      "CREATE VIRTUAL TABLE near USING simhash_index(k=3);");
+  const Model model = planted_model(3000, 31);
+  insert_rows(db, "near", model);
+  db.exec("INSERT INTO docs SELECT rowid, fp FROM near");
+  const std::int64_t clusters =
+      db.integer("SELECT count(DISTINCT cluster) FROM simhash_clusters('near')");
+  db.exec(
+      "DELETE FROM docs WHERE id IN (SELECT id FROM simhash_clusters('near') WHERE id <> "
+      "cluster)");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM docs"), clusters);
+  // What is left has no two rows within the radius... of a cluster: each kept
+  // row is its cluster's smallest id.
+  EXPECT_EQ(db.integer("SELECT count(*) FROM docs WHERE id NOT IN "
+                       "(SELECT cluster FROM simhash_clusters('near'))"),
+            0);
+}
+
+TEST(BatchSql, ExplainQueryPlanNamesTheBatchSearch) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  const auto plan = db.rows("EXPLAIN QUERY PLAN SELECT * FROM simhash_pairs('near', 5)");
+  ASSERT_FALSE(plan.empty());
+  const std::string detail = *plan.back().back();
+  EXPECT_NE(detail.find("radius 5"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("block-permutation tables with k = radius"), std::string::npos) << detail;
+}
+
+}  // namespace
+}  // namespace simhash::testing
