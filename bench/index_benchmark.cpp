@@ -7,6 +7,7 @@
 //
 // usage: index_benchmark [n=1000000] [data=uniform|clustered] [k=3] [blocks=0 (default)]
 //                        [baselines=1] [queries=1000] [dir=/tmp] [radius=k] [bulk=1]
+//                        [vacuum=0] [ext=path of simhash.so to load]
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -53,6 +54,8 @@ void hamming_function(sqlite3_context* context, int, sqlite3_value** argv) {
   sqlite3_result_int(context, std::popcount(a ^ b));
 }
 
+std::string extension_path = SIMHASH_EXTENSION_PATH;  // ext=... overrides
+
 sqlite3* open_database(const std::string& path, bool fresh) {
   if (fresh) {
     for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
@@ -65,7 +68,7 @@ sqlite3* open_database(const std::string& path, bool fresh) {
   }
   sqlite3_enable_load_extension(db, 1);
   char* message = nullptr;
-  if (sqlite3_load_extension(db, SIMHASH_EXTENSION_PATH, nullptr, &message) != SQLITE_OK) {
+  if (sqlite3_load_extension(db, extension_path.c_str(), nullptr, &message) != SQLITE_OK) {
     std::fprintf(stderr, "cannot load extension: %s\n", message ? message : "");
     std::exit(1);
   }
@@ -201,6 +204,7 @@ int main(int argc, char** argv) {
   const int query_count = std::stoi(arg(argc, argv, "queries", "1000"));
   const int radius = std::stoi(arg(argc, argv, "radius", std::to_string(k)));
   const std::string dir = arg(argc, argv, "dir", "/tmp");
+  extension_path = arg(argc, argv, "ext", extension_path);
 
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows while a long run goes on
   std::mt19937_64 random(20261121);
@@ -225,6 +229,11 @@ int main(int argc, char** argv) {
               insert_rate, index_bytes);
   std::printf("index: radius %d median %.1f us, p99 %.1f us, %lld rows\n", radius,
               index_latency.median_us, index_latency.p99_us, index_latency.rows);
+  if (arg(argc, argv, "vacuum", "0") == "1") {
+    exec(db, "VACUUM");
+    std::printf("index: after VACUUM %.1f bytes/fp\n",
+                file_bytes(index_path) / static_cast<double>(n));
+  }
   sqlite3_close(db);
 
   if (bulk) {

@@ -70,6 +70,9 @@ UNION ALL SELECT 'pairs within 3 bits', count(*) FROM pairs
 UNION ALL SELECT '  of them identical fingerprints', count(*) FROM pairs WHERE distance = 0
 UNION ALL SELECT 'near-duplicate clusters (2+ files)', count(*) FROM cluster_sizes
 UNION ALL SELECT 'files in those clusters', sum(files) FROM cluster_sizes
+UNION ALL SELECT '  at radius 1 instead (stricter)',
+                 (SELECT count(*) FROM (SELECT cluster FROM simhash_clusters('near', 1)
+                                        GROUP BY cluster HAVING count(*) > 1))
 UNION ALL SELECT 'keeping one per cluster would remove',
                  format('%d files, %.1f MB', sum(files) - count(*),
                         (SELECT sum(size) FROM clusters JOIN docs USING (id)
@@ -79,7 +82,7 @@ UNION ALL SELECT 'keeping one per cluster would remove',
 .print
 .print The ten largest clusters (sizes in bytes; bits: Hamming distance to the cluster's first
 .print file; clusters are single link, so a chain of close files can join distant ones)
-.mode box
+.mode box --wrap 80
 WITH top AS (
   SELECT cluster, files, bytes,
          row_number() OVER (ORDER BY files DESC, bytes DESC, cluster) AS rank
@@ -100,6 +103,7 @@ FROM members WHERE n <= 5 ORDER BY rank, n;
 
 .print
 .print A few close pairs (distance 1 to 3 bits) and the first line where they differ
+.mode box --wrap 60
 -- The first differing character by binary search on equal prefixes, then
 -- the line around it (looked up in a window of 4000 characters before it).
 CREATE TEMP TABLE shown AS

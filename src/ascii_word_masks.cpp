@@ -145,7 +145,7 @@ __attribute__((target("avx2"))) inline ClassMasks classify_avx2(const unsigned c
   __m256i underscore[2];
   __m256i mid_num_let[2];
   __m256i mid_num[2];
-  for (int half = 0; half < 2; ++half) {
+  for (std::size_t half = 0; half < 2; ++half) {
     const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + 32 * half));
     const __m256i folded = _mm256_or_si256(c, _mm256_set1_epi8(0x20));
     letter[half] = _mm256_or_si256(between_avx2(folded, 'a', 'z'), equal_avx2(c, '@'));

@@ -49,10 +49,16 @@ enum CharClass : std::uint8_t {
 
 constexpr std::array<std::uint8_t, 256> kClassOf = [] {
   std::array<std::uint8_t, 256> classes{};
-  for (int c = 'a'; c <= 'z'; ++c) classes[c] = kLetter;
-  for (int c = 'A'; c <= 'Z'; ++c) classes[c] = kLetter;
+  for (int c = 'a'; c <= 'z'; ++c) {
+    classes[c] = kLetter;
+  }
+  for (int c = 'A'; c <= 'Z'; ++c) {
+    classes[c] = kLetter;
+  }
   classes['@'] = kLetter;
-  for (int c = '0'; c <= '9'; ++c) classes[c] = kDigit;
+  for (int c = '0'; c <= '9'; ++c) {
+    classes[c] = kDigit;
+  }
   classes['_'] = kUnderscore;
   classes['.'] = kMidNumLet;
   classes['\''] = kMidNumLet;

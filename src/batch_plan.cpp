@@ -5,6 +5,7 @@
 
 #include "radix_sort.h"
 
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -29,7 +30,10 @@ void check_radius(int radius) {
 double tables_cost(const PermutationPlan& tables, double count) {
   double cost = 0;
   for (int table = 0; table < tables.table_count(); ++table) {
-    const double passes = RadixSorter::pass_count(tables.prefix_mask(table));
+    const std::uint64_t mask = tables.prefix_mask(table);
+    // A top-bits prefix needs no sort (see group_pair_search.cpp).
+    const double passes =
+        mask == ~std::uint64_t{0} << std::countr_zero(mask) ? 0 : RadixSorter::pass_count(mask);
     const double candidates = count * (count - 1) / 2 / std::exp2(tables.prefix_bits(table));
     cost += kTableCost + count * (passes * (kCountCost + kSortPassCost) + kWalkCost) +
             candidates * kCompareCost;

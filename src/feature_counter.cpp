@@ -4,15 +4,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 
 namespace simhash {
 namespace {
 
 constexpr std::size_t kMinimumSlots = 256;
-// Expected distinct features per byte of text, for sizing the table: prose
-// has a distinct word every 8 to 16 bytes. Too small only costs a rehash.
-constexpr std::size_t kBytesPerFeature = 8;
-// The estimate never allocates more than 1 MiB up front (a 10 MB text of ten
+// The guess never allocates more than 1 MiB up front (a 10 MB text of ten
 // distinct words needs 256 slots); larger tables come from growing.
 constexpr std::size_t kMaximumInitialSlots = std::size_t{1} << 16U;
 
@@ -31,27 +29,31 @@ bool FeatureCounter::add(std::uint64_t hash) {
     grow();
   }
   const std::size_t mask = slots_.size() - 1;
+  const auto tag = static_cast<std::uint32_t>(hash >> 32U);
   for (std::size_t index = static_cast<std::size_t>(hash) & mask;; index = (index + 1) & mask) {
     Slot& slot = slots_[index];
     if (slot.entry == 0) {
       entries_.push_back({hash, 1});
-      slot = {hash, entries_.size()};
+      slot = {tag, static_cast<std::uint32_t>(entries_.size())};
       return true;
     }
-    if (slot.hash == hash) {
-      ++entries_[slot.entry - 1].count;
-      return false;
+    if (slot.tag == tag) {
+      Entry& entry = entries_[slot.entry - 1];
+      if (entry.hash == hash) {
+        ++entry.count;
+        return false;
+      }
     }
   }
 }
 
-void FeatureCounter::clear(std::size_t text_bytes) {
+void FeatureCounter::clear(std::size_t expected_features) {
   entries_.clear();
   // A table sized for this text, at most half full: a small text then probes
   // a few kilobytes that stay in the L1 cache, instead of the table a large
   // text left behind.
-  const std::size_t wanted = power_of_two_at_least(
-      std::min(kMaximumInitialSlots, 2 * (text_bytes / kBytesPerFeature + 1)));
+  const std::size_t wanted =
+      power_of_two_at_least(std::min(kMaximumInitialSlots, 2 * (expected_features + 1)));
   if (slots_.size() != wanted) {
     slots_.assign(wanted, Slot{0, 0});
   } else {
@@ -61,6 +63,9 @@ void FeatureCounter::clear(std::size_t text_bytes) {
 
 void FeatureCounter::grow() {
   const std::size_t size = std::max(kMinimumSlots, 2 * slots_.size());
+  if (size > (std::size_t{1} << 32U)) {  // entry indexes are 32-bit
+    throw std::length_error("simhash: too many distinct features");
+  }
   slots_.assign(size, Slot{0, 0});
   const std::size_t mask = size - 1;
   for (std::size_t entry = 0; entry < entries_.size(); ++entry) {
@@ -69,7 +74,8 @@ void FeatureCounter::grow() {
     while (slots_[index].entry != 0) {
       index = (index + 1) & mask;
     }
-    slots_[index] = {hash, entry + 1};
+    slots_[index] = {static_cast<std::uint32_t>(hash >> 32U),
+                     static_cast<std::uint32_t>(entry + 1)};
   }
 }
 

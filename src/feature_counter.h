@@ -21,8 +21,9 @@ class FeatureCounter {
   // Counts one occurrence of `hash`; true when it is the first.
   bool add(std::uint64_t hash);
 
-  // Forgets every count and sizes the table for a text of `text_bytes`.
-  void clear(std::size_t text_bytes);
+  // Forgets every count and sizes the table for about `expected_features`
+  // distinct features (a guess: a wrong one only costs memory or a rehash).
+  void clear(std::size_t expected_features);
 
   // Distinct hashes with their counts, in first-occurrence order.
   const std::vector<Entry>& entries() const { return entries_; }
@@ -30,11 +31,12 @@ class FeatureCounter {
  private:
   void grow();
 
-  // A slot holds the hash too, so a probe compares it without visiting
-  // entries_.
+  // 8 bytes: half the table of a (hash, index) pair, so more of it stays in
+  // cache. The tag (the hash's high half) settles almost every probe without
+  // visiting entries_; a matching tag is confirmed against the full hash.
   struct Slot {
-    std::uint64_t hash;
-    std::uint64_t entry;  // 0 = empty, otherwise entry index + 1
+    std::uint32_t tag;
+    std::uint32_t entry;  // 0 = empty, otherwise entry index + 1
   };
 
   std::vector<Slot> slots_;

@@ -43,7 +43,9 @@ struct FeatureExtractor::Impl {
   template <typename OnNewFeature>
   void count(std::string_view utf8_text, OnNewFeature&& on_new_feature) {
     const std::string_view valid = repair_utf8(utf8_text, repaired);
-    counter.clear(valid.size());
+    // Distinct features expected: prose has a new word every 8 to 16 bytes,
+    // while nearly every character n-gram is new.
+    counter.clear(tokenizer ? valid.size() / 8 : valid.size());
     if (tokenizer && options.n == 1) {
       // Unigrams, the default: each token is a feature, hashed as it comes,
       // with no copy of the tokens.

@@ -40,13 +40,11 @@ FingerprintGroups::FingerprintGroups(std::vector<IdFingerprint> records)
   std::iota(members_.begin(), members_.end(), std::uint32_t{0});
   RadixSorter().sort_by_mask(keys, members_, ~std::uint64_t{0});
 
-  group_of_.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     if (i == 0 || keys[i] != keys[i - 1]) {
       fingerprints_.push_back(keys[i]);
       group_start_.push_back(static_cast<std::uint32_t>(i));
     }
-    group_of_[members_[i]] = static_cast<std::uint32_t>(fingerprints_.size() - 1);
   }
   group_start_.push_back(static_cast<std::uint32_t>(count));
 }

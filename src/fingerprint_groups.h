@@ -31,15 +31,12 @@ class FingerprintGroups {
     return std::span<const std::uint32_t>(members_).subspan(
         group_start_[group], group_start_[group + 1] - group_start_[group]);
   }
-  // The group of the record at `position`.
-  std::uint32_t group_of(std::size_t position) const { return group_of_[position]; }
 
  private:
   std::vector<IdFingerprint> records_;
   std::vector<std::uint64_t> fingerprints_;
   std::vector<std::uint32_t> group_start_;  // group_count() + 1 offsets into members_
   std::vector<std::uint32_t> members_;
-  std::vector<std::uint32_t> group_of_;
 };
 
 }  // namespace simhash

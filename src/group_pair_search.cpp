@@ -5,8 +5,8 @@
 // instruction) and the CPU picks at load time.
 #include "group_pair_search.h"
 
-#include <bit>
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <utility>
 
@@ -108,16 +108,23 @@ void GroupPairSearch::search_table(int table, std::vector<GroupPair>& out) {
   // by the table's prefix mask groups the same runs as sorting permuted keys,
   // and distances need no unpermuting. Any starting order will do, so each
   // table sorts what the previous one left.
-  if (sorted_.size() != fingerprints_.size()) {
-    sorted_.assign(fingerprints_.begin(), fingerprints_.end());
+  const std::uint64_t mask = tables.prefix_mask(table);
+  const std::uint64_t* sorted = fingerprints_.data();
+  // A prefix of top bits (table 0: blocks 0, 1, ...) is already grouped in
+  // the ascending fingerprints; other tables sort a copy.
+  if (mask != ~std::uint64_t{0} << std::countr_zero(mask)) {
+    if (sorted_.size() != fingerprints_.size()) {
+      sorted_.assign(fingerprints_.begin(), fingerprints_.end());
+    }
+    sorter_.sort_by_mask(sorted_, mask);
+    sorted = sorted_.data();
   }
-  sorter_.sort_by_mask(sorted_, tables.prefix_mask(table));
   std::vector<std::uint64_t> earlier_masks(static_cast<std::size_t>(table));
   for (int earlier = 0; earlier < table; ++earlier) {
     earlier_masks[earlier] = tables.prefix_mask(earlier);
   }
-  walk_runs(sorted_.data(), sorted_.size(), tables.prefix_mask(table), plan_.radius(),
-            fingerprints_, earlier_masks.data(), table, out);
+  walk_runs(sorted, fingerprints_.size(), mask, plan_.radius(), fingerprints_, earlier_masks.data(),
+            table, out);
 }
 
 void GroupPairSearch::search_all_pairs_slice(std::vector<GroupPair>& out) {

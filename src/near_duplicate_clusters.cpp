@@ -28,18 +28,36 @@ std::vector<IdCluster> find_clusters(const FingerprintGroups& groups, const Batc
     }
   }
 
-  // The smallest id of each component: a group's first member has its smallest id.
-  std::vector<std::int64_t> smallest_id(group_count, std::numeric_limits<std::int64_t>::max());
-  for (std::uint32_t group = 0; group < group_count; ++group) {
-    const std::int64_t id = groups.records()[groups.members(group).front()].id;
-    std::int64_t& smallest = smallest_id[components.find(group)];
-    smallest = std::min(smallest, id);
-  }
+  // Most records are alone in their cluster; they are labelled in one
+  // sequential pass, and only members of larger clusters are visited through
+  // their groups (an access pattern at random in id order).
+  const auto records = groups.records();
   std::vector<IdCluster> clusters;
-  clusters.reserve(groups.records().size());
-  for (std::size_t position = 0; position < groups.records().size(); ++position) {
-    const std::uint32_t root = components.find(groups.group_of(position));
-    clusters.push_back(IdCluster{groups.records()[position].id, smallest_id[root]});
+  clusters.reserve(records.size());
+  for (const IdFingerprint& record : records) {
+    clusters.push_back(IdCluster{record.id, record.id});
+  }
+  const auto shared = [&](std::uint32_t group, std::uint32_t root) {
+    return groups.members(group).size() > 1 || components.size_of_root(root) > 1;
+  };
+  // A component's smallest id is at its smallest position (records are in id
+  // order), and a group's first member is its smallest position.
+  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> smallest_position(group_count, kNone);
+  for (std::uint32_t group = 0; group < group_count; ++group) {
+    const std::uint32_t root = components.find(group);
+    if (shared(group, root)) {
+      smallest_position[root] = std::min(smallest_position[root], groups.members(group).front());
+    }
+  }
+  for (std::uint32_t group = 0; group < group_count; ++group) {
+    const std::uint32_t root = components.find(group);
+    if (shared(group, root)) {
+      const std::int64_t label = records[smallest_position[root]].id;
+      for (const std::uint32_t position : groups.members(group)) {
+        clusters[position].cluster = label;
+      }
+    }
   }
   return clusters;
 }

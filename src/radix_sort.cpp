@@ -34,7 +34,8 @@ DigitPlan digits_of_width(std::uint64_t mask, int width) {
   while (mask != 0 && plan.count < kMaxPasses) {
     const int low = std::countr_zero(mask);
     const int bits = std::min(width, 64 - low);
-    const std::uint64_t digit_mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    const std::uint64_t digit_mask =
+        bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
     plan.digits[plan.count++] = Digit{low, (mask >> low) & digit_mask};
     mask &= ~(digit_mask << low);
   }

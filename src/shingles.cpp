@@ -41,15 +41,27 @@ void UnitSequence::assign_chars(std::string_view normalized) {
   bytes_.clear();
   starts_.clear();
   separator_ = 0;
+  // The collapsed text is never longer than the normalized one, and holds at
+  // most one code point per byte.
+  bytes_.reserve(normalized.size());
+  starts_.reserve(normalized.size() + 1);
   bool pending_space = false;  // a whitespace run seen since the last kept code point
   const auto* text = reinterpret_cast<const std::uint8_t*>(normalized.data());
   const auto length = static_cast<std::int64_t>(normalized.size());
   std::int64_t position = 0;
   while (position < length) {
     const std::int64_t begin = position;
-    UChar32 code_point = 0;
-    U8_NEXT(text, position, length, code_point);
-    if (code_point >= 0 && u_isUWhiteSpace(code_point)) {
+    bool is_space = false;
+    if (text[position] < 0x80) {
+      // ASCII White_Space: TAB, LF, VT, FF, CR and SPACE (no property lookup).
+      const std::uint8_t byte = text[position++];
+      is_space = byte == ' ' || (byte >= '\t' && byte <= '\r');
+    } else {
+      UChar32 code_point = 0;
+      U8_NEXT(text, position, length, code_point);
+      is_space = code_point >= 0 && u_isUWhiteSpace(code_point);
+    }
+    if (is_space) {
       pending_space = true;
       continue;
     }

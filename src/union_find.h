@@ -14,6 +14,8 @@ class UnionFind {
   std::uint32_t size() const { return static_cast<std::uint32_t>(parent_.size()); }
   // The representative of x's set.
   std::uint32_t find(std::uint32_t x);
+  // The number of elements in the set whose representative is `root`.
+  std::uint32_t size_of_root(std::uint32_t root) const { return set_size_[root]; }
   // Joins the sets of a and b; false if they were already one set.
   bool unite(std::uint32_t a, std::uint32_t b);
 

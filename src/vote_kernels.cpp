@@ -37,10 +37,10 @@ void vote_scalar(double* totals, const std::uint64_t* hashes, const double* weig
 // hash are directly the blend mask of register g.
 __attribute__((target("avx512f"))) void vote_avx512(double* totals, const std::uint64_t* hashes,
                                                     const double* weights, std::size_t count) {
-  constexpr int kRegisters = 8;
+  constexpr std::size_t kRegisters = 8;
   __m512d total[kRegisters];
 #pragma GCC unroll 8
-  for (int g = 0; g < kRegisters; ++g) {
+  for (std::size_t g = 0; g < kRegisters; ++g) {
     total[g] = _mm512_loadu_pd(totals + 8 * g);
   }
   const __m512i sign_bit = _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ULL));
@@ -50,13 +50,13 @@ __attribute__((target("avx512f"))) void vote_avx512(double* totals, const std::u
         _mm512_castsi512_pd(_mm512_xor_epi64(_mm512_castpd_si512(plus), sign_bit));
     const std::uint64_t hash = hashes[i];
 #pragma GCC unroll 8
-    for (int g = 0; g < kRegisters; ++g) {
+    for (std::size_t g = 0; g < kRegisters; ++g) {
       const auto mask = static_cast<__mmask8>(hash >> (8 * g));
       total[g] = _mm512_add_pd(total[g], _mm512_mask_blend_pd(mask, minus, plus));
     }
   }
 #pragma GCC unroll 8
-  for (int g = 0; g < kRegisters; ++g) {
+  for (std::size_t g = 0; g < kRegisters; ++g) {
     _mm512_storeu_pd(totals + 8 * g, total[g]);
   }
 }
@@ -67,15 +67,15 @@ __attribute__((target("avx512f"))) void vote_avx512(double* totals, const std::u
 // which is what blendv selects on.
 __attribute__((target("avx2"))) void vote_avx2(double* totals, const std::uint64_t* hashes,
                                                const double* weights, std::size_t count) {
-  constexpr int kRegisters = 8;
+  constexpr std::size_t kRegisters = 8;
   const __m256i to_sign_bit = _mm256_setr_epi64x(63, 62, 61, 60);
   const __m256d sign_bit =
       _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(0x8000000000000000ULL)));
-  for (int half = 0; half < 2; ++half) {
+  for (std::size_t half = 0; half < 2; ++half) {
     double* half_totals = totals + 32 * half;
     __m256d total[kRegisters];
 #pragma GCC unroll 8
-    for (int g = 0; g < kRegisters; ++g) {
+    for (std::size_t g = 0; g < kRegisters; ++g) {
       total[g] = _mm256_loadu_pd(half_totals + 4 * g);
     }
     for (std::size_t i = 0; i < count; ++i) {
@@ -83,14 +83,14 @@ __attribute__((target("avx2"))) void vote_avx2(double* totals, const std::uint64
       const __m256d minus = _mm256_xor_pd(plus, sign_bit);
       const __m256i hash = _mm256_set1_epi64x(static_cast<long long>(hashes[i] >> (32 * half)));
 #pragma GCC unroll 8
-      for (int g = 0; g < kRegisters; ++g) {
+      for (std::size_t g = 0; g < kRegisters; ++g) {
         const __m256i selector = _mm256_sllv_epi64(_mm256_srli_epi64(hash, 4 * g), to_sign_bit);
         total[g] =
             _mm256_add_pd(total[g], _mm256_blendv_pd(minus, plus, _mm256_castsi256_pd(selector)));
       }
     }
 #pragma GCC unroll 8
-    for (int g = 0; g < kRegisters; ++g) {
+    for (std::size_t g = 0; g < kRegisters; ++g) {
       _mm256_storeu_pd(half_totals + 4 * g, total[g]);
     }
   }

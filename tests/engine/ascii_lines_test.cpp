@@ -65,8 +65,12 @@ std::vector<LineRun> reference_runs(std::string_view text) {
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = start;
-    while (end < text.size() && text[end] != '\n') ++end;
-    if (end < text.size()) ++end;  // the line feed belongs to its line
+    while (end < text.size() && text[end] != '\n') {
+      ++end;
+    }
+    if (end < text.size()) {
+      ++end;  // the line feed belongs to its line
+    }
     bool ascii = true;
     for (std::size_t i = start; i < end; ++i) {
       ascii = ascii && static_cast<unsigned char>(text[i]) < 0x80;
@@ -78,7 +82,9 @@ std::vector<LineRun> reference_runs(std::string_view text) {
     }
     start = end;
   }
-  if (runs.empty()) runs.push_back({"", true});
+  if (runs.empty()) {
+    runs.push_back({"", true});
+  }
   return runs;
 }
 
@@ -135,7 +141,9 @@ std::string random_mixed_text(std::mt19937_64& random) {
   };
   std::string text;
   const std::size_t count = random() % 40;
-  for (std::size_t i = 0; i < count; ++i) text += pieces[random() % pieces.size()];
+  for (std::size_t i = 0; i < count; ++i) {
+    text += pieces[random() % pieces.size()];
+  }
   return text;
 }
 
@@ -175,7 +183,9 @@ TEST(AsciiLines, MixedCorpusFilesGiveIcuTokensAndFingerprints) {
   // an all-ASCII line goes to ICU whole).
   std::vector<simhash::bench::Document> mixed;
   for (auto& document : simhash::bench::load_english_corpus()) {
-    if (runs_of(document.text).size() > 1) mixed.push_back(std::move(document));
+    if (runs_of(document.text).size() > 1) {
+      mixed.push_back(std::move(document));
+    }
   }
   ASSERT_GE(mixed.size(), 1U);
   std::cout << mixed.size() << " mixed files\n";

@@ -35,7 +35,9 @@ std::vector<Span> fast_word_spans(std::string_view text, const simhash::WordMask
 std::vector<Span> icu_word_spans(simhash::testing::IcuWordReference& icu, std::string_view text) {
   std::vector<Span> spans;
   for (const auto& segment : icu.segments(text)) {
-    if (segment.rule_status >= UBRK_WORD_NUMBER) spans.emplace_back(segment.begin, segment.end);
+    if (segment.rule_status >= UBRK_WORD_NUMBER) {
+      spans.emplace_back(segment.begin, segment.end);
+    }
   }
   return spans;
 }
@@ -59,7 +61,9 @@ std::string shown(std::string_view text) {
 
 std::string shown(const std::vector<Span>& spans, std::string_view text) {
   std::string result;
-  for (const auto& [begin, end] : spans) result += shown(text.substr(begin, end - begin)) + " ";
+  for (const auto& [begin, end] : spans) {
+    result += shown(text.substr(begin, end - begin)) + " ";
+  }
   return result;
 }
 
@@ -166,8 +170,7 @@ TEST_F(AsciiWords, TrickyStrings) {
                                            "1__",
                                            std::string("a\0b", 3),
                                            std::string("\0", 1),
-                                           "\x7f"
-                                           "a\x7f",
+                                           "\x7f\x61\x7f",
                                            "\x01\x02word\x1f",
                                            "v1.2.3-rc1",
                                            "GPL-2+",
@@ -182,7 +185,9 @@ TEST_F(AsciiWords, TrickyStrings) {
                                            "   leading",
                                            "tab\tseparated\tvalues",
                                            "MiXeD CaSe"};
-  for (const std::string& text : tricky) expect_same_words(text);
+  for (const std::string& text : tricky) {
+    expect_same_words(text);
+  }
 }
 
 TEST_F(AsciiWords, EveryCharacterBetweenEveryKindOfNeighbour) {
@@ -213,13 +218,19 @@ TEST_F(AsciiWords, EveryShortStringOverOneCharacterPerClass) {
   std::string text;
   for (std::size_t length = 1; length <= 5; ++length) {
     std::size_t total = 1;
-    for (std::size_t i = 0; i < length; ++i) total *= letters;
+    for (std::size_t i = 0; i < length; ++i) {
+      total *= letters;
+    }
     text.assign(length, ' ');
     for (std::size_t index = 0; index < total; ++index) {
       std::size_t rest = index;
-      for (std::size_t i = 0; i < length; ++i, rest /= letters) text[i] = alphabet[rest % letters];
+      for (std::size_t i = 0; i < length; ++i, rest /= letters) {
+        text[i] = alphabet[rest % letters];
+      }
       expect_same_words(text);
-      if (HasFatalFailure()) return;
+      if (HasFatalFailure()) {
+        return;
+      }
     }
   }
 }
@@ -249,7 +260,9 @@ TEST_F(AsciiWords, RandomSeparatorRichStrings) {
       }
     }
     expect_same_words(text);
-    if (HasFatalFailure()) return;
+    if (HasFatalFailure()) {
+      return;
+    }
   }
 }
 
@@ -287,10 +300,14 @@ TEST_F(AsciiWords, LongTextsAcrossBlockBoundaries) {
   for (const std::size_t target : {63U, 64U, 65U, 127U, 128U, 129U, 1023U, 1024U, 1025U, 3000U}) {
     for (int trial = 0; trial < 20; ++trial) {
       std::string text;
-      while (text.size() < target) text += pieces[random() % std::size(pieces)];
+      while (text.size() < target) {
+        text += pieces[random() % std::size(pieces)];
+      }
       text.resize(target);
       expect_same_words(text);
-      if (HasFatalFailure()) return;
+      if (HasFatalFailure()) {
+        return;
+      }
     }
   }
 }
@@ -302,7 +319,9 @@ TEST(AsciiWordMasks, EveryKernelMatchesTheScalarOne) {
   ASSERT_EQ(scalar.name, "scalar");
   for (int trial = 0; trial < 3000; ++trial) {
     std::string text(1 + random() % 700, ' ');
-    for (char& c : text) c = alphabet[random() % alphabet.size()];
+    for (char& c : text) {
+      c = alphabet[random() % alphabet.size()];
+    }
     const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
     const std::size_t blocks = (text.size() + 63) / 64;
     const std::size_t first = random() % blocks;
@@ -316,8 +335,9 @@ TEST(AsciiWordMasks, EveryKernelMatchesTheScalarOne) {
     }
   }
   std::cout << "word-mask kernels on this CPU:";
-  for (const auto& kernel : simhash::word_mask_kernels_on_this_cpu())
+  for (const auto& kernel : simhash::word_mask_kernels_on_this_cpu()) {
     std::cout << ' ' << kernel.name;
+  }
   std::cout << '\n';
 }
 
@@ -325,12 +345,16 @@ TEST(AsciiDetection, MatchesAByteByByteCheck) {
   std::mt19937_64 random(7);
   for (int trial = 0; trial < 2000; ++trial) {
     std::string text(random() % 1100, 'x');
-    for (char& c : text) c = static_cast<char>(random() % 128);
+    for (char& c : text) {
+      c = static_cast<char>(random() % 128);
+    }
     if (!text.empty() && random() % 2 == 0) {
       text[random() % text.size()] = static_cast<char>(0x80 | (random() % 128));
     }
     bool expected = true;
-    for (const char c : text) expected = expected && static_cast<unsigned char>(c) < 0x80;
+    for (const char c : text) {
+      expected = expected && static_cast<unsigned char>(c) < 0x80;
+    }
     ASSERT_EQ(simhash::is_ascii(text), expected) << "length " << text.size();
   }
   EXPECT_TRUE(simhash::is_ascii(""));

@@ -38,14 +38,18 @@ Totals reference_totals(const std::vector<std::uint64_t>& hashes,
 std::uint64_t reference_fingerprint(const Totals& totals) {
   std::uint64_t fingerprint = 0;
   for (int bit = 0; bit < 64; ++bit) {
-    if (totals[bit] > 0) fingerprint |= std::uint64_t{1} << bit;
+    if (totals[bit] > 0) {
+      fingerprint |= std::uint64_t{1} << bit;
+    }
   }
   return fingerprint;
 }
 
 // Bit patterns, except that any two NaNs count as equal (inf - inf).
 bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
+  if (std::isnan(a) && std::isnan(b)) {
+    return true;
+  }
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
 }
 
@@ -108,7 +112,9 @@ TEST(VoteKernels, ScalarComesFirstAndTheActiveKernelIsAvailable) {
   }
   EXPECT_TRUE(active_listed);
   std::cout << "vote kernels on this CPU:";
-  for (const auto& kernel : kernels) std::cout << ' ' << kernel.name;
+  for (const auto& kernel : kernels) {
+    std::cout << ' ' << kernel.name;
+  }
   std::cout << " (active: " << simhash::active_vote_kernel().name << ")\n";
 }
 
@@ -128,7 +134,9 @@ TEST(VoteKernels, EveryKernelMatchesTheReferenceBitForBit) {
       const std::string where = std::string(kernel.name) + " trial " + std::to_string(trial);
 
       simhash::FingerprintAccumulator one_by_one(kernel);
-      for (std::size_t i = 0; i < count; ++i) one_by_one.add(hashes[i], weights[i]);
+      for (std::size_t i = 0; i < count; ++i) {
+        one_by_one.add(hashes[i], weights[i]);
+      }
       expect_same_totals(expected, one_by_one.totals(), where + " (single adds)");
       EXPECT_EQ(one_by_one.fingerprint(), reference_fingerprint(expected)) << where;
       EXPECT_EQ(one_by_one.has_features(), count > 0) << where;

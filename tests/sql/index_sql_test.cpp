@@ -189,6 +189,8 @@ TEST(IndexSql, WritesAndConflicts) {
   }
   EXPECT_TRUE(contains(db.error("UPDATE near SET fp = 'x'"), "got TEXT"));
   EXPECT_TRUE(
+      contains(db.error("UPDATE near SET rowid = 'x'"), "rowid must be an INTEGER, got TEXT"));
+  EXPECT_TRUE(
       contains(db.error("INSERT INTO near(rowid, fp, distance) VALUES (60, 1, 2)"), "distance"));
   EXPECT_TRUE(contains(db.error("INSERT INTO near(near) VALUES('optimize')"), "unknown command"));
   EXPECT_EQ(db.rows("SELECT rowid, fp FROM near"), (std::vector<Row>{{"10", "31"}}));
@@ -269,6 +271,28 @@ TEST(IndexSql, NewerFormatFailsClearly) {
     TestDatabase db(path);
     const std::string message = db.error("SELECT * FROM near");
     EXPECT_TRUE(contains(message, "format 2 is newer")) << message;
+  }
+  // Damaged configs fail with a message naming what is wrong.
+  struct Damage {
+    const char* sql;
+    const char* expected;
+  };
+  for (const Damage& damage : {Damage{"UPDATE near_config SET value = 1 WHERE key = 'format'; "
+                                      "DELETE FROM near_config WHERE key = 'blocks'",
+                                      "lacks blocks"},
+                               Damage{"INSERT INTO near_config VALUES('blocks', 4); "
+                                      "UPDATE near_config SET value = 30 WHERE key = 'k'",
+                                      "stored k=30"},
+                               Damage{"UPDATE near_config SET value = 3 WHERE key = 'k'; "
+                                      "UPDATE near_config SET value = 3 WHERE key = 'blocks'",
+                                      "blocks=3"}}) {
+    {
+      TestDatabase db(path, false);
+      db.exec(damage.sql);
+    }
+    TestDatabase db(path);
+    const std::string message = db.error("SELECT * FROM near");
+    EXPECT_TRUE(contains(message, damage.expected)) << message;
   }
   std::remove(path.c_str());
 }
