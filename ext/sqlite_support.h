@@ -26,8 +26,8 @@ using SqliteString = std::unique_ptr<char, SqliteFree>;
 // message in the connection (sqlite3_errmsg).
 inline int prepare(sqlite3* db, std::string_view sql, Statement& out, unsigned flags = 0) {
   sqlite3_stmt* raw = nullptr;
-  const int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), flags, &raw,
-                                    nullptr);
+  const int rc =
+      sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), flags, &raw, nullptr);
   out.reset(raw);
   return rc;
 }

@@ -8,9 +8,8 @@
 namespace simhash::testing {
 
 TestDatabase::TestDatabase(const std::string& path, bool load) {
-  const int rc = sqlite3_open_v2(path.c_str(), &db_,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
-                                 nullptr);
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, nullptr);
   if (rc != SQLITE_OK) {
     ADD_FAILURE() << "cannot open " << path << ": " << sqlite3_errmsg(db_);
     return;
