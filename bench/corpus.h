@@ -4,7 +4,8 @@
 //     (regular files, deduplicated by content; about 415 texts).
 //   Chinese: paragraphs of the manual pages of Debian's manpages-zh package
 //     (`apt-get install manpages-zh`), gzip'd roff under /usr/share/man/zh_CN
-//     and zh_TW, read with zcat and stripped of roff requests and escapes.
+//     and zh_TW, read with zcat and stripped of roff requests and escapes;
+//     either single paragraphs or runs of them as long as English documents.
 // Documents come back sorted by path, so every run sees the same order.
 #pragma once
 
@@ -239,11 +240,10 @@ inline std::vector<Document> load_english_corpus() {
   return corpus_detail::deduplicate(std::move(documents));
 }
 
-// Chinese: manpages-zh paragraphs with at least `min_ideographs` CJK
-// ideographs and at most `max_bytes` bytes, deduplicated by content. Empty
-// when manpages-zh is not installed.
-inline std::vector<Document> load_chinese_corpus(std::size_t min_ideographs = 60,
-                                                 std::size_t max_bytes = 4000) {
+namespace corpus_detail {
+
+// The manual pages of manpages-zh, sorted by path.
+inline std::vector<std::filesystem::path> chinese_manual_pages() {
   std::vector<std::filesystem::path> candidates;
   for (const char* root : {"/usr/share/man/zh_CN", "/usr/share/man/zh_TW"}) {
     std::error_code error;
@@ -252,8 +252,18 @@ inline std::vector<Document> load_chinese_corpus(std::size_t min_ideographs = 60
       if (it->path().extension() == ".gz") candidates.push_back(it->path());
     }
   }
+  return sorted_regular_files(candidates);
+}
+
+}  // namespace corpus_detail
+
+// Chinese: manpages-zh paragraphs with at least `min_ideographs` CJK
+// ideographs and at most `max_bytes` bytes, deduplicated by content. Empty
+// when manpages-zh is not installed.
+inline std::vector<Document> load_chinese_corpus(std::size_t min_ideographs = 60,
+                                                 std::size_t max_bytes = 4000) {
   std::vector<Document> documents;
-  for (const auto& path : corpus_detail::sorted_regular_files(candidates)) {
+  for (const auto& path : corpus_detail::chinese_manual_pages()) {
     const std::string page = corpus_detail::read_gzip(path);
     int index = 0;
     for (auto& paragraph : corpus_detail::roff_paragraphs(page)) {
@@ -261,6 +271,34 @@ inline std::vector<Document> load_chinese_corpus(std::size_t min_ideographs = 60
       if (paragraph.size() <= max_bytes &&
           corpus_detail::count_ideographs(paragraph) >= min_ideographs) {
         documents.push_back({path.string() + "#" + std::to_string(index), std::move(paragraph)});
+      }
+    }
+  }
+  return corpus_detail::deduplicate(std::move(documents));
+}
+
+// Chinese documents of about the English corpus's length: consecutive
+// paragraphs of one manual page (those with at least 10 ideographs, so not
+// option lists) joined by blank lines until the document holds at least
+// `min_ideographs` ideographs; a page's remainder shorter than that is
+// dropped. Deduplicated by content.
+inline std::vector<Document> load_chinese_long_documents(std::size_t min_ideographs = 700) {
+  std::vector<Document> documents;
+  for (const auto& path : corpus_detail::chinese_manual_pages()) {
+    const std::string page = corpus_detail::read_gzip(path);
+    std::string current;
+    std::size_t ideographs = 0;
+    int index = 0;
+    for (const auto& paragraph : corpus_detail::roff_paragraphs(page)) {
+      const std::size_t count = corpus_detail::count_ideographs(paragraph);
+      if (count < 10) continue;
+      if (!current.empty()) current += "\n\n";
+      current += paragraph;
+      ideographs += count;
+      if (ideographs >= min_ideographs) {
+        documents.push_back({path.string() + "@" + std::to_string(++index), std::move(current)});
+        current.clear();
+        ideographs = 0;
       }
     }
   }

@@ -82,8 +82,9 @@ int register_scalar_functions(sqlite3* db, char** error) {
   }
   for (const int argc : {1, 2}) {
     if (rc == SQLITE_OK) {
-      rc = sqlite3_create_function_v2(db, "simhash_agg", argc, kFlags, nullptr, nullptr,
-                                      simhash_agg_step, simhash_agg_final, nullptr);
+      rc = sqlite3_create_window_function(db, "simhash_agg", argc, kFlags, nullptr,
+                                          simhash_agg_step, simhash_agg_final, simhash_agg_value,
+                                          simhash_agg_inverse, nullptr);
     }
   }
   if (rc == SQLITE_OK) {

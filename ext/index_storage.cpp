@@ -314,24 +314,40 @@ void IndexStorage::merge_table(int table) {
     bool insert;
     std::uint64_t rest;
   };
-  std::vector<Change> changes;
-  changes.reserve(pending_.size());
+  // A stable counting sort by bucket (buckets are below 2^16) keeps the
+  // changes of each bucket in sequence order; each bucket's run is then
+  // sorted by (id, sequence), which is usually already the case.
+  const std::size_t bucket_count = std::size_t{1} << layout_.bucket_bits(table);
+  std::vector<std::uint32_t> starts(bucket_count + 1, 0);
+  std::vector<std::uint64_t> keys(pending_.size());
   for (std::size_t i = 0; i < pending_.size(); ++i) {
-    const PendingChange& change = pending_[i];
-    const std::uint64_t key = plan_.permute(table, change.fp);
-    changes.push_back(Change{layout_.bucket_of(table, key), change.id,
-                             static_cast<std::uint32_t>(i), change.insert,
-                             layout_.rest_of(table, key)});
+    keys[i] = plan_.permute(table, pending_[i].fp);
+    ++starts[layout_.bucket_of(table, keys[i]) + 1];
   }
-  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
-    if (a.bucket != b.bucket) {
-      return a.bucket < b.bucket;
+  for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
+    starts[bucket + 1] += starts[bucket];
+  }
+  std::vector<Change> changes(pending_.size());
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    const std::uint64_t bucket = layout_.bucket_of(table, keys[i]);
+    changes[starts[bucket]++] = Change{bucket, pending_[i].id, static_cast<std::uint32_t>(i),
+                                       pending_[i].insert, layout_.rest_of(table, keys[i])};
+  }
+  const auto by_id = [](const Change& a, const Change& b) {
+    return a.id != b.id ? a.id < b.id : a.sequence < b.sequence;
+  };
+  for (std::size_t begin = 0; begin < changes.size();) {
+    std::size_t end = begin + 1;
+    while (end < changes.size() && changes[end].bucket == changes[begin].bucket) {
+      ++end;
     }
-    if (a.id != b.id) {
-      return a.id < b.id;
+    if (!std::is_sorted(changes.begin() + static_cast<std::ptrdiff_t>(begin),
+                        changes.begin() + static_cast<std::ptrdiff_t>(end), by_id)) {
+      std::sort(changes.begin() + static_cast<std::ptrdiff_t>(begin),
+                changes.begin() + static_cast<std::ptrdiff_t>(end), by_id);
     }
-    return a.sequence < b.sequence;
-  });
+    begin = end;
+  }
   const int rest_bytes = layout_.rest_bytes(table);
   std::vector<BucketEntry> existing;
   std::vector<BucketEntry> merged;

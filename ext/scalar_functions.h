@@ -17,8 +17,11 @@ struct SimhashDefaults {
 };
 void simhash_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 
-// simhash_agg(feature [, weight]) (simhash_agg.cpp).
+// simhash_agg(feature [, weight]) (simhash_agg.cpp), an aggregate and
+// window function.
 void simhash_agg_step(sqlite3_context* context, int argc, sqlite3_value** argv);
+void simhash_agg_inverse(sqlite3_context* context, int argc, sqlite3_value** argv);
+void simhash_agg_value(sqlite3_context* context);
 void simhash_agg_final(sqlite3_context* context);
 
 // hamming(a, b) and simhash_hamming(a, b) (hamming_function.cpp). The user

@@ -2,9 +2,15 @@
 // TEXT and BLOB features hash over their bytes, INTEGER features over their
 // 8-byte little-endian value; REAL features are refused, because hashing a
 // decimal rendering would freeze a formatting choice into stored fingerprints.
+// It is also a window function: a row leaving the frame adds its negated
+// weight. With integer weights (the default 1) every total is exact, so a
+// window gives the same fingerprint as the aggregate over its frame; with
+// fractional weights a total may differ from it by a rounding error, as the
+// aggregate's own total differs between row orders.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -22,21 +28,41 @@ namespace simhash::sql {
 namespace {
 
 // The aggregate context SQLite hands out is zero-filled memory, not an
-// object: the accumulator is constructed in it on the first row.
-struct AggregateState {
+// object, and only 8-byte aligned, while the accumulator may ask for more
+// (its vectorized totals): the context holds a small header and room to
+// construct the accumulator at an aligned address inside it. SQLite passes
+// the same memory on every call for a group, so the address is stable.
+struct AggregateHeader {
   bool constructed;
-  alignas(FingerprintAccumulator) std::byte storage[sizeof(FingerprintAccumulator)];
-
-  FingerprintAccumulator& accumulator() {
-    if (!constructed) {
-      new (storage) FingerprintAccumulator();
-      constructed = true;
-    }
-    return *std::launder(reinterpret_cast<FingerprintAccumulator*>(storage));
-  }
+  std::int64_t rows;  // non-NULL features in the group or window frame
 };
+static_assert(std::is_trivial_v<AggregateHeader>, "lives in zero-filled memory");
 static_assert(std::is_trivially_destructible_v<FingerprintAccumulator>,
               "SQLite frees the aggregate context without running destructors");
+
+constexpr std::size_t kContextBytes =
+    sizeof(AggregateHeader) + sizeof(FingerprintAccumulator) + alignof(FingerprintAccumulator);
+
+struct AggregateState {
+  AggregateHeader* header = nullptr;
+  FingerprintAccumulator* accumulator = nullptr;
+};
+
+// The state in `context` (from sqlite3_aggregate_context), constructing the
+// accumulator on first use.
+AggregateState state_in(void* context) {
+  AggregateState state;
+  state.header = static_cast<AggregateHeader*>(context);
+  void* room = static_cast<std::byte*>(context) + sizeof(AggregateHeader);
+  std::size_t space = kContextBytes - sizeof(AggregateHeader);
+  room = std::align(alignof(FingerprintAccumulator), sizeof(FingerprintAccumulator), room, space);
+  if (!state.header->constructed) {
+    new (room) FingerprintAccumulator();
+    state.header->constructed = true;
+  }
+  state.accumulator = std::launder(static_cast<FingerprintAccumulator*>(room));
+  return state;
+}
 
 double weight_of(sqlite3_value* weight) {
   switch (sqlite3_value_type(weight)) {
@@ -70,34 +96,50 @@ std::uint64_t hash_of(sqlite3_value* feature) {
   }
 }
 
+// Adds the row's vote (direction +1) or takes it back (-1, a row leaving a
+// window frame: xStep accepted it, so it cannot fail here).
+void add_row(sqlite3_context* context, int argc, sqlite3_value** argv, int direction) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    return;  // NULL features are skipped, whatever their weight
+  }
+  const double weight = argc > 1 ? weight_of(argv[1]) : 1.0;
+  const std::uint64_t hash = hash_of(argv[0]);
+  void* memory = sqlite3_aggregate_context(context, static_cast<int>(kContextBytes));
+  if (memory == nullptr) {
+    throw std::bad_alloc();
+  }
+  const AggregateState state = state_in(memory);
+  state.accumulator->add(hash, direction * weight);
+  state.header->rows += direction;
+}
+
+void report(sqlite3_context* context) {
+  // Size 0: do not allocate a context for a group that saw no rows.
+  void* memory = sqlite3_aggregate_context(context, 0);
+  if (memory == nullptr || static_cast<AggregateHeader*>(memory)->rows == 0) {
+    sqlite3_result_null(context);
+    return;
+  }
+  const AggregateState state = state_in(memory);
+  sqlite3_result_int64(context, static_cast<sqlite3_int64>(state.accumulator->fingerprint()));
+}
+
 }  // namespace
 
 void simhash_agg_step(sqlite3_context* context, int argc, sqlite3_value** argv) {
-  guard(context, [&] {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
-      return;  // NULL features are skipped, whatever their weight
-    }
-    const double weight = argc > 1 ? weight_of(argv[1]) : 1.0;
-    const std::uint64_t hash = hash_of(argv[0]);
-    auto* state =
-        static_cast<AggregateState*>(sqlite3_aggregate_context(context, sizeof(AggregateState)));
-    if (state == nullptr) {
-      throw std::bad_alloc();
-    }
-    state->accumulator().add(hash, weight);
-  });
+  guard(context, [&] { add_row(context, argc, argv, +1); });
+}
+
+void simhash_agg_inverse(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  guard(context, [&] { add_row(context, argc, argv, -1); });
+}
+
+void simhash_agg_value(sqlite3_context* context) {
+  guard(context, [&] { report(context); });
 }
 
 void simhash_agg_final(sqlite3_context* context) {
-  guard(context, [&] {
-    // Size 0: do not allocate a context for a group that saw no rows.
-    auto* state = static_cast<AggregateState*>(sqlite3_aggregate_context(context, 0));
-    if (state == nullptr || !state->constructed || !state->accumulator().has_features()) {
-      sqlite3_result_null(context);
-      return;
-    }
-    sqlite3_result_int64(context, static_cast<sqlite3_int64>(state->accumulator().fingerprint()));
-  });
+  guard(context, [&] { report(context); });
 }
 
 }  // namespace simhash::sql

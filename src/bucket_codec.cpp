@@ -2,6 +2,8 @@
 #include "bucket_codec.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 namespace simhash {
 namespace {
@@ -67,7 +69,11 @@ void BucketReader::advance() {
     return;
   }
   std::uint64_t raw = 0;
-  data_ = get_varint(data_, end_, raw);
+  if (*data_ < 0x80) {  // one-byte varint: the common gap in small buckets
+    raw = *data_++;
+  } else {
+    data_ = get_varint(data_, end_, raw);
+  }
   if (data_ == nullptr || end_ - data_ < rest_bytes_) {
     error_ = true;
     data_ = end_;
@@ -87,8 +93,19 @@ void BucketReader::advance() {
     entry_.id = next;
   }
   std::uint64_t rest = 0;
-  for (int byte = 0; byte < rest_bytes_; ++byte) {
-    rest = (rest << 8) | *data_++;
+  if (end_ - data_ >= 8) {
+    // Fast path: one unaligned big-endian load, keeping the top rest_bytes_.
+    std::uint64_t word = 0;
+    std::memcpy(&word, data_, sizeof word);
+    if constexpr (std::endian::native == std::endian::little) {
+      word = __builtin_bswap64(word);
+    }
+    rest = word >> (8 * (8 - rest_bytes_));
+    data_ += rest_bytes_;
+  } else {
+    for (int byte = 0; byte < rest_bytes_; ++byte) {
+      rest = (rest << 8) | *data_++;
+    }
   }
   entry_.rest = rest;
   valid_ = true;

@@ -5,6 +5,7 @@
 // feature, in features() as in fingerprint(), so the two always agree.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -20,9 +21,8 @@ class FeatureCounter {
   // Counts one occurrence of `hash`; true when it is the first.
   bool add(std::uint64_t hash);
 
-  // Forgets every count; keeps the memory unless it is far larger than the
-  // last text needed.
-  void clear();
+  // Forgets every count and sizes the table for a text of `text_bytes`.
+  void clear(std::size_t text_bytes);
 
   // Distinct hashes with their counts, in first-occurrence order.
   const std::vector<Entry>& entries() const { return entries_; }
@@ -30,7 +30,14 @@ class FeatureCounter {
  private:
   void grow();
 
-  std::vector<std::uint32_t> slots_;  // 0 = empty, otherwise entry index + 1
+  // A slot holds the hash too, so a probe compares it without visiting
+  // entries_.
+  struct Slot {
+    std::uint64_t hash;
+    std::uint64_t entry;  // 0 = empty, otherwise entry index + 1
+  };
+
+  std::vector<Slot> slots_;
   std::vector<Entry> entries_;
 };
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "feature_counter.h"
 #include "feature_hash.h"
@@ -18,6 +19,15 @@
 
 namespace simhash {
 
+double log_tf_weight(std::uint64_t count) {
+  // ln(count) rounded to a multiple of 2^-20. Every weight is then a multiple
+  // of 2^-20, so the per-bit sums are exact (no rounding, whatever the order)
+  // and the fingerprint cannot depend on the last bit of the C library's log:
+  // mathematically equal sums such as ln 2 + ln 3 and ln 6 tie exactly.
+  constexpr double kGrid = 1048576.0;  // 2^20
+  return 1.0 + std::round(std::log(static_cast<double>(count)) * kGrid) / kGrid;
+}
+
 struct FeatureExtractor::Impl {
   explicit Impl(const SimhashOptions& chosen) : options(chosen) {
     if (options.unit == TokenUnit::word) {
@@ -28,18 +38,28 @@ struct FeatureExtractor::Impl {
   }
 
   // Counts the shingles of `utf8_text`; calls on_new_feature(text) for the
-  // first occurrence of each distinct one (its text is valid until the next
-  // call).
+  // first occurrence of each distinct one (its text is valid only during
+  // that call).
   template <typename OnNewFeature>
   void count(std::string_view utf8_text, OnNewFeature&& on_new_feature) {
     const std::string_view valid = repair_utf8(utf8_text, repaired);
+    counter.clear(valid.size());
+    if (tokenizer && options.n == 1) {
+      // Unigrams, the default: each token is a feature, hashed as it comes,
+      // with no copy of the tokens.
+      tokenizer->tokenize(valid, [&](std::string_view token) {
+        if (counter.add(feature_hash(token))) {
+          on_new_feature(token);
+        }
+      });
+      return;
+    }
     if (tokenizer) {
       units.assign_words(*tokenizer, valid);
     } else {
       normalizer->normalize(valid, normalized);
       units.assign_chars(normalized);
     }
-    counter.clear();
     units.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view shingle) {
       if (counter.add(feature_hash(shingle))) {
         on_new_feature(shingle);
@@ -52,7 +72,7 @@ struct FeatureExtractor::Impl {
       case WeightScheme::tf:
         return static_cast<double>(count);
       case WeightScheme::log_tf:
-        return 1.0 + std::log(static_cast<double>(count));
+        return log_tf_weight(count);
       case WeightScheme::binary:
         return 1.0;
     }
@@ -77,13 +97,13 @@ FeatureExtractor::~FeatureExtractor() = default;
 const SimhashOptions& FeatureExtractor::options() const { return impl_->options; }
 
 std::vector<Feature> FeatureExtractor::features(std::string_view utf8_text) {
-  std::vector<std::string_view> texts;
-  impl_->count(utf8_text, [&](std::string_view shingle) { texts.push_back(shingle); });
+  std::vector<std::string> texts;
+  impl_->count(utf8_text, [&](std::string_view shingle) { texts.emplace_back(shingle); });
   const auto& entries = impl_->counter.entries();
   std::vector<Feature> result;
   result.reserve(entries.size());
   for (std::size_t index = 0; index < entries.size(); ++index) {
-    result.push_back(Feature{std::string(texts[index]), impl_->weight_of(entries[index].count),
+    result.push_back(Feature{std::move(texts[index]), impl_->weight_of(entries[index].count),
                              entries[index].hash});
   }
   return result;

@@ -19,6 +19,10 @@ struct Feature {
   std::uint64_t hash = 0;  // feature_hash(text)
 };
 
+// The weight of a feature seen `count` times under weight=log: 1 + ln(count),
+// with ln(count) rounded to the nearest multiple of 2^-20 (see the .cpp).
+double log_tf_weight(std::uint64_t count);
+
 // Holds the ICU objects for one option set; reuse it across texts. Not
 // thread-safe. ICU failures throw std::runtime_error (the SQL glue catches).
 class FeatureExtractor {

@@ -24,6 +24,9 @@ void UnitSequence::assign_words(WordTokenizer& tokenizer, std::string_view utf8)
   bytes_.clear();
   starts_.clear();
   separator_ = 1;
+  // Tokens plus separators never exceed twice the text ("a b" -> "a b "), and
+  // the capacity stays for the next text: no reallocation per token.
+  bytes_.reserve(2 * utf8.size());
   tokenizer.tokenize(utf8, [this](std::string_view token) {
     starts_.push_back(checked_offset(bytes_.size()));
     bytes_.append(token);

@@ -37,10 +37,12 @@ bool parse_unit(std::string_view value, SimhashOptions& options, std::string& er
 
 bool parse_n(std::string_view value, SimhashOptions& options, std::string& error) {
   int n = 0;
-  bool valid = !value.empty() && value.size() <= 3;
+  bool valid = !value.empty();
   for (const char c : value) {
     valid = valid && c >= '0' && c <= '9';
-    n = n * 10 + (c - '0');
+    if (valid && n <= 16) {  // stop growing once out of range: no overflow
+      n = n * 10 + (c - '0');
+    }
   }
   if (!valid || n < 1 || n > 16) {
     error = message({"simhash: option n must be an integer from 1 to 16, got \"", value, "\""});

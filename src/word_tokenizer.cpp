@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ascii_words.h"
 #include "text_normalizer.h"
 
 namespace simhash {
@@ -50,7 +51,18 @@ WordTokenizer::WordTokenizer() : normalizer_(std::make_unique<TextNormalizer>())
 WordTokenizer::~WordTokenizer() = default;
 
 void WordTokenizer::tokenize(std::string_view utf8, TokenSink on_token) {
-  tokenize_with_icu(utf8, on_token);
+  if (!ascii_fast_path_enabled()) {
+    tokenize_with_icu(utf8, on_token);
+    return;
+  }
+  // All-ASCII lines: the same tokens as ICU, without ICU (ascii_words.h).
+  for_each_ascii_line_run(utf8, [&](std::string_view run, bool ascii) {
+    if (ascii) {
+      tokenize_ascii(run, normalized_, on_token);
+    } else {
+      tokenize_with_icu(run, on_token);
+    }
+  });
 }
 
 void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_token) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <unicode/uversion.h>
@@ -20,15 +21,24 @@ namespace simhash {
 
 class TextNormalizer;
 
+class TokenSink;
+
+// Anything TokenSink can refer to: a callable taking a token (but not another
+// TokenSink, so the converting constructor never hides the copy constructor).
+template <typename Callable>
+concept TokenCallback = std::invocable<Callable&, std::string_view> &&
+    !std::same_as<std::remove_cvref_t<Callable>, TokenSink>;
+
 // A non-owning reference to a callable taking one token; cheap to pass by
 // value, valid only while the callable it was made from lives.
 class TokenSink {
  public:
-  template <typename Callable>
-  requires(std::invocable<Callable&, std::string_view> &&
-           !std::same_as<std::remove_cvref_t<Callable>, TokenSink>)
-      TokenSink(Callable&& callable)  // NOLINT(google-explicit-constructor): a parameter adapter
-      : object_(static_cast<void*>(&callable)), call_([](void* object, std::string_view token) {
+  // Implicit on purpose: it adapts a lambda argument.
+  template <TokenCallback Callable>
+  // NOLINTNEXTLINE(google-explicit-constructor,bugprone-forwarding-reference-overload)
+  TokenSink(Callable&& callable)
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(callable)))),
+        call_([](void* object, std::string_view token) {
           (*static_cast<std::remove_reference_t<Callable>*>(object))(token);
         }) {}
 

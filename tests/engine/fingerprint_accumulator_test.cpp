@@ -1,6 +1,6 @@
 // The per-bit vote of FingerprintAccumulator against a direct computation.
-#include "feature_hash.h"
 #include "fingerprint_accumulator.h"
+#include "feature_hash.h"
 
 #include <gtest/gtest.h>
 

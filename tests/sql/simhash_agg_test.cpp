@@ -171,5 +171,34 @@ TEST_F(SimhashAgg, ErrorsNameTheBadValue) {
             "simhash_agg: weight must be a number, got TEXT");
 }
 
+TEST_F(SimhashAgg, WindowFramesEqualTheAggregateOverTheFrame) {
+  std::mt19937_64 random(5);
+  for (int row = 0; row < 300; ++row) {
+    // Integer weights (exact totals), some NULL features, mixed feature types.
+    Parameter feature = nullptr;
+    if (row % 3 == 0) {
+      feature = static_cast<std::int64_t>(random() % 50);
+    } else if (row % 7 != 0) {
+      std::string word(1, 'w');
+      word += std::to_string(random() % 50);
+      feature = word;
+    }
+    insert(row % 4, feature, static_cast<std::int64_t>(random() % 7) - 2);
+  }
+  const auto windowed = db.rows(
+      "SELECT rowid, simhash_agg(feature, weight) OVER (PARTITION BY grp ORDER BY rowid "
+      "ROWS BETWEEN 4 PRECEDING AND CURRENT ROW) FROM f ORDER BY rowid");
+  const auto framed = db.rows(
+      "SELECT rowid, (SELECT simhash_agg(g.feature, g.weight) FROM (SELECT * FROM f AS h "
+      "WHERE h.grp = f.grp AND h.rowid <= f.rowid ORDER BY h.rowid DESC LIMIT 5) AS g) "
+      "FROM f ORDER BY rowid");
+  ASSERT_EQ(windowed.size(), 300U);
+  EXPECT_EQ(windowed, framed);
+  // A frame of only NULL features is NULL, as the aggregate is.
+  EXPECT_EQ(db.cell("SELECT simhash_agg(x) OVER (ORDER BY x ROWS BETWEEN CURRENT ROW AND "
+                    "CURRENT ROW) FROM (SELECT NULL AS x)"),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace simhash::testing

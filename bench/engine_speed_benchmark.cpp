@@ -1,0 +1,226 @@
+// Engine fingerprint speed on the benchmark corpora (bench/corpus.h), single
+// thread. Every row is one pass over a corpus; the rows run interleaved, one
+// pass each per repetition, so that load from other processes hits them
+// alike. Reported: the median MB/s of each row, and its median ratio to the
+// baselines (a plain byte scan, ICU word segmentation alone) measured in the
+// same repetitions. Prints a Markdown table.
+//
+//   engine_speed_benchmark [repetitions]   (default 11)
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/utext.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ascii_words.h"
+#include "corpus.h"
+#include "feature_extractor.h"
+#include "simhash_options.h"
+#include "vote_kernels.h"
+
+namespace {
+
+using simhash::bench::Document;
+
+// Keeps results alive so the compiler cannot drop the work.
+volatile std::uint64_t g_sink = 0;
+
+std::uint64_t byte_scan(const std::vector<Document>& documents) {
+  // Counts spaces: touches every byte, as any tokenizer must.
+  std::uint64_t spaces = 0;
+  for (const auto& document : documents) {
+    for (const char c : document.text) spaces += c == ' ' ? 1 : 0;
+  }
+  return spaces;
+}
+
+// ICU word segmentation alone: the root-locale word BreakIterator over the
+// UTF-8 text (no normalization), reading every boundary's rule status.
+class IcuSegmentation {
+ public:
+  IcuSegmentation() {
+    UErrorCode status = U_ZERO_ERROR;
+    breaker_.reset(icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
+    if (U_FAILURE(status)) throw std::runtime_error("cannot create the ICU word break iterator");
+  }
+
+  std::uint64_t run(const std::vector<Document>& documents) {
+    std::uint64_t words = 0;
+    for (const auto& document : documents) {
+      UErrorCode status = U_ZERO_ERROR;
+      UText text = UTEXT_INITIALIZER;
+      utext_openUTF8(&text, document.text.data(), static_cast<int64_t>(document.text.size()),
+                     &status);
+      breaker_->setText(&text, status);
+      if (U_FAILURE(status)) throw std::runtime_error("ICU setText failed");
+      for (std::int32_t end = breaker_->next(); end != icu::BreakIterator::DONE;
+           end = breaker_->next()) {
+        words += breaker_->getRuleStatus() >= UBRK_WORD_NUMBER ? 1 : 0;
+      }
+      utext_close(&text);
+    }
+    return words;
+  }
+
+ private:
+  std::unique_ptr<icu::BreakIterator> breaker_;
+};
+
+// The whole fingerprint of every document, with the ASCII fast path on or
+// off and the extractor's accumulator on the kernel active at its creation.
+class Fingerprinting {
+ public:
+  Fingerprinting(const simhash::SimhashOptions& options, const simhash::VoteKernel& kernel,
+                 bool fast_path)
+      : extractor_(make_extractor(options, kernel)), fast_path_(fast_path) {}
+
+  std::uint64_t run(const std::vector<Document>& documents) {
+    simhash::set_ascii_fast_path_enabled(fast_path_);
+    std::uint64_t combined = 0;
+    for (const auto& document : documents) {
+      combined ^= extractor_->fingerprint(document.text).value_or(0);
+    }
+    simhash::set_ascii_fast_path_enabled(true);
+    return combined;
+  }
+
+ private:
+  static std::unique_ptr<simhash::FeatureExtractor> make_extractor(
+      const simhash::SimhashOptions& options, const simhash::VoteKernel& kernel) {
+    const simhash::VoteKernel previous = simhash::active_vote_kernel();
+    simhash::use_vote_kernel(kernel);
+    auto extractor = std::make_unique<simhash::FeatureExtractor>(options);
+    simhash::use_vote_kernel(previous);
+    return extractor;
+  }
+
+  std::unique_ptr<simhash::FeatureExtractor> extractor_;
+  bool fast_path_;
+};
+
+using Pass = std::function<std::uint64_t(const std::vector<Document>&)>;
+
+struct Row {
+  std::string name;
+  const std::vector<Document>* corpus;
+  Pass pass;
+  // Same-run baselines: row indexes of the byte scan and the ICU segmentation
+  // of this corpus, and of the scalar-accumulator twin of a fingerprint row.
+  int scan_row = -1;
+  int segmentation_row = -1;
+  int scalar_row = -1;
+  std::vector<double> seconds{};
+};
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+double seconds_of(const std::function<std::uint64_t(const std::vector<Document>&)>& pass,
+                  const std::vector<Document>& corpus) {
+  const auto start = std::chrono::steady_clock::now();
+  g_sink = g_sink + pass(corpus);
+  const auto stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(stop - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repetitions = argc > 1 ? std::max(1, std::atoi(argv[1])) : 11;
+
+  const std::vector<Document> english = simhash::bench::load_english_corpus();
+  std::vector<Document> english_ascii;
+  for (const auto& document : english) {
+    if (simhash::is_ascii(document.text)) english_ascii.push_back(document);
+  }
+  const std::vector<Document> chinese = simhash::bench::load_chinese_corpus();
+  if (english.empty()) {
+    std::fprintf(stderr, "no English corpus under /usr/share/doc\n");
+    return 1;
+  }
+
+  const simhash::SimhashOptions options;  // the defaults
+
+  IcuSegmentation segmentation;
+  std::vector<Row> rows;
+  auto add_corpus_rows = [&](const std::string& label, const std::vector<Document>& corpus,
+                             bool fast_path_rows) {
+    if (corpus.empty()) return;
+    const int scan = static_cast<int>(rows.size());
+    rows.push_back(
+        {.name = label + ": plain byte scan (baseline)", .corpus = &corpus, .pass = byte_scan});
+    const int icu = static_cast<int>(rows.size());
+    rows.push_back({.name = label + ": ICU word segmentation alone (baseline)",
+                    .corpus = &corpus,
+                    .pass = [&segmentation](const auto& c) { return segmentation.run(c); },
+                    .scan_row = scan});
+    auto fingerprint_rows = [&](const std::string& path, bool fast_path) {
+      const int scalar = static_cast<int>(rows.size());
+      for (const auto& kernel : simhash::vote_kernels_on_this_cpu()) {
+        auto fingerprinting = std::make_shared<Fingerprinting>(options, kernel, fast_path);
+        rows.push_back({.name = label + ": fingerprint, " + path + ", " + std::string(kernel.name) +
+                                " accumulator",
+                        .corpus = &corpus,
+                        .pass = [fingerprinting](const auto& c) { return fingerprinting->run(c); },
+                        .scan_row = scan,
+                        .segmentation_row = icu,
+                        .scalar_row = scalar});
+      }
+    };
+    fingerprint_rows("ICU", false);
+    if (fast_path_rows) fingerprint_rows("ASCII fast path", true);
+  };
+  add_corpus_rows("English, all files", english, true);
+  add_corpus_rows("English, pure-ASCII files", english_ascii, true);
+  add_corpus_rows("Chinese (manpages-zh)", chinese, false);
+
+  for (auto& row : rows) seconds_of(row.pass, *row.corpus);  // warm-up: caches, ICU data
+  for (int repetition = 0; repetition < repetitions; ++repetition) {
+    for (auto& row : rows) row.seconds.push_back(seconds_of(row.pass, *row.corpus));
+  }
+
+  std::printf("Options: %s; vote kernels on this CPU:", simhash::to_string(options).c_str());
+  for (const auto& kernel : simhash::vote_kernels_on_this_cpu())
+    std::printf(" %s", kernel.name.data());
+  std::printf("; %d repetitions, medians.\n\n", repetitions);
+  std::printf("| corpus: row | MB/s | x byte scan | x ICU segmentation | x scalar accumulator |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: |\n");
+  for (std::size_t index = 0; index < rows.size(); ++index) {
+    const Row& row = rows[index];
+    // Median over repetitions of the ratio to a row timed in the same one.
+    auto versus = [&](int other) -> std::string {
+      if (other < 0 || other == static_cast<int>(index)) return "";
+      std::vector<double> ratios;
+      for (int r = 0; r < repetitions; ++r) {
+        ratios.push_back(rows[other].seconds[r] / row.seconds[r]);
+      }
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3f", median(ratios));
+      return text;
+    };
+    const double megabytes = static_cast<double>(simhash::bench::total_bytes(*row.corpus)) / 1e6;
+    std::printf("| %s | %.1f | %s | %s | %s |\n", row.name.c_str(), megabytes / median(row.seconds),
+                versus(row.scan_row).c_str(), versus(row.segmentation_row).c_str(),
+                versus(row.scalar_row).c_str());
+  }
+  std::printf(
+      "\nCorpora: English %zu files, %.2f MB (of which %zu pure-ASCII files, %.2f MB); "
+      "Chinese %zu paragraphs, %.2f MB.\n",
+      english.size(), static_cast<double>(simhash::bench::total_bytes(english)) / 1e6,
+      english_ascii.size(), static_cast<double>(simhash::bench::total_bytes(english_ascii)) / 1e6,
+      chinese.size(), static_cast<double>(simhash::bench::total_bytes(chinese)) / 1e6);
+  return 0;
+}

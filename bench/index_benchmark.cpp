@@ -1,0 +1,309 @@
+// Benchmark of the simhash_index virtual table against two baselines measured
+// in the same run: (1) a full scan with hamming() over an ordinary table and
+// (2) the Manku scheme in plain SQL (four expression indexes on the 16-bit
+// blocks, each covering fp, a UNION of four lookups filtered by hamming()). Reports query
+// latency (median, p99) through one prepared statement in autocommit on a
+// warm file database, insert rates and database bytes per fingerprint.
+//
+// usage: index_benchmark [n=1000000] [data=uniform|clustered] [k=3] [blocks=0 (default)]
+//                        [baselines=1] [queries=1000] [dir=/tmp] [radius=k] [bulk=1]
+//                        [vacuum=0] [ext=path of simhash.so to load]
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+[[noreturn]] void die(sqlite3* db, const std::string& what) {
+  std::fprintf(stderr, "error: %s: %s\n", what.c_str(), db ? sqlite3_errmsg(db) : "");
+  std::exit(1);
+}
+
+void exec(sqlite3* db, const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    std::fprintf(stderr, "error: %s: %s\n", sql.c_str(), message ? message : "");
+    std::exit(1);
+  }
+}
+
+// A local hamming(a, b) over two INTEGERs, so the baselines do not depend on
+// another part of the extension.
+void hamming_function(sqlite3_context* context, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) {
+    return;
+  }
+  const auto a = static_cast<std::uint64_t>(sqlite3_value_int64(argv[0]));
+  const auto b = static_cast<std::uint64_t>(sqlite3_value_int64(argv[1]));
+  sqlite3_result_int(context, std::popcount(a ^ b));
+}
+
+std::string extension_path = SIMHASH_EXTENSION_PATH;  // ext=... overrides
+
+sqlite3* open_database(const std::string& path, bool fresh) {
+  if (fresh) {
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+      std::filesystem::remove(path + suffix);
+    }
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    die(db, "open " + path);
+  }
+  sqlite3_enable_load_extension(db, 1);
+  char* message = nullptr;
+  if (sqlite3_load_extension(db, extension_path.c_str(), nullptr, &message) != SQLITE_OK) {
+    std::fprintf(stderr, "cannot load extension: %s\n", message ? message : "");
+    std::exit(1);
+  }
+  sqlite3_create_function(db, "hamming", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                          hamming_function, nullptr, nullptr);
+  exec(db, "PRAGMA cache_size = -2000000");  // 2 GB: the database stays warm
+  return db;
+}
+
+std::vector<std::uint64_t> make_data(std::size_t n, bool clustered, std::mt19937_64& random) {
+  std::vector<std::uint64_t> fps(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Clustered: 5% of rows are near-duplicates (0..3 flipped bits) of an earlier row.
+    if (clustered && i > 0 && random() % 20 == 0) {
+      std::uint64_t fp = fps[random() % i];
+      const int flips = static_cast<int>(random() % 4);
+      for (int f = 0; f < flips; ++f) {
+        fp ^= std::uint64_t{1} << (random() % 64);
+      }
+      fps[i] = fp;
+    } else {
+      fps[i] = random();
+    }
+  }
+  return fps;
+}
+
+// Half the queries are perturbed copies of stored rows (0..3 bits), half random.
+std::vector<std::uint64_t> make_queries(const std::vector<std::uint64_t>& data, int count,
+                                        std::mt19937_64& random) {
+  std::vector<std::uint64_t> queries;
+  for (int i = 0; i < count; ++i) {
+    if (i % 2 == 0) {
+      std::uint64_t fp = data[random() % data.size()];
+      const int flips = static_cast<int>(random() % 4);
+      for (int f = 0; f < flips; ++f) {
+        fp ^= std::uint64_t{1} << (random() % 64);
+      }
+      queries.push_back(fp);
+    } else {
+      queries.push_back(random());
+    }
+  }
+  return queries;
+}
+
+struct Latency {
+  double median_us = 0;
+  double p99_us = 0;
+  long long rows = 0;
+};
+
+// Runs each query through one prepared statement (bound as ?1), twice: the
+// first pass warms the cache, the second is timed.
+Latency time_queries(sqlite3* db, const std::string& sql,
+                     const std::vector<std::uint64_t>& queries) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+    die(db, "prepare " + sql);
+  }
+  Latency result;
+  std::vector<double> times;
+  for (int pass = 0; pass < 2; ++pass) {
+    times.clear();
+    result.rows = 0;
+    for (std::uint64_t query : queries) {
+      const auto start = Clock::now();
+      sqlite3_bind_int64(statement, 1, static_cast<sqlite3_int64>(query));
+      int rc;
+      while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+        ++result.rows;
+      }
+      if (rc != SQLITE_DONE) {
+        die(db, "query " + sql);
+      }
+      sqlite3_reset(statement);
+      times.push_back(seconds_since(start) * 1e6);
+    }
+  }
+  sqlite3_finalize(statement);
+  std::sort(times.begin(), times.end());
+  result.median_us = times[times.size() / 2];
+  result.p99_us = times[std::min(times.size() - 1, times.size() * 99 / 100)];
+  return result;
+}
+
+double file_bytes(const std::string& path) {
+  return static_cast<double>(std::filesystem::file_size(path));
+}
+
+// Inserts all rows one statement at a time inside one transaction; returns rows/s.
+double insert_rows(sqlite3* db, const std::string& table, const std::vector<std::uint64_t>& data,
+                   const char* columns) {
+  sqlite3_stmt* insert = nullptr;
+  const std::string sql = "INSERT INTO " + table + "(" + columns + ") VALUES (?1, ?2)";
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &insert, nullptr) != SQLITE_OK) {
+    die(db, "prepare insert");
+  }
+  const auto start = Clock::now();
+  exec(db, "BEGIN");
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(i + 1));
+    sqlite3_bind_int64(insert, 2, static_cast<sqlite3_int64>(data[i]));
+    if (sqlite3_step(insert) != SQLITE_DONE) {
+      die(db, "insert");
+    }
+    sqlite3_reset(insert);
+  }
+  exec(db, "COMMIT");
+  sqlite3_finalize(insert);
+  return static_cast<double>(data.size()) / seconds_since(start);
+}
+
+std::string arg(int argc, char** argv, const std::string& key, const std::string& fallback) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string text = argv[i];
+    if (text.rfind(key + "=", 0) == 0) {
+      return text.substr(key.size() + 1);
+    }
+  }
+  return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t n = std::stoull(arg(argc, argv, "n", "1000000"));
+  const bool clustered = arg(argc, argv, "data", "uniform") == "clustered";
+  const int k = std::stoi(arg(argc, argv, "k", "3"));
+  const int blocks = std::stoi(arg(argc, argv, "blocks", "0"));
+  const bool baselines = arg(argc, argv, "baselines", "1") == "1";
+  const bool bulk = arg(argc, argv, "bulk", "1") == "1";
+  const int query_count = std::stoi(arg(argc, argv, "queries", "1000"));
+  const int radius = std::stoi(arg(argc, argv, "radius", std::to_string(k)));
+  const std::string dir = arg(argc, argv, "dir", "/tmp");
+  extension_path = arg(argc, argv, "ext", extension_path);
+
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows while a long run goes on
+  std::mt19937_64 random(20261121);
+  const std::vector<std::uint64_t> data = make_data(n, clustered, random);
+  const std::vector<std::uint64_t> queries = make_queries(data, query_count, random);
+  std::printf("n=%zu data=%s k=%d blocks=%s radius=%d queries=%d\n", n,
+              clustered ? "clustered" : "uniform", k,
+              blocks ? std::to_string(blocks).c_str() : "default", radius, query_count);
+
+  // The index.
+  const std::string index_path = dir + "/simhash_bench_index.db";
+  sqlite3* db = open_database(index_path, true);
+  exec(db, "CREATE VIRTUAL TABLE near USING simhash_index(k=" + std::to_string(k) +
+               (blocks ? ", blocks=" + std::to_string(blocks) : std::string()) + ")");
+  const double insert_rate = insert_rows(db, "near", data, "rowid, fp");
+  const double index_bytes = file_bytes(index_path) / static_cast<double>(n);
+  const std::string index_sql =
+      "SELECT rowid, distance FROM near WHERE fp MATCH ?1 AND distance <= " +
+      std::to_string(radius);
+  const Latency index_latency = time_queries(db, index_sql, queries);
+  std::printf("index: single-row inserts %.0f rows/s (one transaction), %.1f bytes/fp\n",
+              insert_rate, index_bytes);
+  std::printf("index: radius %d median %.1f us, p99 %.1f us, %lld rows\n", radius,
+              index_latency.median_us, index_latency.p99_us, index_latency.rows);
+  if (arg(argc, argv, "vacuum", "0") == "1") {
+    exec(db, "VACUUM");
+    std::printf("index: after VACUUM %.1f bytes/fp\n",
+                file_bytes(index_path) / static_cast<double>(n));
+  }
+  sqlite3_close(db);
+
+  if (bulk) {
+    // Bulk load: INSERT ... SELECT from an ordinary table.
+    const std::string bulk_path = dir + "/simhash_bench_bulk.db";
+    sqlite3* bulk_db = open_database(bulk_path, true);
+    exec(bulk_db, "CREATE TABLE source(id INTEGER PRIMARY KEY, fp INTEGER)");
+    insert_rows(bulk_db, "source", data, "id, fp");
+    exec(bulk_db, "CREATE VIRTUAL TABLE near USING simhash_index(k=" + std::to_string(k) +
+                      (blocks ? ", blocks=" + std::to_string(blocks) : std::string()) + ")");
+    const auto start = Clock::now();
+    exec(bulk_db, "INSERT INTO near(rowid, fp) SELECT id, fp FROM source");
+    std::printf("index: bulk INSERT ... SELECT %.0f rows/s\n",
+                static_cast<double>(n) / seconds_since(start));
+    sqlite3_close(bulk_db);
+    std::filesystem::remove(bulk_path);
+  }
+
+  if (baselines) {
+    const std::string plain_path = dir + "/simhash_bench_plain.db";
+    sqlite3* plain = open_database(plain_path, true);
+    exec(plain, "CREATE TABLE plain(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)");
+    const double plain_rate = insert_rows(plain, "plain", data, "id, fp");
+    const double plain_bytes = file_bytes(plain_path) / static_cast<double>(n);
+    const std::vector<std::uint64_t> few(
+        queries.begin(),
+        queries.begin() + std::min<std::size_t>(queries.size(), n >= 5000000 ? 10 : 50));
+    const Latency scan = time_queries(
+        plain, "SELECT id FROM plain WHERE hamming(fp, ?1) <= " + std::to_string(radius), few);
+    std::printf(
+        "baseline 1 (scan with hamming): median %.1f us, p99 %.1f us over %zu queries, "
+        "%lld rows; %.1f bytes/fp; %.0f inserts/s\n",
+        scan.median_us, scan.p99_us, few.size(), scan.rows, plain_bytes, plain_rate);
+    sqlite3_close(plain);
+    std::filesystem::remove(plain_path);
+
+    const std::string manku_path = dir + "/simhash_bench_manku.db";
+    sqlite3* manku = open_database(manku_path, true);
+    exec(manku, "CREATE TABLE manku(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)");
+    for (int block = 0; block < 4; ++block) {
+      exec(manku, "CREATE INDEX manku_b" + std::to_string(block) + " ON manku(((fp >> " +
+                      std::to_string(48 - 16 * block) + ") & 65535), fp)");
+    }
+    const double manku_rate = insert_rows(manku, "manku", data, "id, fp");
+    const double manku_bytes = file_bytes(manku_path) / static_cast<double>(n);
+    std::string manku_sql;
+    for (int block = 0; block < 4; ++block) {
+      const std::string expression = "((fp >> " + std::to_string(48 - 16 * block) + ") & 65535)";
+      if (block > 0) {
+        manku_sql += " UNION ";
+      }
+      manku_sql += "SELECT id FROM manku WHERE " + expression + " = ((?1 >> " +
+                   std::to_string(48 - 16 * block) +
+                   ") & 65535) AND hamming(fp, ?1) <= " + std::to_string(radius);
+    }
+    const Latency manku_latency = time_queries(manku, manku_sql, queries);
+    std::printf(
+        "baseline 2 (Manku in SQL): median %.1f us, p99 %.1f us, %lld rows; %.1f bytes/fp; "
+        "%.0f inserts/s\n",
+        manku_latency.median_us, manku_latency.p99_us, manku_latency.rows, manku_bytes, manku_rate);
+    std::printf("ratio: index median / Manku median = %.2f\n",
+                index_latency.median_us / manku_latency.median_us);
+    if (radius <= 3 && manku_latency.rows != index_latency.rows) {
+      std::printf("MISMATCH: index found %lld rows, Manku %lld\n", index_latency.rows,
+                  manku_latency.rows);
+      return 1;
+    }
+    sqlite3_close(manku);
+    std::filesystem::remove(manku_path);
+  }
+  std::filesystem::remove(index_path);
+  return 0;
+}

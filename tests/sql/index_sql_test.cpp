@@ -1,0 +1,304 @@
+// The SQL surface of simhash_index: options and their errors, query forms,
+// plans shown by EXPLAIN QUERY PLAN, ordering, joins, writes and conflict
+// clauses, special commands, shadow tables (defensive mode, RENAME, DROP)
+// and the format version.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "index_test_support.h"
+#include "test_database.h"
+
+namespace simhash::testing {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string plan_of(TestDatabase& db, const std::string& sql) {
+  std::string plan;
+  for (const Row& row : db.rows("EXPLAIN QUERY PLAN " + sql)) {
+    plan += row.back().value_or("") + "\n";
+  }
+  return plan;
+}
+
+TEST(IndexSql, BadOptionsNameTheOption) {
+  TestDatabase db;
+  struct Case {
+    const char* options;
+    const char* expected;
+  };
+  for (const Case& c : {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
+                        Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
+                        Case{"k=3, blocks=40", "tables"}, Case{"foo=1", "unknown option 'foo'"},
+                        Case{"k", "'k'"}, Case{"blocks=", "option blocks"}}) {
+    const std::string message =
+        db.error(std::string("CREATE VIRTUAL TABLE bad USING simhash_index(") + c.options + ")");
+    EXPECT_TRUE(contains(message, c.expected)) << c.options << ": " << message;
+    EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'bad%'"), 0);
+  }
+  EXPECT_TRUE(contains(db.error("CREATE VIRTUAL TABLE fp USING simhash_index"), "named"));
+}
+
+TEST(IndexSql, ConfigAndDataShadowTables) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index");
+  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'k'"), 3);
+  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'blocks'"), 4);
+  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 1);
+  db.exec("CREATE VIRTUAL TABLE near6 USING simhash_index(k = 6, blocks = 9)");
+  EXPECT_EQ(db.integer("SELECT value FROM near6_config WHERE key = 'blocks'"), 9);
+  db.exec("INSERT INTO near(rowid, fp) VALUES (5, -1), (7, 9223372036854775807)");
+  EXPECT_EQ(db.rows("SELECT id, fp FROM near_data ORDER BY id"),
+            (std::vector<Row>{{"5", "-1"}, {"7", "9223372036854775807"}}));
+}
+
+TEST(IndexSql, QueryForms) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  // Distances from 0: 0, 1, 2, 3, 4, 64.
+  db.exec("INSERT INTO near(rowid, fp) VALUES (1, 0), (2, 1), (3, 3), (4, 7), (5, 15), (6, -1)");
+  auto ids = [&](const std::string& sql) {
+    std::string out;
+    for (const Row& row : db.rows(sql)) {
+      out += row[0].value_or("NULL") + ":" + row[1].value_or("NULL") + " ";
+    }
+    return out;
+  };
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0"), "1:0 2:1 3:2 4:3 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= 1"), "1:0 2:1 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance < 1"), "1:0 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND radius = 2"),
+            "1:0 2:1 3:2 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0)"), "1:0 2:1 3:2 4:3 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0, 4)"), "1:0 2:1 3:2 4:3 5:4 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0, 64)"), "1:0 2:1 3:2 4:3 5:4 6:64 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0, 1000)"), "1:0 2:1 3:2 4:3 5:4 6:64 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= 2.5"),
+            "1:0 2:1 3:2 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance < 2.5"),
+            "1:0 2:1 3:2 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH NULL"), "");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= NULL"), "");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance DESC"),
+            "4:3 3:2 2:1 1:0 ");
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance LIMIT 2"),
+            "1:0 2:1 ");
+  EXPECT_EQ(ids("SELECT rowid, query FROM near(0, 1)"), "1:0 2:0 ");
+  EXPECT_EQ(ids("SELECT rowid, radius FROM near(0, 1)"), "1:1 2:1 ");
+  // Plain scan and rowid lookups: distance is NULL.
+  EXPECT_EQ(ids("SELECT rowid, distance FROM near"), "1:NULL 2:NULL 3:NULL 4:NULL 5:NULL 6:NULL ");
+  EXPECT_EQ(ids("SELECT rowid, fp FROM near WHERE rowid = 4"), "4:7 ");
+  EXPECT_EQ(ids("SELECT rowid, fp FROM near WHERE rowid IN (2, 6, 99)"), "2:1 6:-1 ");
+  EXPECT_EQ(ids("SELECT rowid, fp FROM near WHERE rowid = 'x'"), "");
+  // Errors.
+  EXPECT_TRUE(
+      contains(db.error("SELECT * FROM near WHERE fp MATCH 0 AND distance <= -1"), "negative"));
+  EXPECT_TRUE(contains(db.error("SELECT * FROM near(0, -2)"), "negative"));
+  EXPECT_TRUE(contains(db.error("SELECT * FROM near WHERE fp MATCH 'abc'"), "got TEXT"));
+  EXPECT_TRUE(contains(db.error("SELECT * FROM near WHERE fp MATCH 1.5"), "got REAL"));
+  EXPECT_TRUE(contains(db.error("SELECT * FROM near(0, 'x')"), "must be a number, got TEXT"));
+  EXPECT_TRUE(
+      contains(db.error("SELECT * FROM near WHERE fp MATCH 0 AND radius = 1.5"), "integer"));
+}
+
+TEST(IndexSql, ExplainQueryPlanNamesThePlan) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE fp MATCH 1"), "index (4 tables"));
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 2)"), "index (4 tables"));
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 5)"), "scan (radius 5 > k=3)"));
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE fp MATCH ?1 AND distance <= ?2"),
+                       "scan if radius > 3"));
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near"), "full scan"));
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE rowid = 3"), "rowid lookup"));
+  const std::string sorted = plan_of(db, "SELECT * FROM near(1) ORDER BY distance");
+  EXPECT_TRUE(contains(sorted, "sorted by distance")) << sorted;
+  EXPECT_FALSE(contains(sorted, "TEMP B-TREE")) << sorted;
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1) ORDER BY rowid"), "TEMP B-TREE"));
+}
+
+TEST(IndexSql, JoinProbesOncePerOuterRow) {
+  std::mt19937_64 random(31);
+  TestDatabase db;
+  db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, fp INTEGER)");
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  Model model;
+  bulk_insert(db.handle(), "near", model, make_fingerprints(2000, random), 1);
+  Model docs;
+  {
+    Prepared insert(db.handle(), "INSERT INTO docs(id, fp) VALUES (?1, ?2)");
+    auto it = model.begin();
+    for (int i = 0; i < 50; ++i, ++it) {
+      const std::uint64_t fp = flip_random_bits(it->second, static_cast<int>(random() % 4), random);
+      sqlite3_bind_int(insert.get(), 1, i);
+      sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
+      sqlite3_step(insert.get());
+      sqlite3_reset(insert.get());
+      docs[i] = fp;
+    }
+  }
+  const std::string sql =
+      "SELECT d.id, n.rowid, n.distance FROM docs d JOIN near n ON n.fp MATCH d.fp AND "
+      "n.distance <= 3 ORDER BY 1, 2";
+  const std::string plan = plan_of(db, sql);
+  EXPECT_TRUE(contains(plan, "SCAN d")) << plan;
+  EXPECT_TRUE(contains(plan, "index (4 tables")) << plan;
+  std::vector<Row> expected;
+  for (const auto& [doc, fp] : docs) {
+    for (const auto& [id, distance] : brute_force(model, fp, 3)) {
+      expected.push_back({std::to_string(doc), std::to_string(id), std::to_string(distance)});
+    }
+  }
+  EXPECT_EQ(db.rows(sql), expected);
+}
+
+TEST(IndexSql, WritesAndConflicts) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("INSERT INTO near(fp) VALUES (10)");
+  EXPECT_EQ(db.integer("SELECT last_insert_rowid()"), 1);
+  db.exec("INSERT INTO near(rowid, fp) VALUES (10, 20)");
+  db.exec("INSERT INTO near(fp) VALUES (30)");
+  EXPECT_EQ(db.integer("SELECT last_insert_rowid()"), 11);
+  db.exec("DELETE FROM near WHERE rowid = 1");
+  EXPECT_EQ(db.integer("SELECT last_insert_rowid()"), 11) << "nested writes leave it alone";
+  EXPECT_TRUE(contains(db.error("INSERT INTO near(rowid, fp) VALUES (10, 1)"),
+                       "UNIQUE constraint failed: near.rowid"));
+  db.exec("INSERT OR IGNORE INTO near(rowid, fp) VALUES (10, 1)");
+  EXPECT_EQ(db.integer("SELECT fp FROM near WHERE rowid = 10"), 20);
+  db.exec("INSERT OR REPLACE INTO near(rowid, fp) VALUES (10, 1)");
+  EXPECT_EQ(db.integer("SELECT fp FROM near WHERE rowid = 10"), 1);
+  EXPECT_TRUE(contains(db.error("UPDATE near SET rowid = 10 WHERE rowid = 11"), "UNIQUE"));
+  db.exec("UPDATE OR IGNORE near SET rowid = 10 WHERE rowid = 11");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM near"), 2);
+  db.exec("UPDATE OR REPLACE near SET rowid = 10 WHERE rowid = 11");
+  EXPECT_EQ(db.rows("SELECT rowid, fp FROM near"), (std::vector<Row>{{"10", "30"}}));
+  db.exec("UPDATE near SET fp = fp + 1");
+  EXPECT_EQ(db.rows("SELECT rowid, distance FROM near(31, 0)"), (std::vector<Row>{{"10", "0"}}));
+  for (const char* value : {"NULL", "'5'", "1.0", "x'00'"}) {
+    const std::string message =
+        db.error(std::string("INSERT INTO near(rowid, fp) VALUES (50, ") + value + ")");
+    EXPECT_TRUE(contains(message, "fp must be an INTEGER fingerprint, got")) << message;
+  }
+  EXPECT_TRUE(contains(db.error("UPDATE near SET fp = 'x'"), "got TEXT"));
+  EXPECT_TRUE(
+      contains(db.error("UPDATE near SET rowid = 'x'"), "rowid must be an INTEGER, got TEXT"));
+  EXPECT_TRUE(
+      contains(db.error("INSERT INTO near(rowid, fp, distance) VALUES (60, 1, 2)"), "distance"));
+  EXPECT_TRUE(contains(db.error("INSERT INTO near(near) VALUES('optimize')"), "unknown command"));
+  EXPECT_EQ(db.rows("SELECT rowid, fp FROM near"), (std::vector<Row>{{"10", "31"}}));
+  db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+}
+
+TEST(IndexSql, IntegrityCheckDetectsDamageAndRebuildRepairs) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (1, 100), (2, 200), (3, -300)");
+  db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+  db.exec("INSERT INTO near_data(id, fp) VALUES (4, 400)");  // bypasses the copies
+  EXPECT_TRUE(contains(db.error("INSERT INTO near(near) VALUES('integrity-check')"), "disagree"));
+  db.exec("INSERT INTO near(near) VALUES('rebuild')");
+  db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+  EXPECT_EQ(db.rows("SELECT rowid FROM near(400, 0)"), (std::vector<Row>{{"4"}}));
+  db.exec("UPDATE near_buckets SET entries = x'ff' WHERE id = (SELECT min(id) FROM near_buckets)");
+  EXPECT_TRUE(contains(db.error("INSERT INTO near(near) VALUES('integrity-check')"), "malformed"));
+  db.exec("INSERT INTO near(near) VALUES('rebuild')");
+  db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+}
+
+TEST(IndexSql, DefensiveModeProtectsShadowTables) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  int enabled = 0;
+  ASSERT_EQ(sqlite3_db_config(db.handle(), SQLITE_DBCONFIG_DEFENSIVE, 1, &enabled), SQLITE_OK);
+  ASSERT_EQ(enabled, 1);
+  db.exec("INSERT INTO near(rowid, fp) VALUES (1, 5)");
+  db.exec(
+      "BEGIN; INSERT INTO near(rowid, fp) VALUES (2, 6); SAVEPOINT a; "
+      "INSERT INTO near(rowid, fp) VALUES (3, 7); ROLLBACK TO a; COMMIT");
+  for (const char* table : {"near_data", "near_config", "near_buckets"}) {
+    EXPECT_TRUE(contains(db.error(std::string("DELETE FROM ") + table), "may not be modified"))
+        << table;
+  }
+  EXPECT_EQ(db.integer("SELECT count(*) FROM near_data"), 2);  // reading is allowed
+  db.exec("INSERT INTO near(near) VALUES('rebuild')");
+  db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+  EXPECT_EQ(db.rows("SELECT rowid FROM near(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
+}
+
+TEST(IndexSql, RenameAndDropCarryShadowTables) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("BEGIN; INSERT INTO near(rowid, fp) VALUES (1, 5), (2, 6)");
+  db.exec("ALTER TABLE near RENAME TO far");  // with pending writes
+  db.exec("COMMIT");
+  EXPECT_EQ(db.rows("SELECT name FROM sqlite_master WHERE name LIKE 'near%'"), std::vector<Row>{});
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'far_%'"), 3);
+  EXPECT_EQ(db.rows("SELECT rowid FROM far(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
+  db.exec("INSERT INTO far(far) VALUES('integrity-check')");
+  // No statement of the index stays active between statements.
+  db.exec("VACUUM");
+  EXPECT_EQ(db.rows("SELECT rowid FROM far(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
+  db.exec("DROP TABLE far");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0);
+}
+
+TEST(IndexSql, AttachedSchema) {
+  TestDatabase db;
+  db.exec("ATTACH ':memory:' AS aux");
+  db.exec("CREATE VIRTUAL TABLE aux.near USING simhash_index(k=1)");
+  db.exec("INSERT INTO aux.near(rowid, fp) VALUES (1, 2), (2, 3)");
+  EXPECT_EQ(db.rows("SELECT rowid, distance FROM aux.near WHERE fp MATCH 2"),
+            (std::vector<Row>{{"1", "0"}, {"2", "1"}}));
+  EXPECT_EQ(db.integer("SELECT count(*) FROM aux.near_data"), 2);
+}
+
+TEST(IndexSql, NewerFormatFailsClearly) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("simhash_format_" + std::to_string(getpid()) + ".db"))
+                               .string();
+  std::remove(path.c_str());
+  {
+    TestDatabase db(path);
+    db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+    db.exec("UPDATE near_config SET value = 2 WHERE key = 'format'");
+  }
+  {
+    TestDatabase db(path);
+    const std::string message = db.error("SELECT * FROM near");
+    EXPECT_TRUE(contains(message, "format 2 is newer")) << message;
+  }
+  // Damaged configs fail with a message naming what is wrong.
+  struct Damage {
+    const char* sql;
+    const char* expected;
+  };
+  for (const Damage& damage : {Damage{"UPDATE near_config SET value = 1 WHERE key = 'format'; "
+                                      "DELETE FROM near_config WHERE key = 'blocks'",
+                                      "lacks blocks"},
+                               Damage{"INSERT INTO near_config VALUES('blocks', 4); "
+                                      "UPDATE near_config SET value = 30 WHERE key = 'k'",
+                                      "stored k=30"},
+                               Damage{"UPDATE near_config SET value = 3 WHERE key = 'k'; "
+                                      "UPDATE near_config SET value = 3 WHERE key = 'blocks'",
+                                      "blocks=3"}}) {
+    {
+      TestDatabase db(path, false);
+      db.exec(damage.sql);
+    }
+    TestDatabase db(path);
+    const std::string message = db.error("SELECT * FROM near");
+    EXPECT_TRUE(contains(message, damage.expected)) << message;
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace simhash::testing

@@ -1,0 +1,215 @@
+// simhash_index inside transactions: ROLLBACK, ROLLBACK TO, failing
+// statements, close and reopen, a second connection, WAL mode, and a process
+// killed in the middle of a transaction.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "index_test_support.h"
+#include "test_database.h"
+
+namespace simhash::testing {
+namespace {
+
+// A database file removed (with its journals) when the test ends.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& stem) {
+    path_ =
+        (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(getpid()) + ".db"))
+            .string();
+    remove_all();
+  }
+  ~TempFile() { remove_all(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  void remove_all() const {
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+      std::remove((path_ + suffix).c_str());
+    }
+  }
+  std::string path_;
+};
+
+TEST(IndexTransactions, RollbackAndSavepoints) {
+  std::mt19937_64 random(21);
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  Model model;
+  bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(5000), random), 1);
+  const Model committed = model;
+
+  db.exec("BEGIN");
+  mutate(db.handle(), "near", model, scaled(800), random);
+  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  db.exec("ROLLBACK");
+  model = committed;
+  verify_against_model(db.handle(), "near", model, 3, random, 4);
+
+  db.exec("BEGIN");
+  mutate(db.handle(), "near", model, scaled(400), random);
+  const Model after_a = model;
+  db.exec("SAVEPOINT s1");
+  mutate(db.handle(), "near", model, scaled(400), random);
+  const Model after_b = model;
+  db.exec("SAVEPOINT s2");
+  mutate(db.handle(), "near", model, scaled(400), random);
+  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  db.exec("ROLLBACK TO s2");
+  model = after_b;
+  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  // Unflushed writes after the savepoint, then rolled back without a read.
+  mutate(db.handle(), "near", model, scaled(300), random);
+  db.exec("ROLLBACK TO s1");
+  model = after_a;
+  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  mutate(db.handle(), "near", model, scaled(300), random);
+  db.exec("RELEASE s1");
+  db.exec("COMMIT");
+  verify_against_model(db.handle(), "near", model, 3, random, 4);
+
+  // A savepoint opened before the index's first write in the transaction.
+  db.exec("SAVEPOINT outer_sp");
+  mutate(db.handle(), "near", model, 50, random);
+  db.exec("ROLLBACK TO outer_sp");
+  db.exec("RELEASE outer_sp");
+  model = after_a;
+  model = read_model(db.handle(), "near");
+  verify_against_model(db.handle(), "near", model, 3, random, 3);
+}
+
+TEST(IndexTransactions, FailingStatementChangesNothing) {
+  std::mt19937_64 random(22);
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (1, 10), (2, 20)");
+  Model model = {{1, 10}, {2, 20}};
+  for (const bool in_transaction : {false, true}) {
+    if (in_transaction) {
+      db.exec("BEGIN");
+      db.exec("INSERT INTO near(rowid, fp) VALUES (3, 30)");
+      model[3] = 30;
+    }
+    EXPECT_NE(db.error("INSERT INTO near(rowid, fp) VALUES (100, 1), (101, 2), (1, 3)")
+                  .find("UNIQUE constraint failed"),
+              std::string::npos);
+    EXPECT_NE(db.error("INSERT INTO near(rowid, fp) VALUES (200, 1), (201, 'x')").find("got TEXT"),
+              std::string::npos);
+    EXPECT_NE(
+        db.error("UPDATE near SET fp = CASE WHEN rowid = 2 THEN 2.5 ELSE 7 END").find("got REAL"),
+        std::string::npos);
+    EXPECT_NE(db.error("UPDATE near SET rowid = 1 WHERE rowid = 2").find("UNIQUE"),
+              std::string::npos);
+    verify_against_model(db.handle(), "near", model, 3, random, 2);
+    if (in_transaction) {
+      db.exec("COMMIT");
+    }
+    verify_against_model(db.handle(), "near", model, 3, random, 2);
+  }
+}
+
+TEST(IndexTransactions, ReopenSecondConnectionAndWal) {
+  for (const bool wal : {false, true}) {
+    SCOPED_TRACE(wal ? "WAL" : "rollback journal");
+    std::mt19937_64 random(wal ? 24 : 23);
+    TempFile file(wal ? "simhash_index_wal" : "simhash_index_journal");
+    Model model;
+    {
+      TestDatabase db(file.path());
+      if (wal) {
+        db.exec("PRAGMA journal_mode=WAL");
+      }
+      db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3, blocks=5)");
+      bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(5000), random), 1);
+    }
+    TestDatabase first(file.path());
+    verify_against_model(first.handle(), "near", model, 3, random, 4);
+    TestDatabase second(file.path());
+    first.exec("PRAGMA busy_timeout=2000");
+    second.exec("PRAGMA busy_timeout=2000");
+    const Model committed = model;
+    first.exec("BEGIN");
+    mutate(first.handle(), "near", model, scaled(1000), random);
+    verify_against_model(first.handle(), "near", model, 3, random, 2);
+    if (wal) {
+      // A WAL reader sees the last commit while the writer's transaction is open.
+      Model seen = committed;
+      verify_against_model(second.handle(), "near", seen, 3, random, 2, false);
+    }
+    first.exec("COMMIT");
+    verify_against_model(second.handle(), "near", model, 3, random, 4);
+    // And the other way round.
+    second.exec("BEGIN");
+    mutate(second.handle(), "near", model, scaled(500), random);
+    second.exec("COMMIT");
+    verify_against_model(first.handle(), "near", model, 3, random, 4);
+  }
+}
+
+// The child writes 10,000 rows in an open transaction (forcing pages to the
+// file with a tiny cache) and is killed; the parent finds the last commit.
+TEST(IndexTransactions, SurvivesSigkillMidTransaction) {
+  for (const bool wal : {false, true}) {
+    SCOPED_TRACE(wal ? "WAL" : "rollback journal");
+    std::mt19937_64 random(25);
+    TempFile file("simhash_index_crash");
+    Model model;
+    {
+      TestDatabase db(file.path());
+      if (wal) {
+        db.exec("PRAGMA journal_mode=WAL");
+      }
+      db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+      bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(3000), random), 1);
+    }
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      close(ready[0]);
+      sqlite3* db = nullptr;
+      sqlite3_open(file.path().c_str(), &db);
+      sqlite3_enable_load_extension(db, 1);
+      sqlite3_load_extension(db, SIMHASH_EXTENSION_PATH, nullptr, nullptr);
+      sqlite3_exec(db, "PRAGMA cache_size=10; BEGIN", nullptr, nullptr, nullptr);
+      sqlite3_stmt* insert = nullptr;
+      sqlite3_prepare_v2(db, "INSERT INTO near(rowid, fp) VALUES (?1, ?2)", -1, &insert, nullptr);
+      std::mt19937_64 child_random(99);
+      for (int i = 0; i < 10000; ++i) {
+        sqlite3_bind_int64(insert, 1, 1000000 + i);
+        sqlite3_bind_int64(insert, 2, static_cast<sqlite3_int64>(child_random()));
+        sqlite3_step(insert);
+        sqlite3_reset(insert);
+      }
+      // Merge the pending rows into the buckets so the file is written too.
+      sqlite3_exec(db, "SELECT count(*) FROM near WHERE fp MATCH 0", nullptr, nullptr, nullptr);
+      const char byte = 1;
+      if (write(ready[1], &byte, 1) != 1) {
+        _exit(2);
+      }
+      pause();
+      _exit(0);
+    }
+    close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1);
+    close(ready[0]);
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    TestDatabase db(file.path());
+    verify_against_model(db.handle(), "near", model, 3, random, 4);
+  }
+}
+
+}  // namespace
+}  // namespace simhash::testing
