@@ -7,7 +7,7 @@
 //
 // usage: index_benchmark [n=1000000] [data=uniform|clustered] [k=3] [blocks=0 (default)]
 //                        [baselines=1] [queries=1000] [dir=/tmp] [radius=k] [bulk=1]
-//                        [vacuum=0] [ext=path of simhash.so to load]
+//                        [vacuum=0] [ext=path of simhash.so to load] [page_size=]
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -55,6 +55,7 @@ void hamming_function(sqlite3_context* context, int, sqlite3_value** argv) {
 }
 
 std::string extension_path = SIMHASH_EXTENSION_PATH;  // ext=... overrides
+std::string page_size;                                // page_size=... for new files
 
 sqlite3* open_database(const std::string& path, bool fresh) {
   if (fresh) {
@@ -75,6 +76,9 @@ sqlite3* open_database(const std::string& path, bool fresh) {
   sqlite3_create_function(db, "hamming", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                           hamming_function, nullptr, nullptr);
   exec(db, "PRAGMA cache_size = -2000000");  // 2 GB: the database stays warm
+  if (!page_size.empty()) {
+    exec(db, "PRAGMA page_size = " + page_size);
+  }
   return db;
 }
 
@@ -205,6 +209,7 @@ int main(int argc, char** argv) {
   const int radius = std::stoi(arg(argc, argv, "radius", std::to_string(k)));
   const std::string dir = arg(argc, argv, "dir", "/tmp");
   extension_path = arg(argc, argv, "ext", extension_path);
+  page_size = arg(argc, argv, "page_size", "");
 
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows while a long run goes on
   std::mt19937_64 random(20261121);

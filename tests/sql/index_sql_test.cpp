@@ -243,6 +243,9 @@ TEST(IndexSql, RenameAndDropCarryShadowTables) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'far_%'"), 3);
   EXPECT_EQ(db.rows("SELECT rowid FROM far(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
   db.exec("INSERT INTO far(far) VALUES('integrity-check')");
+  // No statement of the index stays active between statements.
+  db.exec("VACUUM");
+  EXPECT_EQ(db.rows("SELECT rowid FROM far(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
   db.exec("DROP TABLE far");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0);
 }
