@@ -15,6 +15,7 @@
 #include "near_duplicate_clusters.h"
 #include "pair_finder.h"
 #include "registration.h"
+#include "sql_values.h"
 #include "sqlite_support.h"
 
 namespace simhash::sql {
@@ -69,21 +70,6 @@ BatchCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
 template <typename Body>
 int run(sqlite3_vtab* vtab, Body&& body) noexcept {
   return guard(vtab, std::forward<Body>(body));
-}
-
-const char* type_name(int type) {
-  switch (type) {
-    case SQLITE_INTEGER:
-      return "INTEGER";
-    case SQLITE_FLOAT:
-      return "REAL";
-    case SQLITE_TEXT:
-      return "TEXT";
-    case SQLITE_BLOB:
-      return "BLOB";
-    default:
-      return "NULL";
-  }
 }
 
 template <BatchKind kind>
@@ -238,7 +224,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     }
     if (sqlite3_value_type(index_value) != SQLITE_TEXT) {
       throw BatchError(std::string(function) + ": the index must be named by a TEXT value, got " +
-                       type_name(sqlite3_value_type(index_value)));
+                       type_name(index_value));
     }
     cursor->index_argument = reinterpret_cast<const char*>(sqlite3_value_text(index_value));
     std::optional<int> radius;

@@ -15,6 +15,7 @@
 #include "index_storage.h"
 #include "permutation_plan.h"
 #include "registration.h"
+#include "sql_values.h"
 #include "sqlite_support.h"
 
 namespace simhash::sql {
@@ -75,21 +76,6 @@ int run(sqlite3_vtab* vtab, Body&& body) noexcept {
       return error.code();
     }
   });
-}
-
-const char* type_name(int type) {
-  switch (type) {
-    case SQLITE_INTEGER:
-      return "INTEGER";
-    case SQLITE_FLOAT:
-      return "REAL";
-    case SQLITE_TEXT:
-      return "TEXT";
-    case SQLITE_BLOB:
-      return "BLOB";
-    default:
-      return "NULL";
-  }
 }
 
 std::string trim(std::string_view text) {
@@ -454,7 +440,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     if (sqlite3_value_type(query) != SQLITE_INTEGER) {
       throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() +
                                           ": the query fingerprint must be an INTEGER, got " +
-                                          type_name(sqlite3_value_type(query)));
+                                          type_name(query));
     }
     std::optional<int> radius;
     for (std::size_t i = 1; i < codes.size() && static_cast<int>(i) < argc; ++i) {
@@ -578,8 +564,7 @@ std::int64_t fingerprint_argument(sqlite3_value* value, const std::string& name)
 std::int64_t rowid_argument(sqlite3_value* value, const std::string& name) {
   if (sqlite3_value_type(value) != SQLITE_INTEGER) {
     throw SqliteError(SQLITE_MISMATCH, "simhash_index " + name +
-                                           ": rowid must be an INTEGER, got " +
-                                           type_name(sqlite3_value_type(value)));
+                                           ": rowid must be an INTEGER, got " + type_name(value));
   }
   return sqlite3_value_int64(value);
 }

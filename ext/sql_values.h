@@ -10,9 +10,10 @@
 
 namespace simhash::sql {
 
-// SQLite's name for a value's storage class: INTEGER, REAL, TEXT, BLOB, NULL.
-inline const char* type_name(sqlite3_value* value) {
-  switch (sqlite3_value_type(value)) {
+// SQLite's name for a storage class (SQLITE_INTEGER, ...): INTEGER, REAL,
+// TEXT, BLOB, NULL.
+inline const char* type_name(int type) {
+  switch (type) {
     case SQLITE_INTEGER:
       return "INTEGER";
     case SQLITE_FLOAT:
@@ -25,6 +26,9 @@ inline const char* type_name(sqlite3_value* value) {
       return "NULL";
   }
 }
+
+// The storage-class name of a value, for error messages.
+inline const char* type_name(sqlite3_value* value) { return type_name(sqlite3_value_type(value)); }
 
 // The UTF-8 text a value stands for, as SQLite's own text functions read it:
 // NULL is nullopt; INTEGER and REAL give their SQL text form; a BLOB gives
