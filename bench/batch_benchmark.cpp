@@ -23,24 +23,15 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "pair_finder.h"
 
 namespace {
 
+using simhash::bench::exec;
+using simhash::bench::fail;
+
 using Clock = std::chrono::steady_clock;
-
-[[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  std::fprintf(stderr, "%s: %s\n", what.c_str(), db != nullptr ? sqlite3_errmsg(db) : "");
-  std::exit(1);
-}
-
-void exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "%s: %s\n", sql.c_str(), message != nullptr ? message : "?");
-    std::exit(1);
-  }
-}
 
 std::int64_t count_of(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* statement = nullptr;

@@ -24,12 +24,15 @@
 #include <vector>
 
 #include "ascii_words.h"
+#include "bench_support.h"
 #include "corpus.h"
 #include "feature_extractor.h"
 #include "simhash_options.h"
 #include "vote_kernels.h"
 
 namespace {
+
+using simhash::bench::thread_seconds;
 
 using simhash::bench::Document;
 
@@ -137,12 +140,6 @@ double median(std::vector<double> values) {
 
 // Seconds of CPU time of this thread: unlike wall time, it leaves out the
 // time other processes on the shared machine hold the core.
-double thread_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
 double seconds_of(const Pass& pass, const std::vector<Document>& corpus) {
   const double start = thread_seconds();
   g_sink = g_sink + pass(corpus);

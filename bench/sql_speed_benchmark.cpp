@@ -23,30 +23,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "corpus.h"
 #include "feature_extractor.h"
 #include "simhash_options.h"
 
 namespace {
 
-[[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  std::fprintf(stderr, "%s: %s\n", what.c_str(), db != nullptr ? sqlite3_errmsg(db) : "");
-  std::exit(1);
-}
-
-void exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "%s: %s\n", sql.c_str(), message);
-    std::exit(1);
-  }
-}
-
-double thread_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
+using simhash::bench::exec;
+using simhash::bench::fail;
+using simhash::bench::thread_seconds;
 
 // Runs a one-row query (with an optional INTEGER parameter) and returns its
 // CPU time in seconds; the result is checked to stop the optimizer from

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "corpus.h"
 #include "feature_extractor.h"
 #include "hamming.h"
@@ -33,18 +34,9 @@
 
 namespace {
 
-[[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  std::fprintf(stderr, "%s: %s\n", what.c_str(), sqlite3_errmsg(db));
-  std::exit(1);
-}
-
-void exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "%s\n  %s\n", sql.substr(0, 200).c_str(), message);
-    std::exit(1);
-  }
-}
+using simhash::bench::exec;
+using simhash::bench::fail;
+using simhash::bench::thread_seconds;
 
 // id -> fingerprint for a two-column query (NULL fingerprints left out).
 std::map<std::int64_t, std::uint64_t> fingerprints(sqlite3* db, const std::string& sql) {
@@ -185,12 +177,6 @@ double recall(const std::map<std::int64_t, std::uint64_t>& originals,
     found += copy != copies.end() && simhash::hamming_distance(fp, copy->second) <= 3 ? 1 : 0;
   }
   return static_cast<double>(found) / static_cast<double>(originals.size());
-}
-
-double thread_seconds() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ascii_words.h"
+#include "fast_path_switch.h"
 #include "feature_extractor.h"
 #include "icu_word_reference.h"
 #include "simhash_options.h"
@@ -23,18 +24,7 @@
 
 namespace {
 
-class FastPathSwitch {
- public:
-  explicit FastPathSwitch(bool enabled) : before_(simhash::ascii_fast_path_enabled()) {
-    simhash::set_ascii_fast_path_enabled(enabled);
-  }
-  ~FastPathSwitch() { simhash::set_ascii_fast_path_enabled(before_); }
-  FastPathSwitch(const FastPathSwitch&) = delete;
-  FastPathSwitch& operator=(const FastPathSwitch&) = delete;
-
- private:
-  bool before_;
-};
+using simhash::testing::FastPathSwitch;
 
 std::vector<std::string> tokenizer_tokens(simhash::WordTokenizer& tokenizer, std::string_view text,
                                           bool fast_path) {

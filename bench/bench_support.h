@@ -1,0 +1,37 @@
+// Small helpers every benchmark program shares: the thread's CPU clock (what
+// load from other processes does not inflate) and, for the programs that
+// drive SQLite, statement execution that stops the run on the first error.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
+namespace simhash::bench {
+
+// CPU seconds this thread has used.
+inline double thread_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// A benchmark has no use for a partial result: report and exit.
+[[noreturn]] inline void fail(sqlite3* db, const std::string& what) {
+  std::fprintf(stderr, "%s: %s\n", what.c_str(), db != nullptr ? sqlite3_errmsg(db) : "");
+  std::exit(1);
+}
+
+inline void exec(sqlite3* db, const std::string& sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    std::fprintf(stderr, "%s\n  %s\n", sql.substr(0, 200).c_str(),
+                 message != nullptr ? message : "(no message)");
+    std::exit(1);
+  }
+}
+
+}  // namespace simhash::bench
