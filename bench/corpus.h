@@ -3,7 +3,7 @@
 //   English: every /usr/share/doc/*/copyright and /usr/share/common-licenses/*
 //     (regular files, deduplicated by content; about 415 texts).
 //   Chinese: paragraphs of the manual pages of Debian's manpages-zh package
-//     (`apt-get install manpages-zh`), gzip'd roff under /usr/share/man/zh_CN
+//     (`scripts/install-deps.sh --bench`), gzip'd roff under /usr/share/man/zh_CN
 //     and zh_TW, read with zcat and stripped of roff requests and escapes;
 //     either single paragraphs or runs of them as long as English documents.
 // Documents come back sorted by path, so every run sees the same order.

@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, the tests, the demo and the
 # benchmarks need. Runs apt-get as root, or through sudo.
+#
+#   scripts/install-deps.sh           build, tests, demo
+#   scripts/install-deps.sh --bench   also the quality benchmark's Chinese
+#                                     corpus (manpages-zh)
 set -euo pipefail
 
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
           libbenchmark-dev python3)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(manpages-zh)
+elif [ $# -gt 0 ]; then
+  echo "usage: $0 [--bench]" >&2
+  exit 2
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
