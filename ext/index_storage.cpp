@@ -119,6 +119,15 @@ IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& s
     throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": unknown storage format " +
                                                std::to_string(config.format));
   }
+  if (config.format < kIndexFormat) {
+    // Format 1 (unreleased development builds) packed buckets differently.
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
+                                        std::to_string(config.format) +
+                                        " is an older development layout this extension no "
+                                        "longer reads (format " +
+                                        std::to_string(kIndexFormat) +
+                                        "); drop the table and create it again");
+  }
   return config;
 }
 
@@ -276,9 +285,7 @@ bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<
   const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
   const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
   if (!decode_bucket(data, size, rest_bytes, out)) {
-    throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
-                                               std::to_string(row_id) +
-                                               " is malformed; run 'rebuild'");
+    throw_malformed(row_id);
   }
   return true;
 }
@@ -406,37 +413,54 @@ void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>&
   for (int table = 0; table < plan_.table_count(); ++table) {
     const std::uint64_t key = plan_.permute(table, query);
     const std::uint64_t bucket = layout_.bucket_of(table, key);
-    const int prefix_shift = 64 - plan_.prefix_bits(table);
+    const std::int64_t row_id = layout_.row_id(table, bucket);
+    // Prefix bits below the bucket bits: an entry must match the query there too.
+    const int extra_prefix_bits = plan_.prefix_bits(table) - layout_.bucket_bits(table);
+    const std::uint64_t prefix_mask = extra_prefix_bits == 0
+                                          ? 0
+                                          : ((std::uint64_t{1} << extra_prefix_bits) - 1)
+                                                << (layout_.rest_bits(table) - extra_prefix_bits);
     ResetOnExit reset(statement);
-    sqlite3_bind_int64(statement, 1, layout_.row_id(table, bucket));
+    sqlite3_bind_int64(statement, 1, row_id);
     if (!step_row(statement)) {
       continue;
     }
     const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
     const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
-    BucketReader reader(data, size, layout_.rest_bytes(table));
-    for (; reader.valid(); reader.next()) {
-      const std::uint64_t entry_key = layout_.key_of(table, bucket, reader.entry().rest);
-      const std::uint64_t difference = entry_key ^ key;
-      if (prefix_shift < 64 && (difference >> prefix_shift) != 0) {
-        continue;  // shares the bucket but not the whole prefix
+    BucketView view;
+    if (!view.parse(data, size, layout_.rest_bytes(table))) {
+      throw_malformed(row_id);
+    }
+    close_entries_.clear();
+    view.find_close(layout_.rest_of(table, key), prefix_mask, radius, close_entries_);
+    if (close_entries_.empty()) {
+      continue;
+    }
+    // Ids are decoded only up to the last close entry.
+    BucketIdReader ids(view);
+    std::size_t next_index = 0;
+    std::int64_t id = 0;
+    for (const CloseEntry& close : close_entries_) {
+      while (next_index <= close.index) {
+        if (!ids.next(id)) {
+          throw_malformed(row_id);
+        }
+        ++next_index;
       }
-      const int distance = std::popcount(difference);
-      if (distance > radius) {
-        continue;
-      }
-      const std::uint64_t fp = plan_.unpermute(table, entry_key);
+      const std::uint64_t fp =
+          plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
       if (plan_.first_shared_table(fp, query) != table) {
         continue;  // reported by an earlier table
       }
-      out.push_back(IndexHit{reader.entry().id, static_cast<std::int64_t>(fp), distance});
-    }
-    if (reader.error()) {
-      throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
-                                                 std::to_string(layout_.row_id(table, bucket)) +
-                                                 " is malformed; run 'rebuild'");
+      out.push_back(IndexHit{id, static_cast<std::int64_t>(fp), close.distance});
     }
   }
+}
+
+void IndexStorage::throw_malformed(std::int64_t row_id) const {
+  throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
+                                             std::to_string(row_id) +
+                                             " is malformed; run 'rebuild'");
 }
 
 void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& out) {

@@ -18,7 +18,7 @@ namespace simhash::sql {
 
 // The on-disk format this code reads and writes; a config with a higher value
 // is refused.
-inline constexpr int kIndexFormat = 1;
+inline constexpr int kIndexFormat = 2;
 
 // An SQLite failure (or a constraint the index enforces) carried as an
 // exception inside the index code; the module callbacks turn it back into
@@ -109,6 +109,7 @@ class IndexStorage {
                     bool existed);
   bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
   void add_pending(std::int64_t id, std::uint64_t fp, bool insert);
+  [[noreturn]] void throw_malformed(std::int64_t row_id) const;
 
   sqlite3* db_;
   std::string schema_;
@@ -117,6 +118,7 @@ class IndexStorage {
   BucketLayout layout_;
   std::vector<PendingChange> pending_;
   std::string encode_buffer_;
+  std::vector<CloseEntry> close_entries_;  // scratch of probe()
 
   CachedStatement insert_data_;
   CachedStatement select_data_;

@@ -51,7 +51,7 @@ TEST(IndexSql, ConfigAndDataShadowTables) {
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index");
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'k'"), 3);
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'blocks'"), 4);
-  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 1);
+  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 2);
   db.exec("CREATE VIRTUAL TABLE near6 USING simhash_index(k = 6, blocks = 9)");
   EXPECT_EQ(db.integer("SELECT value FROM near6_config WHERE key = 'blocks'"), 9);
   db.exec("INSERT INTO near(rowid, fp) VALUES (5, -1), (7, 9223372036854775807)");
@@ -268,19 +268,29 @@ TEST(IndexSql, NewerFormatFailsClearly) {
   {
     TestDatabase db(path);
     db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-    db.exec("UPDATE near_config SET value = 2 WHERE key = 'format'");
+    db.exec("UPDATE near_config SET value = 3 WHERE key = 'format'");
   }
   {
     TestDatabase db(path);
     const std::string message = db.error("SELECT * FROM near");
-    EXPECT_TRUE(contains(message, "format 2 is newer")) << message;
+    EXPECT_TRUE(contains(message, "format 3 is newer")) << message;
+  }
+  // Format 1 (an unreleased bucket layout) is refused, not misread.
+  {
+    TestDatabase db(path, false);
+    db.exec("UPDATE near_config SET value = 1 WHERE key = 'format'");
+  }
+  {
+    TestDatabase db(path);
+    const std::string message = db.error("SELECT * FROM near");
+    EXPECT_TRUE(contains(message, "format 1 is an older development layout")) << message;
   }
   // Damaged configs fail with a message naming what is wrong.
   struct Damage {
     const char* sql;
     const char* expected;
   };
-  for (const Damage& damage : {Damage{"UPDATE near_config SET value = 1 WHERE key = 'format'; "
+  for (const Damage& damage : {Damage{"UPDATE near_config SET value = 2 WHERE key = 'format'; "
                                       "DELETE FROM near_config WHERE key = 'blocks'",
                                       "lacks blocks"},
                                Damage{"INSERT INTO near_config VALUES('blocks', 4); "
