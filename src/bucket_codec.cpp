@@ -95,8 +95,9 @@ class BitWriter {
   int buffered_ = 0;
 };
 
-// The Rice parameter with the fewest bits for these values, searched around
-// log2 of their mean (the optimum for geometric gaps is near log2(mean) - 0.5).
+// The Rice parameter with the fewest bits for these gaps, searched among
+// three values around log2 of their mean (the optimum for geometric gaps is
+// near log2(mean) - 0.5), in one pass.
 int choose_rice(std::span<const BucketEntry> entries) {
   if (entries.size() < 2) {
     return 0;
@@ -104,19 +105,23 @@ int choose_rice(std::span<const BucketEntry> entries) {
   const std::uint64_t count = entries.size() - 1;
   const std::uint64_t sum = static_cast<std::uint64_t>(entries.back().id) -
                             static_cast<std::uint64_t>(entries.front().id) - count;
-  const int width = std::bit_width(sum / count);
-  int best = 0;
+  const int lowest = std::max(0, std::min(61, static_cast<int>(std::bit_width(sum / count)) - 2));
+  std::uint64_t quotients[3] = {0, 0, 0};
+  for (std::size_t i = 1; i < entries.size(); ++i) {
+    const std::uint64_t value = static_cast<std::uint64_t>(entries[i].id) -
+                                static_cast<std::uint64_t>(entries[i - 1].id) - 1;
+    quotients[0] += value >> lowest;
+    quotients[1] += value >> (lowest + 1);
+    quotients[2] += value >> (lowest + 2);
+  }
+  int best = lowest;
   std::uint64_t best_bits = std::numeric_limits<std::uint64_t>::max();
-  for (int rice = std::max(0, width - 2); rice <= std::min(63, width); ++rice) {
-    std::uint64_t bits = count * static_cast<std::uint64_t>(rice + 1);
-    for (std::size_t i = 1; i < entries.size(); ++i) {
-      bits += (static_cast<std::uint64_t>(entries[i].id) -
-               static_cast<std::uint64_t>(entries[i - 1].id) - 1) >>
-              rice;
-    }
+  for (int step = 0; step < 3; ++step) {
+    const std::uint64_t bits =
+        quotients[step] + count * static_cast<std::uint64_t>(lowest + step + 1);
     if (bits < best_bits) {
       best_bits = bits;
-      best = rice;
+      best = lowest + step;
     }
   }
   return best;
@@ -167,11 +172,19 @@ void encode_bucket(std::span<const BucketEntry> entries, int rest_bytes, std::st
     return;
   }
   put_varint(entries.size(), out);
+  const std::size_t rests_at = out.size();
+  out.resize(rests_at + entries.size() * static_cast<std::size_t>(rest_bytes) + 8);
+  char* rest_out = out.data() + rests_at;
   for (const BucketEntry& entry : entries) {
-    for (int byte = rest_bytes - 1; byte >= 0; --byte) {
-      out.push_back(static_cast<char>((entry.rest >> (8 * byte)) & 0xff));
+    // Write 8 big-endian bytes and keep the first rest_bytes of them.
+    std::uint64_t word = entry.rest << (64 - 8 * rest_bytes);
+    if constexpr (std::endian::native == std::endian::little) {
+      word = __builtin_bswap64(word);
     }
+    std::memcpy(rest_out, &word, sizeof word);
+    rest_out += rest_bytes;
   }
+  out.resize(static_cast<std::size_t>(rest_out - out.data()));
   const int rice = choose_rice(entries);
   out.push_back(static_cast<char>(rice));
   put_varint(zigzag(entries.front().id), out);
