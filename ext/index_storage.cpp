@@ -48,14 +48,14 @@ void exec(sqlite3* db, const std::string& sql) {
 
 sqlite3_stmt* CachedStatement::get(sqlite3* db, const char* sql_format, const std::string& schema,
                                    const std::string& name) {
-  if (!statement_) {
-    const int rc = prepare(db, format_sql(sql_format, schema.c_str(), name.c_str()), statement_,
-                           SQLITE_PREPARE_PERSISTENT);
-    if (rc != SQLITE_OK) {
-      throw_sqlite(db, rc);
-    }
+  return get_with(db, [&] { return format_sql(sql_format, schema.c_str(), name.c_str()); });
+}
+
+void CachedStatement::compile(sqlite3* db, const std::string& sql) {
+  const int rc = prepare(db, sql, statement_, SQLITE_PREPARE_PERSISTENT);
+  if (rc != SQLITE_OK) {
+    throw_sqlite(db, rc);
   }
-  return statement_.get();
 }
 
 void IndexStorage::create_tables(sqlite3* db, const std::string& schema, const std::string& name,
@@ -169,8 +169,8 @@ bool IndexStorage::step_row(sqlite3_stmt* statement) {
 
 void IndexStorage::finalize_statements() {
   for (CachedStatement* statement :
-       {&insert_data_, &select_data_, &delete_data_, &update_data_, &select_bucket_, &write_bucket_,
-        &delete_bucket_, &scan_data_}) {
+       {&insert_data_, &select_data_, &delete_data_, &update_data_, &select_bucket_, &probe_full_,
+        &probe_last_, &write_bucket_, &delete_bucket_, &scan_data_}) {
     statement->finalize();
   }
 }
@@ -395,53 +395,85 @@ void IndexStorage::flush() {
   sqlite3_set_last_insert_rowid(db_, last_rowid);
 }
 
+sqlite3_stmt* IndexStorage::probe_statement(int parts) {
+  CachedStatement& statement = parts == kProbeChunk ? probe_full_ : probe_last_;
+  return statement.get_with(db_, [&] {
+    std::string sql;
+    for (int part = 1; part <= parts; ++part) {
+      if (part > 1) {
+        sql += " UNION ALL ";
+      }
+      sql += table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id = ?") +
+             std::to_string(part);
+    }
+    return sql;
+  });
+}
+
 void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
-  sqlite3_stmt* statement =
-      cached(select_bucket_, "SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1");
-  for (int table = 0; table < plan_.table_count(); ++table) {
-    const std::uint64_t key = plan_.permute(table, query);
-    const std::uint64_t bucket = layout_.bucket_of(table, key);
-    const std::int64_t row_id = layout_.row_id(table, bucket);
-    // Prefix bits below the bucket bits: an entry must match the query there too.
-    const int extra_prefix_bits = plan_.prefix_bits(table) - layout_.bucket_bits(table);
-    const std::uint64_t prefix_mask = extra_prefix_bits == 0
-                                          ? 0
-                                          : ((std::uint64_t{1} << extra_prefix_bits) - 1)
-                                                << (layout_.rest_bits(table) - extra_prefix_bits);
+  const int tables = plan_.table_count();
+  for (int first = 0; first < tables; first += kProbeChunk) {
+    const int parts = std::min(kProbeChunk, tables - first);
+    sqlite3_stmt* statement = probe_statement(parts);
     ResetOnExit reset(statement);
-    sqlite3_bind_int64(statement, 1, row_id);
-    if (!step_row(statement)) {
-      continue;
+    std::uint64_t keys[kProbeChunk];
+    for (int part = 0; part < parts; ++part) {
+      const int table = first + part;
+      keys[part] = plan_.permute(table, query);
+      sqlite3_bind_int64(statement, part + 1,
+                         layout_.row_id(table, layout_.bucket_of(table, keys[part])));
     }
-    const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
-    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
-    BucketView view;
-    if (!view.parse(data, size, layout_.rest_bytes(table))) {
-      throw_malformed(row_id);
-    }
-    close_entries_.clear();
-    view.find_close(layout_.rest_of(table, key), prefix_mask, radius, close_entries_);
-    if (close_entries_.empty()) {
-      continue;
-    }
-    // Ids are decoded only up to the last close entry.
-    BucketIdReader ids(view);
-    std::size_t next_index = 0;
-    std::int64_t id = 0;
-    for (const CloseEntry& close : close_entries_) {
-      while (next_index <= close.index) {
-        if (!ids.next(id)) {
-          throw_malformed(row_id);
-        }
-        ++next_index;
+    while (step_row(statement)) {
+      // Rows come in part order; a part whose bucket is empty has no row.
+      const std::int64_t row_id = sqlite3_column_int64(statement, 0);
+      const auto table = static_cast<int>(row_id >> BucketLayout::kMaxBucketBits);
+      if (table < first || table >= first + parts) {
+        throw_malformed(row_id);
       }
-      const std::uint64_t fp =
-          plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
-      if (plan_.first_shared_table(fp, query) != table) {
-        continue;  // reported by an earlier table
-      }
-      out.push_back(IndexHit{id, static_cast<std::int64_t>(fp), close.distance});
+      probe_bucket(table, query, keys[table - first],
+                   static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
+                   static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)), radius, out);
     }
+  }
+}
+
+void IndexStorage::probe_bucket(int table, std::uint64_t query, std::uint64_t key,
+                                const unsigned char* data, std::size_t size, int radius,
+                                std::vector<IndexHit>& out) {
+  const std::uint64_t bucket = layout_.bucket_of(table, key);
+  const std::int64_t row_id = layout_.row_id(table, bucket);
+  // Prefix bits below the bucket bits: an entry must match the query there too.
+  const int extra_prefix_bits = plan_.prefix_bits(table) - layout_.bucket_bits(table);
+  const std::uint64_t prefix_mask = extra_prefix_bits == 0
+                                        ? 0
+                                        : ((std::uint64_t{1} << extra_prefix_bits) - 1)
+                                              << (layout_.rest_bits(table) - extra_prefix_bits);
+  BucketView view;
+  if (!view.parse(data, size, layout_.rest_bytes(table))) {
+    throw_malformed(row_id);
+  }
+  close_entries_.clear();
+  view.find_close(layout_.rest_of(table, key), prefix_mask, radius, close_entries_);
+  if (close_entries_.empty()) {
+    return;
+  }
+  // Ids are decoded only up to the last close entry.
+  BucketIdReader ids(view);
+  std::size_t next_index = 0;
+  std::int64_t id = 0;
+  for (const CloseEntry& close : close_entries_) {
+    while (next_index <= close.index) {
+      if (!ids.next(id)) {
+        throw_malformed(row_id);
+      }
+      ++next_index;
+    }
+    const std::uint64_t fp =
+        plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
+    if (plan_.first_shared_table(fp, query) != table) {
+      continue;  // reported by an earlier table
+    }
+    out.push_back(IndexHit{id, static_cast<std::int64_t>(fp), close.distance});
   }
 }
 

@@ -45,9 +45,18 @@ class CachedStatement {
   // built only when the statement is compiled, not on every use.
   sqlite3_stmt* get(sqlite3* db, const char* sql_format, const std::string& schema,
                     const std::string& name);
+  // The same with SQL built by a callable, for statements of several parts.
+  template <typename MakeSql>
+  sqlite3_stmt* get_with(sqlite3* db, MakeSql make_sql) {
+    if (!statement_) {
+      compile(db, make_sql());
+    }
+    return statement_.get();
+  }
   void finalize() { statement_.reset(); }
 
  private:
+  void compile(sqlite3* db, const std::string& sql);
   Statement statement_;
 };
 
@@ -144,6 +153,9 @@ class IndexStorage {
   bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
   void add_pending(std::int64_t id, std::uint64_t fp, bool insert);
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
+  sqlite3_stmt* probe_statement(int parts);
+  void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
+                    std::size_t size, int radius, std::vector<IndexHit>& out);
 
   sqlite3* db_;
   std::string schema_;
@@ -159,6 +171,13 @@ class IndexStorage {
   CachedStatement delete_data_;
   CachedStatement update_data_;
   CachedStatement select_bucket_;
+  // probe(): one statement reads the query's bucket in up to kProbeChunk
+  // tables (a UNION ALL of point lookups), so a query runs one nested
+  // statement instead of one per table. full_ has kProbeChunk parts, last_
+  // the remainder.
+  static constexpr int kProbeChunk = 32;
+  CachedStatement probe_full_;
+  CachedStatement probe_last_;
   CachedStatement write_bucket_;
   CachedStatement delete_bucket_;
   CachedStatement scan_data_;
