@@ -457,21 +457,22 @@ void IndexStorage::probe_bucket(int table, std::uint64_t query, std::uint64_t ke
   if (close_entries_.empty()) {
     return;
   }
-  // Ids are decoded only up to the last close entry.
+  // Ids are decoded only up to the last close entry that this table reports
+  // (the first table the pair shares); the fingerprint comes from the rest.
   BucketIdReader ids(view);
   std::size_t next_index = 0;
   std::int64_t id = 0;
   for (const CloseEntry& close : close_entries_) {
+    const std::uint64_t fp =
+        plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
+    if (plan_.first_shared_table(fp, query) != table) {
+      continue;  // reported by an earlier table
+    }
     while (next_index <= close.index) {
       if (!ids.next(id)) {
         throw_malformed(row_id);
       }
       ++next_index;
-    }
-    const std::uint64_t fp =
-        plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
-    if (plan_.first_shared_table(fp, query) != table) {
-      continue;  // reported by an earlier table
     }
     out.push_back(IndexHit{id, static_cast<std::int64_t>(fp), close.distance});
   }
