@@ -8,6 +8,7 @@
 // usage: index_benchmark [n=1000000] [data=uniform|clustered] [k=3] [blocks=0 (default)]
 //                        [baselines=1] [queries=1000] [dir=/tmp] [radius=k] [bulk=1]
 //                        [vacuum=0] [ext=path of simhash.so to load] [page_size=]
+//                        [cache_mb=2000 (SQLite page cache per connection)]
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -56,6 +57,7 @@ void hamming_function(sqlite3_context* context, int, sqlite3_value** argv) {
 
 std::string extension_path = SIMHASH_EXTENSION_PATH;  // ext=... overrides
 std::string page_size;                                // page_size=... for new files
+std::string cache_mb = "2000";                        // cache_mb=...
 
 sqlite3* open_database(const std::string& path, bool fresh) {
   if (fresh) {
@@ -75,7 +77,8 @@ sqlite3* open_database(const std::string& path, bool fresh) {
   }
   sqlite3_create_function(db, "hamming", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                           hamming_function, nullptr, nullptr);
-  exec(db, "PRAGMA cache_size = -2000000");  // 2 GB: the database stays warm
+  // Large enough that the database stays warm (2 GB by default).
+  exec(db, "PRAGMA cache_size = -" + cache_mb + "000");
   if (!page_size.empty()) {
     exec(db, "PRAGMA page_size = " + page_size);
   }
@@ -210,6 +213,7 @@ int main(int argc, char** argv) {
   const std::string dir = arg(argc, argv, "dir", "/tmp");
   extension_path = arg(argc, argv, "ext", extension_path);
   page_size = arg(argc, argv, "page_size", "");
+  cache_mb = arg(argc, argv, "cache_mb", cache_mb);
 
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows while a long run goes on
   std::mt19937_64 random(20261121);

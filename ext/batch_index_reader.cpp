@@ -14,7 +14,9 @@
 namespace simhash::sql {
 namespace {
 
-constexpr int kReadableFormat = 1;  // the index storage format these reads understand
+// The newest index storage format these reads understand. Format 2 changed
+// only the packed buckets, which these reads never touch.
+constexpr int kReadableFormat = 2;
 
 bool equal_ignoring_case(std::string_view x, std::string_view y) {
   if (x.size() != y.size()) {

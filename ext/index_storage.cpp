@@ -46,14 +46,16 @@ void exec(sqlite3* db, const std::string& sql) {
 
 }  // namespace
 
-sqlite3_stmt* CachedStatement::get(sqlite3* db, const std::string& sql) {
-  if (!statement_) {
-    const int rc = prepare(db, sql, statement_, SQLITE_PREPARE_PERSISTENT);
-    if (rc != SQLITE_OK) {
-      throw_sqlite(db, rc);
-    }
+sqlite3_stmt* CachedStatement::get(sqlite3* db, const char* sql_format, const std::string& schema,
+                                   const std::string& name) {
+  return get_with(db, [&] { return format_sql(sql_format, schema.c_str(), name.c_str()); });
+}
+
+void CachedStatement::compile(sqlite3* db, const std::string& sql) {
+  const int rc = prepare(db, sql, statement_, SQLITE_PREPARE_PERSISTENT);
+  if (rc != SQLITE_OK) {
+    throw_sqlite(db, rc);
   }
-  return statement_.get();
 }
 
 void IndexStorage::create_tables(sqlite3* db, const std::string& schema, const std::string& name,
@@ -119,6 +121,15 @@ IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& s
     throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": unknown storage format " +
                                                std::to_string(config.format));
   }
+  if (config.format < kIndexFormat) {
+    // Format 1 (unreleased development builds) packed buckets differently.
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
+                                        std::to_string(config.format) +
+                                        " is an older development layout this extension no "
+                                        "longer reads (format " +
+                                        std::to_string(kIndexFormat) +
+                                        "); drop the table and create it again");
+  }
   return config;
 }
 
@@ -158,8 +169,8 @@ bool IndexStorage::step_row(sqlite3_stmt* statement) {
 
 void IndexStorage::finalize_statements() {
   for (CachedStatement* statement :
-       {&insert_data_, &select_data_, &delete_data_, &update_data_, &select_bucket_, &write_bucket_,
-        &delete_bucket_, &scan_data_}) {
+       {&insert_data_, &select_data_, &delete_data_, &update_data_, &select_bucket_, &probe_full_,
+        &probe_last_, &write_bucket_, &delete_bucket_, &scan_data_}) {
     statement->finalize();
   }
 }
@@ -175,8 +186,7 @@ void IndexStorage::rename(const std::string& new_name) {
 }
 
 std::optional<std::int64_t> IndexStorage::lookup(std::int64_t id) {
-  sqlite3_stmt* statement =
-      select_data_.get(db_, table_sql("SELECT fp FROM \"%w\".\"%w_data\" WHERE id = ?1"));
+  sqlite3_stmt* statement = cached(select_data_, "SELECT fp FROM \"%w\".\"%w_data\" WHERE id = ?1");
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   if (!step_row(statement)) {
@@ -186,7 +196,7 @@ std::optional<std::int64_t> IndexStorage::lookup(std::int64_t id) {
 }
 
 void IndexStorage::add_pending(std::int64_t id, std::uint64_t fp, bool insert) {
-  pending_.push_back(PendingChange{id, fp, insert});
+  pending_.push(id, fp, insert);
 }
 
 std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t fp, int conflict) {
@@ -194,7 +204,7 @@ std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t f
     flush();
   }
   sqlite3_stmt* statement =
-      insert_data_.get(db_, table_sql("INSERT INTO \"%w\".\"%w_data\"(id, fp) VALUES (?1, ?2)"));
+      cached(insert_data_, "INSERT INTO \"%w\".\"%w_data\"(id, fp) VALUES (?1, ?2)");
   for (int attempt = 0; attempt < 2; ++attempt) {
     ResetOnExit reset(statement);
     if (id) {
@@ -228,8 +238,7 @@ void IndexStorage::remove(std::int64_t id) {
   if (pending_.size() >= kMaxPending) {
     flush();
   }
-  sqlite3_stmt* statement =
-      delete_data_.get(db_, table_sql("DELETE FROM \"%w\".\"%w_data\" WHERE id = ?1"));
+  sqlite3_stmt* statement = cached(delete_data_, "DELETE FROM \"%w\".\"%w_data\" WHERE id = ?1");
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   step_done(statement);
@@ -254,8 +263,8 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t
   if (pending_.size() >= kMaxPending) {
     flush();
   }
-  sqlite3_stmt* statement = update_data_.get(
-      db_, table_sql("UPDATE \"%w\".\"%w_data\" SET id = ?2, fp = ?3 WHERE id = ?1"));
+  sqlite3_stmt* statement =
+      cached(update_data_, "UPDATE \"%w\".\"%w_data\" SET id = ?2, fp = ?3 WHERE id = ?1");
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, old_id);
   sqlite3_bind_int64(statement, 2, new_id);
@@ -267,7 +276,7 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t
 
 bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) {
   sqlite3_stmt* statement =
-      select_bucket_.get(db_, table_sql("SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1"));
+      cached(select_bucket_, "SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1");
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
   if (!step_row(statement)) {
@@ -276,9 +285,7 @@ bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<
   const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
   const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
   if (!decode_bucket(data, size, rest_bytes, out)) {
-    throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
-                                               std::to_string(row_id) +
-                                               " is malformed; run 'rebuild'");
+    throw_malformed(row_id);
   }
   return true;
 }
@@ -288,7 +295,7 @@ void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEnt
   if (entries.empty()) {
     if (existed) {
       sqlite3_stmt* statement =
-          delete_bucket_.get(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\" WHERE id = ?1"));
+          cached(delete_bucket_, "DELETE FROM \"%w\".\"%w_buckets\" WHERE id = ?1");
       ResetOnExit reset(statement);
       sqlite3_bind_int64(statement, 1, row_id);
       step_done(statement);
@@ -297,8 +304,8 @@ void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEnt
   }
   encode_buffer_.clear();
   encode_bucket(entries, rest_bytes, encode_buffer_);
-  sqlite3_stmt* statement = write_bucket_.get(
-      db_, table_sql("INSERT OR REPLACE INTO \"%w\".\"%w_buckets\"(id, entries) VALUES (?1, ?2)"));
+  sqlite3_stmt* statement = cached(
+      write_bucket_, "INSERT OR REPLACE INTO \"%w\".\"%w_buckets\"(id, entries) VALUES (?1, ?2)");
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
   sqlite3_bind_blob(statement, 2, encode_buffer_.data(), static_cast<int>(encode_buffer_.size()),
@@ -307,84 +314,72 @@ void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEnt
 }
 
 void IndexStorage::merge_table(int table) {
-  struct Change {
-    std::uint64_t bucket;
-    std::int64_t id;
-    std::uint32_t sequence;
-    bool insert;
-    std::uint64_t rest;
+  // A stable counting sort of the pending changes by bucket (buckets are
+  // below 2^16) keeps each bucket's changes in the order they happened; each
+  // bucket's run is then sorted by (id, order), which is usually already the
+  // case. Keys are recomputed rather than stored, to keep memory at 4 bytes
+  // per change.
+  const std::size_t change_count = pending_.size();
+  const auto bucket_of = [&](std::size_t change) {
+    return layout_.bucket_of(table, plan_.permute(table, pending_.fp(change)));
   };
-  // A stable counting sort by bucket (buckets are below 2^16) keeps the
-  // changes of each bucket in sequence order; each bucket's run is then
-  // sorted by (id, sequence), which is usually already the case.
   const std::size_t bucket_count = std::size_t{1} << layout_.bucket_bits(table);
   std::vector<std::uint32_t> starts(bucket_count + 1, 0);
-  std::vector<std::uint64_t> keys(pending_.size());
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    keys[i] = plan_.permute(table, pending_[i].fp);
-    ++starts[layout_.bucket_of(table, keys[i]) + 1];
+  for (std::size_t change = 0; change < change_count; ++change) {
+    ++starts[bucket_of(change) + 1];
   }
   for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
     starts[bucket + 1] += starts[bucket];
   }
-  std::vector<Change> changes(pending_.size());
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    const std::uint64_t bucket = layout_.bucket_of(table, keys[i]);
-    changes[starts[bucket]++] = Change{bucket, pending_[i].id, static_cast<std::uint32_t>(i),
-                                       pending_[i].insert, layout_.rest_of(table, keys[i])};
+  std::vector<std::uint32_t> order(change_count);
+  {
+    std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
+    for (std::size_t change = 0; change < change_count; ++change) {
+      order[next[bucket_of(change)]++] = static_cast<std::uint32_t>(change);
+    }
   }
-  const auto by_id = [](const Change& a, const Change& b) {
-    return a.id != b.id ? a.id < b.id : a.sequence < b.sequence;
+  const auto by_id = [&](std::uint32_t a, std::uint32_t b) {
+    return pending_.id(a) != pending_.id(b) ? pending_.id(a) < pending_.id(b) : a < b;
   };
-  for (std::size_t begin = 0; begin < changes.size();) {
-    std::size_t end = begin + 1;
-    while (end < changes.size() && changes[end].bucket == changes[begin].bucket) {
-      ++end;
-    }
-    if (!std::is_sorted(changes.begin() + static_cast<std::ptrdiff_t>(begin),
-                        changes.begin() + static_cast<std::ptrdiff_t>(end), by_id)) {
-      std::sort(changes.begin() + static_cast<std::ptrdiff_t>(begin),
-                changes.begin() + static_cast<std::ptrdiff_t>(end), by_id);
-    }
-    begin = end;
-  }
   const int rest_bytes = layout_.rest_bytes(table);
   std::vector<BucketEntry> existing;
   std::vector<BucketEntry> merged;
-  std::size_t begin = 0;
-  while (begin < changes.size()) {
-    std::size_t end = begin;
-    while (end < changes.size() && changes[end].bucket == changes[begin].bucket) {
-      ++end;
+  for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
+    const auto begin = order.begin() + starts[bucket];
+    const auto end = order.begin() + starts[bucket + 1];
+    if (begin == end) {
+      continue;
     }
-    const std::int64_t row_id = layout_.row_id(table, changes[begin].bucket);
+    if (!std::is_sorted(begin, end, by_id)) {
+      std::sort(begin, end, by_id);
+    }
+    const std::int64_t row_id = layout_.row_id(table, bucket);
     existing.clear();
     const bool existed = read_bucket(row_id, rest_bytes, existing);
     // Merge two id-sorted lists; for an id with changes, the last change wins.
     merged.clear();
     std::size_t old_index = 0;
-    std::size_t change_index = begin;
-    while (old_index < existing.size() || change_index < end) {
-      if (change_index == end ||
-          (old_index < existing.size() && existing[old_index].id < changes[change_index].id)) {
+    for (auto change = begin; old_index < existing.size() || change != end;) {
+      if (change == end ||
+          (old_index < existing.size() && existing[old_index].id < pending_.id(*change))) {
         merged.push_back(existing[old_index++]);
         continue;
       }
-      const std::int64_t id = changes[change_index].id;
-      std::size_t last = change_index;
-      while (last + 1 < end && changes[last + 1].id == id) {
+      const std::int64_t id = pending_.id(*change);
+      auto last = change;
+      while (last + 1 != end && pending_.id(*(last + 1)) == id) {
         ++last;
       }
       if (old_index < existing.size() && existing[old_index].id == id) {
         ++old_index;
       }
-      if (changes[last].insert) {
-        merged.push_back(BucketEntry{id, changes[last].rest});
+      if (pending_.is_insert(*last)) {
+        merged.push_back(
+            BucketEntry{id, layout_.rest_of(table, plan_.permute(table, pending_.fp(*last)))});
       }
-      change_index = last + 1;
+      change = last + 1;
     }
     write_bucket(row_id, merged, rest_bytes, existed);
-    begin = end;
   }
 }
 
@@ -400,48 +395,97 @@ void IndexStorage::flush() {
   sqlite3_set_last_insert_rowid(db_, last_rowid);
 }
 
+sqlite3_stmt* IndexStorage::probe_statement(int parts) {
+  CachedStatement& statement = parts == kProbeChunk ? probe_full_ : probe_last_;
+  return statement.get_with(db_, [&] {
+    std::string sql;
+    for (int part = 1; part <= parts; ++part) {
+      if (part > 1) {
+        sql += " UNION ALL ";
+      }
+      sql += table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id = ?") +
+             std::to_string(part);
+    }
+    return sql;
+  });
+}
+
 void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
-  sqlite3_stmt* statement =
-      select_bucket_.get(db_, table_sql("SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1"));
-  for (int table = 0; table < plan_.table_count(); ++table) {
-    const std::uint64_t key = plan_.permute(table, query);
-    const std::uint64_t bucket = layout_.bucket_of(table, key);
-    const int prefix_shift = 64 - plan_.prefix_bits(table);
+  const int tables = plan_.table_count();
+  for (int first = 0; first < tables; first += kProbeChunk) {
+    const int parts = std::min(kProbeChunk, tables - first);
+    sqlite3_stmt* statement = probe_statement(parts);
     ResetOnExit reset(statement);
-    sqlite3_bind_int64(statement, 1, layout_.row_id(table, bucket));
-    if (!step_row(statement)) {
-      continue;
+    std::uint64_t keys[kProbeChunk];
+    for (int part = 0; part < parts; ++part) {
+      const int table = first + part;
+      keys[part] = plan_.permute(table, query);
+      sqlite3_bind_int64(statement, part + 1,
+                         layout_.row_id(table, layout_.bucket_of(table, keys[part])));
     }
-    const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
-    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
-    BucketReader reader(data, size, layout_.rest_bytes(table));
-    for (; reader.valid(); reader.next()) {
-      const std::uint64_t entry_key = layout_.key_of(table, bucket, reader.entry().rest);
-      const std::uint64_t difference = entry_key ^ key;
-      if (prefix_shift < 64 && (difference >> prefix_shift) != 0) {
-        continue;  // shares the bucket but not the whole prefix
+    while (step_row(statement)) {
+      // Rows come in part order; a part whose bucket is empty has no row.
+      const std::int64_t row_id = sqlite3_column_int64(statement, 0);
+      const auto table = static_cast<int>(row_id >> BucketLayout::kMaxBucketBits);
+      if (table < first || table >= first + parts) {
+        throw_malformed(row_id);
       }
-      const int distance = std::popcount(difference);
-      if (distance > radius) {
-        continue;
-      }
-      const std::uint64_t fp = plan_.unpermute(table, entry_key);
-      if (plan_.first_shared_table(fp, query) != table) {
-        continue;  // reported by an earlier table
-      }
-      out.push_back(IndexHit{reader.entry().id, static_cast<std::int64_t>(fp), distance});
-    }
-    if (reader.error()) {
-      throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
-                                                 std::to_string(layout_.row_id(table, bucket)) +
-                                                 " is malformed; run 'rebuild'");
+      probe_bucket(table, query, keys[table - first],
+                   static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
+                   static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)), radius, out);
     }
   }
 }
 
+void IndexStorage::probe_bucket(int table, std::uint64_t query, std::uint64_t key,
+                                const unsigned char* data, std::size_t size, int radius,
+                                std::vector<IndexHit>& out) {
+  const std::uint64_t bucket = layout_.bucket_of(table, key);
+  const std::int64_t row_id = layout_.row_id(table, bucket);
+  // Prefix bits below the bucket bits: an entry must match the query there too.
+  const int extra_prefix_bits = plan_.prefix_bits(table) - layout_.bucket_bits(table);
+  const std::uint64_t prefix_mask = extra_prefix_bits == 0
+                                        ? 0
+                                        : ((std::uint64_t{1} << extra_prefix_bits) - 1)
+                                              << (layout_.rest_bits(table) - extra_prefix_bits);
+  BucketView view;
+  if (!view.parse(data, size, layout_.rest_bytes(table))) {
+    throw_malformed(row_id);
+  }
+  close_entries_.clear();
+  view.find_close(layout_.rest_of(table, key), prefix_mask, radius, close_entries_);
+  if (close_entries_.empty()) {
+    return;
+  }
+  // Ids are decoded only up to the last close entry that this table reports
+  // (the first table the pair shares); the fingerprint comes from the rest.
+  BucketIdReader ids(view);
+  std::size_t next_index = 0;
+  std::int64_t id = 0;
+  for (const CloseEntry& close : close_entries_) {
+    const std::uint64_t fp =
+        plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
+    if (plan_.first_shared_table(fp, query) != table) {
+      continue;  // reported by an earlier table
+    }
+    while (next_index <= close.index) {
+      if (!ids.next(id)) {
+        throw_malformed(row_id);
+      }
+      ++next_index;
+    }
+    out.push_back(IndexHit{id, static_cast<std::int64_t>(fp), close.distance});
+  }
+}
+
+void IndexStorage::throw_malformed(std::int64_t row_id) const {
+  throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name_ + ": bucket " +
+                                             std::to_string(row_id) +
+                                             " is malformed; run 'rebuild'");
+}
+
 void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
-  sqlite3_stmt* statement =
-      scan_data_.get(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"));
+  sqlite3_stmt* statement = cached(scan_data_, "SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id");
   ResetOnExit reset(statement);
   while (step_row(statement)) {
     const std::int64_t fp = sqlite3_column_int64(statement, 1);

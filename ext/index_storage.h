@@ -18,7 +18,7 @@ namespace simhash::sql {
 
 // The on-disk format this code reads and writes; a config with a higher value
 // is refused.
-inline constexpr int kIndexFormat = 1;
+inline constexpr int kIndexFormat = 2;
 
 // An SQLite failure (or a constraint the index enforces) carried as an
 // exception inside the index code; the module callbacks turn it back into
@@ -41,10 +41,22 @@ struct IndexHit {
 // A prepared statement kept for the life of the table, compiled on first use.
 class CachedStatement {
  public:
-  sqlite3_stmt* get(sqlite3* db, const std::string& sql);
+  // `sql_format` takes the schema and the table name (two %w); the SQL is
+  // built only when the statement is compiled, not on every use.
+  sqlite3_stmt* get(sqlite3* db, const char* sql_format, const std::string& schema,
+                    const std::string& name);
+  // The same with SQL built by a callable, for statements of several parts.
+  template <typename MakeSql>
+  sqlite3_stmt* get_with(sqlite3* db, MakeSql make_sql) {
+    if (!statement_) {
+      compile(db, make_sql());
+    }
+    return statement_.get();
+  }
   void finalize() { statement_.reset(); }
 
  private:
+  void compile(sqlite3* db, const std::string& sql);
   Statement statement_;
 };
 
@@ -93,15 +105,46 @@ class IndexStorage {
   std::string integrity_problem();
 
  private:
-  struct PendingChange {
-    std::int64_t id;
-    std::uint64_t fp;
-    bool insert;
+  // Changes not yet merged into the buckets, in the order they happened:
+  // 16 bytes plus one bit each.
+  class PendingChanges {
+   public:
+    void push(std::int64_t id, std::uint64_t fp, bool insert) {
+      rows_.push_back(Row{id, fp});
+      inserts_.push_back(insert);
+    }
+    std::size_t size() const { return rows_.size(); }
+    bool empty() const { return rows_.empty(); }
+    std::int64_t id(std::size_t i) const { return rows_[i].id; }
+    std::uint64_t fp(std::size_t i) const { return rows_[i].fp; }
+    bool is_insert(std::size_t i) const { return inserts_[i]; }
+    // Also returns the memory when it is large (after a big transaction).
+    void clear() {
+      if (rows_.capacity() > kKeptCapacity) {
+        std::vector<Row>().swap(rows_);
+        std::vector<bool>().swap(inserts_);
+      }
+      rows_.clear();
+      inserts_.clear();
+    }
+
+   private:
+    static constexpr std::size_t kKeptCapacity = 4096;
+    struct Row {
+      std::int64_t id;
+      std::uint64_t fp;
+    };
+    std::vector<Row> rows_;
+    std::vector<bool> inserts_;
   };
-  // Flush when this many changes are pending, to bound memory.
-  static constexpr std::size_t kMaxPending = std::size_t{1} << 21;
+  // Flush when this many changes are pending, to bound memory (about 20 bytes
+  // per change while merging: 16 pending, 4 of sort order).
+  static constexpr std::size_t kMaxPending = std::size_t{1} << 23;
 
   std::string table_sql(const char* format) const;
+  sqlite3_stmt* cached(CachedStatement& statement, const char* sql_format) {
+    return statement.get(db_, sql_format, schema_, name_);
+  }
   void step_done(sqlite3_stmt* statement);
   bool step_row(sqlite3_stmt* statement);
   void merge_table(int table);
@@ -109,20 +152,32 @@ class IndexStorage {
                     bool existed);
   bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
   void add_pending(std::int64_t id, std::uint64_t fp, bool insert);
+  [[noreturn]] void throw_malformed(std::int64_t row_id) const;
+  sqlite3_stmt* probe_statement(int parts);
+  void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
+                    std::size_t size, int radius, std::vector<IndexHit>& out);
 
   sqlite3* db_;
   std::string schema_;
   std::string name_;
   PermutationPlan plan_;
   BucketLayout layout_;
-  std::vector<PendingChange> pending_;
+  PendingChanges pending_;
   std::string encode_buffer_;
+  std::vector<CloseEntry> close_entries_;  // scratch of probe()
 
   CachedStatement insert_data_;
   CachedStatement select_data_;
   CachedStatement delete_data_;
   CachedStatement update_data_;
   CachedStatement select_bucket_;
+  // probe(): one statement reads the query's bucket in up to kProbeChunk
+  // tables (a UNION ALL of point lookups), so a query runs one nested
+  // statement instead of one per table. full_ has kProbeChunk parts, last_
+  // the remainder.
+  static constexpr int kProbeChunk = 32;
+  CachedStatement probe_full_;
+  CachedStatement probe_last_;
   CachedStatement write_bucket_;
   CachedStatement delete_bucket_;
   CachedStatement scan_data_;

@@ -51,7 +51,7 @@ TEST(IndexSql, ConfigAndDataShadowTables) {
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index");
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'k'"), 3);
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'blocks'"), 4);
-  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 1);
+  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 2);
   db.exec("CREATE VIRTUAL TABLE near6 USING simhash_index(k = 6, blocks = 9)");
   EXPECT_EQ(db.integer("SELECT value FROM near6_config WHERE key = 'blocks'"), 9);
   db.exec("INSERT INTO near(rowid, fp) VALUES (5, -1), (7, 9223372036854775807)");
@@ -213,6 +213,57 @@ TEST(IndexSql, IntegrityCheckDetectsDamageAndRebuildRepairs) {
   db.exec("INSERT INTO near(near) VALUES('integrity-check')");
 }
 
+TEST(IndexSql, TruncatedBucketsGiveExactRowsOrAnError) {
+  // 60 rows within 3 bits of one base share buckets, so bucket rows hold
+  // many entries. Cutting every bucket row short must never crash or give
+  // wrong rows: a query either still reads everything it needs (the cut is
+  // past the ids it decodes) or fails naming the malformed bucket.
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  std::mt19937_64 random(77);
+  const std::uint64_t base = random();
+  std::vector<std::uint64_t> fps;
+  for (int row = 1; row <= 60; ++row) {
+    std::uint64_t fp = base;
+    for (int flip = 0; flip < row % 4; ++flip) {
+      fp ^= std::uint64_t{1} << (random() % 64);
+    }
+    fps.push_back(fp);
+    db.exec("INSERT INTO near(rowid, fp) VALUES (" + std::to_string(row) + ", " +
+            std::to_string(static_cast<std::int64_t>(fp)) + ")");
+  }
+  db.exec("CREATE TEMP TABLE saved AS SELECT id, entries FROM near_buckets");
+  const auto query_of = [](std::uint64_t fp) {
+    return "SELECT rowid, distance FROM near(" + std::to_string(static_cast<std::int64_t>(fp)) +
+           ", 3)";
+  };
+  std::vector<std::vector<Row>> expected;
+  for (const std::uint64_t fp : fps) {
+    expected.push_back(db.rows(query_of(fp)));
+    ASSERT_FALSE(expected.back().empty());
+  }
+  const std::int64_t longest = db.integer("SELECT max(length(entries)) FROM saved");
+  int errors = 0;
+  for (std::int64_t length = 0; length < longest; length += 3) {
+    db.exec("UPDATE near_buckets SET entries = (SELECT substr(saved.entries, 1, " +
+            std::to_string(length) + ") FROM saved WHERE saved.id = near_buckets.id)");
+    for (std::size_t i = 0; i < fps.size(); i += 7) {
+      std::string message;
+      if (db.try_exec(query_of(fps[i]), &message) == SQLITE_OK) {
+        EXPECT_EQ(db.rows(query_of(fps[i])), expected[i]) << length;
+      } else {
+        EXPECT_TRUE(contains(message, "malformed")) << message;
+        ++errors;
+      }
+    }
+  }
+  EXPECT_GT(errors, 0);
+  db.exec(
+      "UPDATE near_buckets SET entries = (SELECT entries FROM saved WHERE saved.id = "
+      "near_buckets.id)");
+  db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+}
+
 TEST(IndexSql, DefensiveModeProtectsShadowTables) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
@@ -268,19 +319,29 @@ TEST(IndexSql, NewerFormatFailsClearly) {
   {
     TestDatabase db(path);
     db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-    db.exec("UPDATE near_config SET value = 2 WHERE key = 'format'");
+    db.exec("UPDATE near_config SET value = 3 WHERE key = 'format'");
   }
   {
     TestDatabase db(path);
     const std::string message = db.error("SELECT * FROM near");
-    EXPECT_TRUE(contains(message, "format 2 is newer")) << message;
+    EXPECT_TRUE(contains(message, "format 3 is newer")) << message;
+  }
+  // Format 1 (an unreleased bucket layout) is refused, not misread.
+  {
+    TestDatabase db(path, false);
+    db.exec("UPDATE near_config SET value = 1 WHERE key = 'format'");
+  }
+  {
+    TestDatabase db(path);
+    const std::string message = db.error("SELECT * FROM near");
+    EXPECT_TRUE(contains(message, "format 1 is an older development layout")) << message;
   }
   // Damaged configs fail with a message naming what is wrong.
   struct Damage {
     const char* sql;
     const char* expected;
   };
-  for (const Damage& damage : {Damage{"UPDATE near_config SET value = 1 WHERE key = 'format'; "
+  for (const Damage& damage : {Damage{"UPDATE near_config SET value = 2 WHERE key = 'format'; "
                                       "DELETE FROM near_config WHERE key = 'blocks'",
                                       "lacks blocks"},
                                Damage{"INSERT INTO near_config VALUES('blocks', 4); "
