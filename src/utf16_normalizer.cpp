@@ -1,0 +1,111 @@
+// NFKC_Casefold into UTF-16, ASCII stretches without ICU.
+//
+// Why the shortcut is exact: NFKC_Casefold maps each ASCII character to
+// itself, A-Z to a-z, and every ASCII character has a normalization boundary
+// before it (it never combines with what precedes it). So a text cut before
+// each ASCII stretch normalizes piece by piece, and an ASCII stretch's
+// normal form is its lowercase. The one piece that reaches back is a
+// non-ASCII stretch starting with a combining mark ("e" + U+0301 gives
+// U+00E9): Normalizer2::normalizeSecondAndAppend handles exactly that, by
+// re-normalizing from the last boundary of what was already written. Both
+// facts are checked against ICU's data when the normalizer is created.
+#include "utf16_normalizer.h"
+
+#include <unicode/normalizer2.h>
+#include <unicode/ustring.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace simhash {
+namespace {
+
+void throw_if_failed(UErrorCode status, const char* what) {
+  if (U_FAILURE(status)) {
+    throw std::runtime_error(std::string("simhash: ") + what + ": " + u_errorName(status));
+  }
+}
+
+bool is_ascii_byte(char byte) { return static_cast<unsigned char>(byte) < 0x80; }
+
+char16_t ascii_lowercase(char byte) {
+  return static_cast<char16_t>(byte >= 'A' && byte <= 'Z' ? byte + ('a' - 'A') : byte);
+}
+
+// Whether, in ICU's data, every ASCII character starts a normalization
+// segment and normalizes to its ASCII lowercase.
+bool ascii_shortcut_matches_icu(const icu::Normalizer2& normalizer) {
+  for (int byte = 0; byte < 0x80; ++byte) {
+    UErrorCode status = U_ZERO_ERROR;
+    const icu::UnicodeString normalized =
+        normalizer.normalize(icu::UnicodeString(static_cast<UChar32>(byte)), status);
+    if (U_FAILURE(status) || !normalizer.hasBoundaryBefore(byte) || normalized.length() != 1 ||
+        normalized[0] != ascii_lowercase(static_cast<char>(byte))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Utf16Normalizer::Utf16Normalizer() {
+  UErrorCode status = U_ZERO_ERROR;
+  normalizer_ = icu::Normalizer2::getNFKCCasefoldInstance(status);
+  throw_if_failed(status, "cannot load ICU NFKC_Casefold data");
+  ascii_shortcut_holds_ = ascii_shortcut_matches_icu(*normalizer_);
+}
+
+void Utf16Normalizer::normalize(std::string_view utf8, icu::UnicodeString& out) {
+  if (utf8.size() > static_cast<std::size_t>(INT32_MAX)) {
+    throw std::runtime_error("simhash: text longer than 2 GiB");
+  }
+  out.remove();
+  if (!ascii_shortcut_holds_) {
+    append_normalized(utf8, out);
+    return;
+  }
+  // Lowercased ASCII goes out through a small stack buffer: one append per
+  // block instead of one per character.
+  std::array<char16_t, 256> block;
+  std::size_t position = 0;
+  while (position < utf8.size()) {
+    std::size_t filled = 0;
+    while (position < utf8.size() && is_ascii_byte(utf8[position])) {
+      block[filled++] = ascii_lowercase(utf8[position++]);
+      if (filled == block.size()) {
+        out.append(block.data(), 0, static_cast<int32_t>(filled));
+        filled = 0;
+      }
+    }
+    out.append(block.data(), 0, static_cast<int32_t>(filled));
+    const std::size_t start = position;
+    while (position < utf8.size() && !is_ascii_byte(utf8[position])) {
+      ++position;
+    }
+    if (position > start) {
+      append_normalized(utf8.substr(start, position - start), out);
+    }
+  }
+}
+
+void Utf16Normalizer::append_normalized(std::string_view non_ascii_utf8, icu::UnicodeString& out) {
+  const auto length = static_cast<int32_t>(non_ascii_utf8.size());
+  // UTF-16 never needs more code units than UTF-8 has bytes.
+  char16_t* buffer = piece_.getBuffer(length);
+  if (buffer == nullptr) {
+    throw std::bad_alloc();
+  }
+  int32_t converted = 0;
+  UErrorCode status = U_ZERO_ERROR;
+  u_strFromUTF8(buffer, length, &converted, non_ascii_utf8.data(), length, &status);
+  piece_.releaseBuffer(U_SUCCESS(status) ? converted : 0);
+  throw_if_failed(status, "cannot convert the text to UTF-16");
+  normalizer_->normalizeSecondAndAppend(out, piece_, status);
+  throw_if_failed(status, "ICU normalization failed");
+}
+
+}  // namespace simhash

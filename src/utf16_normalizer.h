@@ -1,0 +1,36 @@
+// NFKC_Casefold from UTF-8 into UTF-16, the form ICU's word break iterator
+// reads fastest. ASCII stretches, most of most texts, are lowercased here
+// without ICU; every other stretch goes through ICU's normalizer.
+#pragma once
+
+#include <string_view>
+
+#include <unicode/unistr.h>
+
+U_NAMESPACE_BEGIN
+class Normalizer2;
+U_NAMESPACE_END
+
+namespace simhash {
+
+class Utf16Normalizer {
+ public:
+  // Throws std::runtime_error when ICU cannot load its normalization data.
+  Utf16Normalizer();
+
+  // Replaces `out` with the NFKC_Casefold form of `utf8` (well-formed UTF-8,
+  // see repair_utf8) in UTF-16: the same text as TextNormalizer::normalize
+  // gives, re-encoded. Reusing `out` avoids reallocation.
+  void normalize(std::string_view utf8, icu::UnicodeString& out);
+
+ private:
+  void append_normalized(std::string_view non_ascii_utf8, icu::UnicodeString& out);
+
+  const icu::Normalizer2* normalizer_;  // an ICU singleton: not owned
+  // Whether ICU's NFKC_Casefold data agrees with the ASCII shortcut (checked
+  // once); if ever not, everything goes through ICU.
+  bool ascii_shortcut_holds_;
+  icu::UnicodeString piece_;  // reused buffer: one non-ASCII stretch in UTF-16
+};
+
+}  // namespace simhash
