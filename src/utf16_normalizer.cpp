@@ -14,9 +14,10 @@
 #include <unicode/normalizer2.h>
 #include <unicode/ustring.h>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,46 @@ bool is_ascii_byte(char byte) { return static_cast<unsigned char>(byte) < 0x80; 
 
 char16_t ascii_lowercase(char byte) {
   return static_cast<char16_t>(byte >= 'A' && byte <= 'Z' ? byte + ('a' - 'A') : byte);
+}
+
+// The end of the ASCII stretch of `text` starting at `position`, tested eight
+// bytes at a time.
+std::size_t end_of_ascii(std::string_view text, std::size_t position) {
+  constexpr std::uint64_t kHighBits = 0x8080808080808080U;
+  std::uint64_t word = 0;
+  while (position + sizeof word <= text.size()) {
+    std::memcpy(&word, text.data() + position, sizeof word);
+    if ((word & kHighBits) != 0) {
+      break;
+    }
+    position += sizeof word;
+  }
+  while (position < text.size() && is_ascii_byte(text[position])) {
+    ++position;
+  }
+  return position;
+}
+
+// Appends the lowercase of ASCII text straight into the string's buffer (a
+// loop the compiler vectorizes), growing it geometrically.
+void append_lowercase(std::string_view ascii, icu::UnicodeString& out) {
+  if (ascii.empty()) {
+    return;
+  }
+  const int32_t length = out.length();
+  const int32_t wanted = length + static_cast<int32_t>(ascii.size());
+  // getBuffer(capacity) keeps the contents; it reallocates only when the
+  // capacity asked for exceeds the current one.
+  const int32_t capacity =
+      wanted <= out.getCapacity() ? wanted : (wanted > INT32_MAX / 2 ? INT32_MAX : 2 * wanted);
+  char16_t* buffer = out.getBuffer(capacity);
+  if (buffer == nullptr) {
+    throw std::bad_alloc();
+  }
+  for (std::size_t index = 0; index < ascii.size(); ++index) {
+    buffer[static_cast<std::size_t>(length) + index] = ascii_lowercase(ascii[index]);
+  }
+  out.releaseBuffer(wanted);
 }
 
 // Whether, in ICU's data, every ASCII character starts a normalization
@@ -68,27 +109,18 @@ void Utf16Normalizer::normalize(std::string_view utf8, icu::UnicodeString& out) 
     append_normalized(utf8, out);
     return;
   }
-  // Lowercased ASCII goes out through a small stack buffer: one append per
-  // block instead of one per character.
-  std::array<char16_t, 256> block;
   std::size_t position = 0;
   while (position < utf8.size()) {
-    std::size_t filled = 0;
-    while (position < utf8.size() && is_ascii_byte(utf8[position])) {
-      block[filled++] = ascii_lowercase(utf8[position++]);
-      if (filled == block.size()) {
-        out.append(block.data(), 0, static_cast<int32_t>(filled));
-        filled = 0;
-      }
+    const std::size_t ascii_end = end_of_ascii(utf8, position);
+    append_lowercase(utf8.substr(position, ascii_end - position), out);
+    std::size_t non_ascii_end = ascii_end;
+    while (non_ascii_end < utf8.size() && !is_ascii_byte(utf8[non_ascii_end])) {
+      ++non_ascii_end;
     }
-    out.append(block.data(), 0, static_cast<int32_t>(filled));
-    const std::size_t start = position;
-    while (position < utf8.size() && !is_ascii_byte(utf8[position])) {
-      ++position;
+    if (non_ascii_end > ascii_end) {
+      append_normalized(utf8.substr(ascii_end, non_ascii_end - ascii_end), out);
     }
-    if (position > start) {
-      append_normalized(utf8.substr(start, position - start), out);
-    }
+    position = non_ascii_end;
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,20 @@ inline std::string_view utf16_to_utf8(std::u16string_view utf16, std::string& bu
     buffer.resize(3 * utf16.size());
   }
   char* out = buffer.data();
-  for (std::size_t index = 0; index < utf16.size(); ++index) {
+  std::size_t index = 0;
+  // Most tokens are ASCII: four code units at a time while they are.
+  constexpr std::uint64_t kNonAsciiBits = 0xFF80FF80FF80FF80U;
+  std::uint64_t four_units = 0;
+  while (index + 4 <= utf16.size()) {
+    std::memcpy(&four_units, utf16.data() + index, sizeof four_units);
+    if ((four_units & kNonAsciiBits) != 0) {
+      break;
+    }
+    for (int unit = 0; unit < 4; ++unit) {
+      *out++ = static_cast<char>(utf16[index++]);
+    }
+  }
+  for (; index < utf16.size(); ++index) {
     const std::uint32_t unit = utf16[index];
     if (unit < 0x80) {
       *out++ = static_cast<char>(unit);
