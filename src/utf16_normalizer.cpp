@@ -61,9 +61,12 @@ void append_lowercase(std::string_view ascii, icu::UnicodeString& out) {
     return;
   }
   const int32_t length = out.length();
+  if (ascii.size() > static_cast<std::size_t>(INT32_MAX - length)) {
+    throw std::runtime_error("simhash: normalized text longer than 2^31 UTF-16 code units");
+  }
   const int32_t wanted = length + static_cast<int32_t>(ascii.size());
-  // getBuffer(capacity) keeps the contents; it reallocates only when the
-  // capacity asked for exceeds the current one.
+  // getBuffer(capacity) keeps the contents in the buffer (documented in
+  // unistr.h); it reallocates only when asked for more than its capacity.
   const int32_t capacity =
       wanted <= out.getCapacity() ? wanted : (wanted > INT32_MAX / 2 ? INT32_MAX : 2 * wanted);
   char16_t* buffer = out.getBuffer(capacity);
