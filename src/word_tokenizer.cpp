@@ -1,7 +1,8 @@
 // ICU word segmentation over the normalized text in UTF-16: ICU's break
-// iterator reads UTF-16 natively, a UTF-8 UText costs it a conversion of each
-// chunk and a map back to byte offsets at every boundary (about 20% of the
-// time of segmentation). Only the kept tokens are converted back to UTF-8.
+// iterator reads UTF-16 natively, while a UTF-8 UText costs it a conversion
+// of each chunk and a map back to byte offsets at every boundary (it
+// segments UTF-16 1.2 times as fast). Only the kept tokens are converted back
+// to UTF-8, the form that is hashed.
 #include "word_tokenizer.h"
 
 #include <unicode/brkiter.h>
