@@ -96,11 +96,12 @@ bool ascii_shortcut_matches_icu(const icu::Normalizer2& normalizer) {
 
 }  // namespace
 
-Utf16Normalizer::Utf16Normalizer() {
+Utf16Normalizer::Utf16Normalizer(AsciiShortcut shortcut) {
   UErrorCode status = U_ZERO_ERROR;
   normalizer_ = icu::Normalizer2::getNFKCCasefoldInstance(status);
   throw_if_failed(status, "cannot load ICU NFKC_Casefold data");
-  ascii_shortcut_holds_ = ascii_shortcut_matches_icu(*normalizer_);
+  use_ascii_shortcut_ =
+      shortcut == AsciiShortcut::when_exact && ascii_shortcut_matches_icu(*normalizer_);
 }
 
 void Utf16Normalizer::normalize(std::string_view utf8, icu::UnicodeString& out) {
@@ -108,7 +109,7 @@ void Utf16Normalizer::normalize(std::string_view utf8, icu::UnicodeString& out) 
     throw std::runtime_error("simhash: text longer than 2 GiB");
   }
   out.remove();
-  if (!ascii_shortcut_holds_) {
+  if (!use_ascii_shortcut_) {
     append_normalized(utf8, out);
     return;
   }

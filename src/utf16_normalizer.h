@@ -15,8 +15,11 @@ namespace simhash {
 
 class Utf16Normalizer {
  public:
+  // Whether ASCII stretches skip ICU; `never` exists for tests, to compare.
+  enum class AsciiShortcut { when_exact, never };
+
   // Throws std::runtime_error when ICU cannot load its normalization data.
-  Utf16Normalizer();
+  explicit Utf16Normalizer(AsciiShortcut shortcut = AsciiShortcut::when_exact);
 
   // Replaces `out` with the NFKC_Casefold form of `utf8` (well-formed UTF-8,
   // see repair_utf8) in UTF-16: the same text as TextNormalizer::normalize
@@ -27,9 +30,9 @@ class Utf16Normalizer {
   void append_normalized(std::string_view non_ascii_utf8, icu::UnicodeString& out);
 
   const icu::Normalizer2* normalizer_;  // an ICU singleton: not owned
-  // Whether ICU's NFKC_Casefold data agrees with the ASCII shortcut (checked
-  // once); if ever not, everything goes through ICU.
-  bool ascii_shortcut_holds_;
+  // Whether the shortcut is wanted and ICU's NFKC_Casefold data agrees with
+  // it (checked once); if not, everything goes through ICU.
+  bool use_ascii_shortcut_;
   icu::UnicodeString piece_;  // reused buffer: one non-ASCII stretch in UTF-16
 };
 

@@ -77,14 +77,20 @@ std::vector<std::string> icu_path_tokens(simhash::WordTokenizer& tokenizer, std:
 }
 
 TEST(Utf16Normalizer, MatchesIcuNormalizationOfTheWholeText) {
+  // With the ASCII shortcut, and without it (the fallback taken if ICU's data
+  // ever disagreed with the shortcut).
   simhash::Utf16Normalizer normalizer;
+  simhash::Utf16Normalizer icu_only(simhash::Utf16Normalizer::AsciiShortcut::never);
   simhash::testing::IcuWordReference icu;
   icu::UnicodeString normalized;
   std::mt19937_64 random(7);
   for (int trial = 0; trial < 20000; ++trial) {
     const std::string text = random_text(random);
+    const std::string expected = icu.normalize(text);
     normalizer.normalize(text, normalized);
-    ASSERT_EQ(to_utf8(normalized), icu.normalize(text)) << "trial " << trial << ": " << text;
+    ASSERT_EQ(to_utf8(normalized), expected) << "trial " << trial << ": " << text;
+    icu_only.normalize(text, normalized);
+    ASSERT_EQ(to_utf8(normalized), expected) << "trial " << trial << ": " << text;
   }
 }
 
