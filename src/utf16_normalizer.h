@@ -1,6 +1,6 @@
 // NFKC_Casefold from UTF-8 into UTF-16, the form ICU's word break iterator
-// reads fastest. ASCII stretches, most of most texts, are lowercased here
-// without ICU; every other stretch goes through ICU's normalizer.
+// reads fastest. Long ASCII stretches, most of most texts, are lowercased
+// here without ICU; the text between them goes through ICU's normalizer.
 #pragma once
 
 #include <string_view>

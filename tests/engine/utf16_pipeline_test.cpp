@@ -1,7 +1,8 @@
 // The UTF-16 pieces of the ICU path (utf16_normalizer.h, utf16_to_utf8.h)
 // against ICU itself: random text built from characters that normalization
 // treats specially (above all ASCII letters followed by combining marks, the
-// one place the ASCII shortcut meets ICU's normalizer), and the English
+// one place the ASCII shortcut meets ICU's normalizer, with ASCII stretches
+// both shorter and longer than the shortcut's minimum), and the English
 // benchmark corpus through the whole ICU path of WordTokenizer.
 #include "../../bench/corpus.h"
 
@@ -31,6 +32,8 @@ std::string random_text(std::mt19937_64& random) {
       "e",
       "A",
       "ABC",
+      "EEEEEEEEEEEEEEEEE",      // long enough for the ASCII shortcut
+      "Lorem Ipsum Dolor Sit",  // likewise
       "42",
       " ",
       ".",
@@ -99,6 +102,8 @@ TEST(Utf16Normalizer, ComposesAsciiLettersWithFollowingMarks) {
   icu::UnicodeString normalized;
   normalizer.normalize("CAFE\xcc\x81 A\xcc\x8a", normalized);
   EXPECT_EQ(to_utf8(normalized), "caf\xc3\xa9 \xc3\xa5");  // café å
+  normalizer.normalize("\xc3\x89 A LONG ASCII STRETCH CAFE\xcc\x81", normalized);
+  EXPECT_EQ(to_utf8(normalized), "\xc3\xa9 a long ascii stretch caf\xc3\xa9");
   // Longer than the ASCII block buffer, then a mark on the last letter.
   const std::string long_ascii(1000, 'Y');
   normalizer.normalize(long_ascii + "\xcc\x81", normalized);
