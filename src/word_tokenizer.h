@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <unicode/uversion.h>
+#include <unicode/unistr.h>
 
 U_NAMESPACE_BEGIN
 class BreakIterator;
@@ -19,7 +19,7 @@ U_NAMESPACE_END
 
 namespace simhash {
 
-class TextNormalizer;
+class Utf16Normalizer;
 
 class TokenSink;
 
@@ -68,9 +68,11 @@ class WordTokenizer {
  private:
   void tokenize_with_icu(std::string_view utf8, TokenSink on_token);
 
-  std::unique_ptr<TextNormalizer> normalizer_;
+  std::unique_ptr<Utf16Normalizer> normalizer_;
   std::unique_ptr<icu::BreakIterator> word_breaker_;
-  std::string normalized_;  // reused buffer: the normalized text
+  std::string lowercase_;          // reused buffer: an ASCII line, lowercased
+  icu::UnicodeString normalized_;  // reused buffer: the normalized text, UTF-16
+  std::string token_;              // reused buffer: one token, UTF-8
 };
 
 }  // namespace simhash
