@@ -120,8 +120,12 @@ IndexStorage::Config parse_options(int argc, const char* const* argv) {
       used = 0;
     }
     if (value.empty() || used != value.size()) {
-      throw SqliteError(SQLITE_ERROR, "simhash_index: option " + key +
-                                          " must be an integer, got '" + value + "'");
+      std::string message = "simhash_index: option ";
+      message += key;
+      message += " must be an integer, got '";
+      message += value;
+      message += "'";
+      throw SqliteError(SQLITE_ERROR, message);
     }
     (key == "k" ? k : blocks) = number;
   }
