@@ -6,6 +6,8 @@
 //     (`scripts/install-deps.sh --bench`), gzip'd roff under /usr/share/man/zh_CN
 //     and zh_TW, read with zcat and stripped of roff requests and escapes;
 //     either single paragraphs or runs of them as long as English documents.
+//   English paragraphs: paragraphs of the English corpus about as long as the
+//     Chinese ones.
 // Documents come back sorted by path, so every run sees the same order.
 #pragma once
 
@@ -303,6 +305,49 @@ inline std::vector<Document> load_chinese_long_documents(std::size_t min_ideogra
     }
   }
   return corpus_detail::deduplicate(std::move(documents));
+}
+
+// English texts of about the Chinese paragraphs' length: the paragraphs
+// (runs of lines between blank lines) of the English corpus's documents
+// that hold `min_words` to `max_words` whitespace-separated words,
+// deduplicated by content. They let the quality benchmark separate the
+// effect of length from the effect of language.
+inline std::vector<Document> load_english_paragraphs(std::size_t min_words = 40,
+                                                     std::size_t max_words = 120) {
+  std::vector<Document> paragraphs;
+  for (const auto& document : load_english_corpus()) {
+    std::string current;
+    std::size_t words = 0;
+    int index = 0;
+    auto finish = [&] {
+      if (words >= min_words && words <= max_words) {
+        paragraphs.push_back({document.source + "@" + std::to_string(++index), current});
+      }
+      current.clear();
+      words = 0;
+    };
+    std::size_t start = 0;
+    while (start <= document.text.size()) {
+      std::size_t end = document.text.find('\n', start);
+      if (end == std::string::npos) end = document.text.size();
+      const std::string_view line(document.text.data() + start, end - start);
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+        finish();
+      } else {
+        if (!current.empty()) current += '\n';
+        current += line;
+        bool in_word = false;
+        for (const char c : line) {
+          const bool space = c == ' ' || c == '\t' || c == '\r';
+          words += !space && !in_word ? 1 : 0;
+          in_word = !space;
+        }
+      }
+      start = end + 1;
+    }
+    finish();
+  }
+  return corpus_detail::deduplicate(std::move(paragraphs));
 }
 
 // Total size of the documents' texts in bytes.
