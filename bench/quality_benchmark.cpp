@@ -208,11 +208,11 @@ std::vector<std::uint64_t> fingerprints(simhash::FeatureExtractor& extractor,
   return result;
 }
 
-double recall(const std::vector<std::uint64_t>& originals,
-              const std::vector<std::uint64_t>& copies) {
+double recall(const std::vector<std::uint64_t>& originals, const std::vector<std::uint64_t>& copies,
+              int radius = kRadius) {
   std::size_t near = 0;
   for (std::size_t i = 0; i < originals.size(); ++i) {
-    near += simhash::hamming_distance(originals[i], copies[i]) <= kRadius ? 1 : 0;
+    near += simhash::hamming_distance(originals[i], copies[i]) <= radius ? 1 : 0;
   }
   return originals.empty() ? 0 : static_cast<double>(near) / static_cast<double>(originals.size());
 }
@@ -249,6 +249,57 @@ void print_length_table(const Result& chosen, const Corpus& english_paragraphs) 
   row("English paragraphs, 40-120 words", paragraph_recall);
   row("Chinese paragraphs (ZH)", chosen.chinese_recall);
   row("Chinese runs of paragraphs (ZH-long)", chosen.chinese_long_recall);
+}
+
+// What a radius means: for the chosen options, recall per edit rate and the
+// false-positive rate at each radius, for whole documents and for short
+// paragraphs (each against dissimilar pairs of its own kind).
+void print_radius_table(const Result& chosen, const Corpus& documents, const Corpus& paragraphs) {
+  std::string error;
+  const auto options = simhash::parse_options(chosen.options, error);
+  if (!options) throw std::runtime_error(error);
+  simhash::FeatureExtractor extractor(*options);
+  struct Measured {
+    std::vector<std::uint64_t> originals;
+    std::vector<std::vector<std::uint64_t>> copies;  // [rate][document]
+    std::vector<std::pair<std::size_t, std::size_t>> dissimilar;
+  };
+  const auto measure = [&](const Corpus& corpus) {
+    Measured measured{
+        fingerprints(extractor, corpus.originals), {}, dissimilar_pairs(corpus.originals)};
+    for (const auto& copies : corpus.edited) {
+      measured.copies.push_back(fingerprints(extractor, copies));
+    }
+    return measured;
+  };
+  const Measured long_texts = measure(documents);
+  const Measured short_texts = measure(paragraphs);
+  const auto false_positive_rate = [](const Measured& measured, int radius) {
+    std::size_t near = 0;
+    for (const auto& [i, j] : measured.dissimilar) {
+      near +=
+          simhash::hamming_distance(measured.originals[i], measured.originals[j]) <= radius ? 1 : 0;
+    }
+    return static_cast<double>(near) / static_cast<double>(measured.dissimilar.size());
+  };
+  std::printf(
+      "\nRadius, `%s`: recall at 1%%/5%%/10%% edits and FP rate (dissimilar pairs of "
+      "the same corpus: %zu pairs of documents, %zu pairs of paragraphs)\n\n",
+      chosen.options.c_str(), long_texts.dissimilar.size(), short_texts.dissimilar.size());
+  std::printf(
+      "| radius | EN documents 1%% / 5%% / 10%% | EN documents FP | EN paragraphs 1%% / 5%% / "
+      "10%% | EN paragraphs FP |\n| --- | --- | --- | --- | --- |\n");
+  for (const int radius : {0, 1, 2, 3, 4, 5, 6, 8, 10, 12}) {
+    std::printf("| %d |", radius);
+    for (const Measured* measured : {&long_texts, &short_texts}) {
+      std::printf(" %.1f%% / %.1f%% / %.1f%% | %.2f%% |",
+                  100 * recall(measured->originals, measured->copies[0], radius),
+                  100 * recall(measured->originals, measured->copies[1], radius),
+                  100 * recall(measured->originals, measured->copies[2], radius),
+                  100 * false_positive_rate(*measured, radius));
+    }
+    std::printf("\n");
+  }
 }
 
 }  // namespace
@@ -389,6 +440,7 @@ int main() {
     std::printf("\nDefault by the rule (highest EN recall at 5%% edits with FP <= %.1f%%): %s\n",
                 100 * kMaxFalsePositiveRate, best->options.c_str());
     print_length_table(*best, english_paragraphs);
+    print_radius_table(*best, english, english_paragraphs);
   }
   return 0;
 }
