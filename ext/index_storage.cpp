@@ -496,22 +496,25 @@ void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& 
   }
 }
 
+std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows() {
+  std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
+  Statement statement;
+  const int rc =
+      prepare(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"), statement);
+  if (rc != SQLITE_OK) {
+    throw_sqlite(db_, rc);
+  }
+  while (step_row(statement.get())) {
+    rows.emplace_back(sqlite3_column_int64(statement.get(), 0),
+                      static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1)));
+  }
+  return rows;
+}
+
 void IndexStorage::rebuild() {
   pending_.clear();
   exec(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\""));
-  std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
-  {
-    Statement statement;
-    const int rc =
-        prepare(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"), statement);
-    if (rc != SQLITE_OK) {
-      throw_sqlite(db_, rc);
-    }
-    while (step_row(statement.get())) {
-      rows.emplace_back(sqlite3_column_int64(statement.get(), 0),
-                        static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1)));
-    }
-  }
+  const auto rows = read_all_rows();
   struct Item {
     std::uint64_t bucket;
     BucketEntry entry;
@@ -544,19 +547,7 @@ void IndexStorage::rebuild() {
 
 std::string IndexStorage::integrity_problem() {
   flush();
-  std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
-  {
-    Statement statement;
-    int rc =
-        prepare(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"), statement);
-    if (rc != SQLITE_OK) {
-      throw_sqlite(db_, rc);
-    }
-    while (step_row(statement.get())) {
-      rows.emplace_back(sqlite3_column_int64(statement.get(), 0),
-                        static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1)));
-    }
-  }
+  const auto rows = read_all_rows();
   const std::string prefix = "simhash_index " + name_ + ": ";
   {
     Statement statement;

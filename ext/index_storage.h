@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bucket_codec.h"
@@ -105,6 +106,9 @@ class IndexStorage {
   std::string integrity_problem();
 
  private:
+  // Every (id, fp) of the data table, in id order.
+  std::vector<std::pair<std::int64_t, std::uint64_t>> read_all_rows();
+
   // Changes not yet merged into the buckets, in the order they happened:
   // 16 bytes plus one bit each.
   class PendingChanges {

@@ -21,6 +21,7 @@
 namespace {
 
 using simhash::testing::FastPathSwitch;
+using simhash::testing::tokens_with_fast_path;
 
 struct AsciiText {
   std::string source;
@@ -46,14 +47,6 @@ const std::vector<AsciiText>& ascii_corpus() {
   return texts;
 }
 
-std::vector<std::string> tokenizer_tokens(simhash::WordTokenizer& tokenizer, std::string_view text,
-                                          bool fast_path) {
-  const FastPathSwitch use(fast_path);
-  std::vector<std::string> tokens;
-  tokenizer.tokenize(text, [&](std::string_view token) { tokens.emplace_back(token); });
-  return tokens;
-}
-
 TEST(AsciiCorpus, CorpusIsThere) {
   // 17 common licenses alone; the full corpus is about 415 texts.
   ASSERT_GE(ascii_corpus().size(), 17U);
@@ -73,10 +66,10 @@ TEST(AsciiCorpus, FastPathTokensAreIcuTokens) {
   std::size_t tokens = 0;
   for (const auto& [source, text] : ascii_corpus()) {
     ASSERT_TRUE(simhash::is_ascii(text));
-    const auto fast = tokenizer_tokens(tokenizer, text, true);
+    const auto fast = tokens_with_fast_path(tokenizer, text, true);
     // ICU twice: through the engine's tokenizer with the fast path off, and
     // through the independent reference (UTF-16 API).
-    ASSERT_EQ(fast, tokenizer_tokens(tokenizer, text, false)) << source;
+    ASSERT_EQ(fast, tokens_with_fast_path(tokenizer, text, false)) << source;
     ASSERT_EQ(fast, icu.tokens(text)) << source;
     // And every word-mask kernel this CPU runs, not only the one in use.
     std::string lowercase;
@@ -132,8 +125,8 @@ TEST(AsciiCorpus, NonAsciiTextStillGoesThroughIcu) {
   const std::string text =
       "Plain ASCII words, then \xef\xbc\xa8\xef\xbd\x85\xef\xbd\x8c\xef\xbd\x8c"
       "\xef\xbd\x8f and more.";
-  EXPECT_EQ(tokenizer_tokens(tokenizer, text, true), icu.tokens(text));
-  EXPECT_EQ(tokenizer_tokens(tokenizer, text, true).at(4), "hello");
+  EXPECT_EQ(tokens_with_fast_path(tokenizer, text, true), icu.tokens(text));
+  EXPECT_EQ(tokens_with_fast_path(tokenizer, text, true).at(4), "hello");
 }
 
 }  // namespace

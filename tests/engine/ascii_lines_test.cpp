@@ -25,14 +25,7 @@
 namespace {
 
 using simhash::testing::FastPathSwitch;
-
-std::vector<std::string> tokenizer_tokens(simhash::WordTokenizer& tokenizer, std::string_view text,
-                                          bool fast_path) {
-  const FastPathSwitch use(fast_path);
-  std::vector<std::string> tokens;
-  tokenizer.tokenize(text, [&](std::string_view token) { tokens.emplace_back(token); });
-  return tokens;
-}
+using simhash::testing::tokens_with_fast_path;
 
 struct LineRun {
   std::string text;
@@ -161,9 +154,9 @@ TEST(AsciiLines, RandomMixedTextGivesIcuTokens) {
   std::mt19937_64 random(20261121);
   for (int trial = 0; trial < 20000; ++trial) {
     const std::string text = random_mixed_text(random);
-    const auto fast = tokenizer_tokens(tokenizer, text, true);
+    const auto fast = tokens_with_fast_path(tokenizer, text, true);
     ASSERT_EQ(fast, icu.tokens(text)) << "trial " << trial;
-    ASSERT_EQ(fast, tokenizer_tokens(tokenizer, text, false)) << "trial " << trial;
+    ASSERT_EQ(fast, tokens_with_fast_path(tokenizer, text, false)) << "trial " << trial;
   }
 }
 
@@ -182,7 +175,8 @@ TEST(AsciiLines, MixedCorpusFilesGiveIcuTokensAndFingerprints) {
   simhash::WordTokenizer tokenizer;
   simhash::FeatureExtractor extractor(simhash::SimhashOptions{});
   for (const auto& [source, text] : mixed) {
-    ASSERT_EQ(tokenizer_tokens(tokenizer, text, true), tokenizer_tokens(tokenizer, text, false))
+    ASSERT_EQ(tokens_with_fast_path(tokenizer, text, true),
+              tokens_with_fast_path(tokenizer, text, false))
         << source;
     std::optional<std::uint64_t> fast;
     std::optional<std::uint64_t> icu;
