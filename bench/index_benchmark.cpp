@@ -9,6 +9,8 @@
 //                        [baselines=1] [queries=1000] [dir=/tmp] [radius=k] [bulk=1]
 //                        [vacuum=0] [ext=path of simhash.so to load] [page_size=]
 //                        [cache_mb=2000 (SQLite page cache per connection)]
+//                        [pragmas=name:value,... (run on every connection it opens, e.g.
+//                         pragmas=mmap_size:4000000000,locking_mode:EXCLUSIVE)]
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -58,6 +60,7 @@ void hamming_function(sqlite3_context* context, int, sqlite3_value** argv) {
 std::string extension_path = SIMHASH_EXTENSION_PATH;  // ext=... overrides
 std::string page_size;                                // page_size=... for new files
 std::string cache_mb = "2000";                        // cache_mb=...
+std::string pragmas;                                  // pragmas=name:value,...
 
 sqlite3* open_database(const std::string& path, bool fresh) {
   if (fresh) {
@@ -81,6 +84,16 @@ sqlite3* open_database(const std::string& path, bool fresh) {
   exec(db, "PRAGMA cache_size = -" + cache_mb + "000");
   if (!page_size.empty()) {
     exec(db, "PRAGMA page_size = " + page_size);
+  }
+  // Settings a user might apply, measured for index and baselines alike.
+  for (std::size_t start = 0; start < pragmas.size();) {
+    std::size_t end = pragmas.find(',', start);
+    if (end == std::string::npos) end = pragmas.size();
+    std::string setting = pragmas.substr(start, end - start);
+    const std::size_t colon = setting.find(':');
+    if (colon != std::string::npos) setting[colon] = '=';
+    exec(db, "PRAGMA " + setting);
+    start = end + 1;
   }
   return db;
 }
@@ -214,6 +227,7 @@ int main(int argc, char** argv) {
   extension_path = arg(argc, argv, "ext", extension_path);
   page_size = arg(argc, argv, "page_size", "");
   cache_mb = arg(argc, argv, "cache_mb", cache_mb);
+  pragmas = arg(argc, argv, "pragmas", "");
 
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows while a long run goes on
   std::mt19937_64 random(20261121);
