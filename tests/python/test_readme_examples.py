@@ -1,0 +1,80 @@
+"""Runs every `sqlite>` example of README.md and compares its printed output.
+
+The README shows shell sessions: a statement after `sqlite> ` (continued on
+`   ...> ` lines), then what the shell printed, up to the next prompt or the
+end of the code block. This test runs each statement through Python's
+sqlite3 module with the extension loaded and prints the rows the way the
+shell does: `list` mode joins columns with `|`; after `.mode column` the
+header and its dashes are skipped and columns are compared word by word.
+An error prints as `Runtime error: <message>`.
+
+Usage: python3 tests/python/test_readme_examples.py path/to/simhash.so
+(run from the repository root, as ctest does).
+"""
+import re
+import sqlite3
+import sys
+import unittest
+
+EXTENSION = sys.argv.pop(1) if len(sys.argv) > 1 else "build/simhash"
+README = "README.md"
+
+
+def shell_examples(text):
+    """(statement, mode, expected output lines) for each `sqlite>` example."""
+    examples = []
+    for block in re.findall(r"```\n(sqlite> .*?)```", text, flags=re.S):
+        mode = "list"
+        lines = block.splitlines()
+        i = 0
+        while i < len(lines):
+            statement = lines[i][len("sqlite> "):]
+            i += 1
+            while i < len(lines) and lines[i].startswith("   ...> "):
+                statement += "\n" + lines[i][len("   ...> "):]
+                i += 1
+            output = []
+            while i < len(lines) and not lines[i].startswith("sqlite> "):
+                output.append(lines[i])
+                i += 1
+            if statement.startswith(".mode "):
+                mode = statement.split()[1]
+            else:
+                examples.append((statement, mode, output))
+    return examples
+
+
+def printed(conn, statement, mode):
+    """The lines the shell prints for `statement` in `mode`."""
+    try:
+        rows = conn.execute(statement).fetchall()
+    except sqlite3.Error as error:
+        return ["Runtime error: %s" % error]
+    if mode == "column":
+        return [" ".join(str(value) for value in row) for row in rows]
+    return ["|".join(str(value) for value in row) for row in rows]
+
+
+class ReadmeExamplesTest(unittest.TestCase):
+    def test_every_shell_example_prints_what_the_readme_shows(self):
+        with open(README, encoding="utf-8") as handle:
+            examples = shell_examples(handle.read())
+        # The function reference has more than a dozen examples; finding none
+        # means the parser no longer understands the README.
+        self.assertGreater(len(examples), 12)
+        conn = sqlite3.connect(":memory:")
+        conn.enable_load_extension(True)
+        conn.load_extension(EXTENSION)
+        conn.enable_load_extension(False)
+        for statement, mode, output in examples:
+            with self.subTest(statement=statement):
+                if mode == "column":
+                    # Header and dashes first, then one line per row.
+                    expected = [" ".join(line.split()) for line in output[2:]]
+                else:
+                    expected = output
+                self.assertEqual(printed(conn, statement, mode), expected)
+
+
+if __name__ == "__main__":
+    unittest.main()
