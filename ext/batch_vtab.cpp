@@ -65,13 +65,6 @@ BatchCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
   return reinterpret_cast<BatchCursor*>(cursor);
 }
 
-// The exception barrier for these callbacks: BatchError and other exceptions
-// become the statement's error message.
-template <typename Body>
-int run(sqlite3_vtab* vtab, Body&& body) noexcept {
-  return guard(vtab, std::forward<Body>(body));
-}
-
 template <BatchKind kind>
 int x_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*argv*/,
               sqlite3_vtab** out, char** error) {
@@ -102,7 +95,7 @@ int x_disconnect(sqlite3_vtab* vtab) {
 }
 
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return run(vtab, [&]() -> int {
+  return guard(vtab, [&]() -> int {
     const BatchKind kind = table_of(vtab)->kind;
     int index_constraint = -1;
     int radius_constraint = -1;
@@ -206,7 +199,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
              sqlite3_value** argv) {
   BatchCursor* cursor = cursor_of(base);
   BatchTable* table = table_of(base->pVtab);
-  return run(base->pVtab, [&]() -> int {
+  return guard(base->pVtab, [&]() -> int {
     const char* function = function_name(table->kind);
     cursor->finder.reset();
     cursor->pairs.clear();
@@ -250,7 +243,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
 
 int x_next(sqlite3_vtab_cursor* base) {
   BatchCursor* cursor = cursor_of(base);
-  return run(base->pVtab, [&]() -> int {
+  return guard(base->pVtab, [&]() -> int {
     ++cursor->row;
     ++cursor->position;
     if (cursor->finder) {

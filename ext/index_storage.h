@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,18 +19,6 @@ namespace simhash::sql {
 // The on-disk format this code reads and writes; a config with a higher value
 // is refused.
 inline constexpr int kIndexFormat = 2;
-
-// An SQLite failure (or a constraint the index enforces) carried as an
-// exception inside the index code; the module callbacks turn it back into
-// the result code and message.
-class SqliteError : public std::runtime_error {
- public:
-  SqliteError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  int code() const { return code_; }
-
- private:
-  int code_;
-};
 
 struct IndexHit {
   std::int64_t id;

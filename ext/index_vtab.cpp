@@ -65,19 +65,6 @@ IndexCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
   return reinterpret_cast<IndexCursor*>(cursor);
 }
 
-// The exception barrier for module callbacks: SqliteError keeps its code.
-template <typename Body>
-int run(sqlite3_vtab* vtab, Body&& body) noexcept {
-  return guard(vtab, [&]() -> int {
-    try {
-      return body();
-    } catch (const SqliteError& error) {
-      set_error(vtab, error.what());
-      return error.code();
-    }
-  });
-}
-
 std::string trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
     text.remove_prefix(1);
@@ -151,7 +138,7 @@ PermutationPlan make_plan(const IndexStorage::Config& config) {
 int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** vtab,
                       char** error, bool create) {
   *vtab = nullptr;
-  try {
+  return guard(error, [&] {
     const std::string schema = argv[1];
     const std::string name = argv[2];
     IndexStorage::Config config;
@@ -187,15 +174,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     table->storage = std::make_unique<IndexStorage>(db, schema, name, plan);
     *vtab = &table.release()->base;
     return SQLITE_OK;
-  } catch (const SqliteError& failure) {
-    *error = sqlite3_mprintf("%s", failure.what());
-    return failure.code();
-  } catch (const std::bad_alloc&) {
-    return SQLITE_NOMEM;
-  } catch (const std::exception& failure) {
-    *error = sqlite3_mprintf("%s", failure.what());
-    return SQLITE_ERROR;
-  }
+  });
 }
 
 int x_create(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** vtab,
@@ -215,7 +194,7 @@ int x_disconnect(sqlite3_vtab* vtab) {
 
 int x_destroy(sqlite3_vtab* vtab) {
   IndexTable* table = table_of(vtab);
-  const int rc = run(vtab, [&] {
+  const int rc = guard(vtab, [&] {
     table->storage->discard_pending();
     table->storage->finalize_statements();
     IndexStorage::drop_tables(table->db, table->storage->schema(), table->storage->name());
@@ -261,7 +240,7 @@ std::optional<int> radius_from(char code, sqlite3_value* value, const std::strin
 
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   IndexTable* table = table_of(vtab);
-  return run(vtab, [&] {
+  return guard(vtab, [&] {
     const PermutationPlan& plan = table->storage->plan();
     int match = -1;
     bool match_unusable = false;
@@ -400,7 +379,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
              sqlite3_value** argv) {
   IndexCursor* cursor = cursor_of(base);
   IndexTable* table = table_of(base->pVtab);
-  return run(base->pVtab, [&] {
+  return guard(base->pVtab, [&] {
     IndexStorage& storage = *table->storage;
     cursor->hits.clear();
     cursor->position = 0;
@@ -478,7 +457,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
 
 int x_next(sqlite3_vtab_cursor* base) {
   IndexCursor* cursor = cursor_of(base);
-  return run(base->pVtab, [&] {
+  return guard(base->pVtab, [&] {
     if (cursor->scan_mode) {
       step_scan(cursor, table_of(base->pVtab)->db);
     } else {
@@ -577,7 +556,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
   IndexTable* table = table_of(vtab);
   const int conflict = sqlite3_vtab_on_conflict(table->db);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(table->db);
-  const int rc = run(vtab, [&] {
+  const int rc = guard(vtab, [&] {
     IndexStorage& storage = *table->storage;
     if (argc == 1) {
       storage.remove(sqlite3_value_int64(argv[0]));
@@ -622,7 +601,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
 int x_begin(sqlite3_vtab*) { return SQLITE_OK; }
 
 int x_sync(sqlite3_vtab* vtab) {
-  return run(vtab, [&] {
+  return guard(vtab, [&] {
     table_of(vtab)->storage->flush();
     return SQLITE_OK;
   });
@@ -639,14 +618,14 @@ int x_rollback(sqlite3_vtab* vtab) {
 }
 
 int x_rename(sqlite3_vtab* vtab, const char* new_name) {
-  return run(vtab, [&] {
+  return guard(vtab, [&] {
     table_of(vtab)->storage->rename(new_name);
     return SQLITE_OK;
   });
 }
 
 int x_savepoint(sqlite3_vtab* vtab, int) {
-  return run(vtab, [&] {
+  return guard(vtab, [&] {
     table_of(vtab)->storage->flush();
     return SQLITE_OK;
   });
@@ -666,7 +645,7 @@ int x_shadow_name(const char* suffix) {
 
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
-  return run(vtab, [&] {
+  return guard(vtab, [&] {
     const std::string problem = table_of(vtab)->storage->integrity_problem();
     if (!problem.empty()) {
       *error = sqlite3_mprintf("%s", problem.c_str());

@@ -5,8 +5,10 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "sqlite_api.h"
 
@@ -38,22 +40,53 @@ inline void set_error(sqlite3_vtab* vtab, std::string_view message) {
   vtab->zErrMsg = sqlite3_mprintf("%.*s", static_cast<int>(message.size()), message.data());
 }
 
-// Runs `body` (returning an SQLite result code) for a virtual-table method;
-// an exception becomes SQLITE_NOMEM or SQLITE_ERROR with its message.
-template <typename Body>
-int guard(sqlite3_vtab* vtab, Body&& body) noexcept {
+// An SQLite failure (or a constraint the glue enforces) carried as an
+// exception; the barriers below turn it back into its result code and message.
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// The barrier of the virtual-table callbacks: runs `body` (returning an SQLite
+// result code); an exception becomes SQLITE_NOMEM, an SqliteError's own code,
+// or SQLITE_ERROR, and its message goes to `report`.
+template <typename Body, typename Report>
+int guard_with(Body&& body, Report&& report) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;
+  } catch (const SqliteError& error) {
+    report(error.what());
+    return error.code();
   } catch (const std::exception& error) {
-    if (vtab != nullptr) {
-      set_error(vtab, error.what());
-    }
+    report(error.what());
     return SQLITE_ERROR;
   } catch (...) {
     return SQLITE_ERROR;
   }
+}
+
+// The barrier for a virtual-table method: the message becomes the table's.
+template <typename Body>
+int guard(sqlite3_vtab* vtab, Body&& body) noexcept {
+  return guard_with(std::forward<Body>(body), [vtab](const char* message) {
+    if (vtab != nullptr) {
+      set_error(vtab, message);
+    }
+  });
+}
+
+// The barrier for xCreate and xConnect, which have no table yet: the message
+// goes to `*error` (SQLite frees it).
+template <typename Body>
+int guard(char** error, Body&& body) noexcept {
+  return guard_with(std::forward<Body>(body),
+                    [error](const char* message) { *error = sqlite3_mprintf("%s", message); });
 }
 
 // The same barrier for SQL functions: the exception becomes the call's error.
