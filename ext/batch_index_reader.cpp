@@ -42,17 +42,6 @@ std::string quoted(std::string_view name) {
   return text;
 }
 
-// `format` with its %w arguments (a schema, and a table name if the format
-// has two) quoted as identifiers.
-std::string format_sql(const char* format, const std::string& schema,
-                       const std::string& name = "") {
-  const SqliteString sql(sqlite3_mprintf(format, schema.c_str(), name.c_str()));
-  if (!sql) {
-    throw std::bad_alloc();
-  }
-  return sql.get();
-}
-
 [[noreturn]] void throw_sqlite(sqlite3* db, std::string_view function) {
   throw BatchError(std::string(function) + ": " + sqlite3_errmsg(db));
 }
@@ -151,7 +140,7 @@ std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema, st
   const std::string sql = format_sql(
       "SELECT name, type, coalesce(sql, '') FROM \"%w\".sqlite_schema "
       "WHERE name = ?1 COLLATE NOCASE AND type IN ('table', 'view')",
-      schema);
+      schema.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
     throw_sqlite(db, function);
   }
@@ -174,8 +163,8 @@ std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema, st
 std::optional<std::int64_t> config_value(sqlite3* db, const ResolvedIndex& index, const char* key,
                                          std::string_view function) {
   Statement statement;
-  const std::string sql =
-      format_sql("SELECT value FROM \"%w\".\"%w_config\" WHERE key = ?1", index.schema, index.name);
+  const std::string sql = format_sql("SELECT value FROM \"%w\".\"%w_config\" WHERE key = ?1",
+                                     index.schema.c_str(), index.name.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
     throw BatchError(std::string(function) + ": cannot read the configuration of simhash_index " +
                      quoted(index.name) + " (" + sqlite3_errmsg(db) + ")");
@@ -270,8 +259,8 @@ ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string
 std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& index,
                                              std::string_view function) {
   Statement statement;
-  const std::string sql =
-      format_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id", index.schema, index.name);
+  const std::string sql = format_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id",
+                                     index.schema.c_str(), index.name.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
     throw BatchError(std::string(function) + ": cannot read the rows of simhash_index " +
                      quoted(index.name) + " (" + sqlite3_errmsg(db) + ")");

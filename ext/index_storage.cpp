@@ -10,16 +10,6 @@
 namespace simhash::sql {
 namespace {
 
-// Formats SQL with sqlite3_mprintf (for %w / %Q quoting) into a std::string.
-template <typename... Args>
-std::string format_sql(const char* format, Args... args) {
-  SqliteString text(sqlite3_mprintf(format, args...));
-  if (!text) {
-    throw std::bad_alloc();
-  }
-  return std::string(text.get());
-}
-
 // Resets a statement when the scope ends, so no statement stays active
 // between calls (an active statement would hold the table open).
 class ResetOnExit {

@@ -159,12 +159,9 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       }
     }
     const PermutationPlan plan = make_plan(config);
-    SqliteString declaration(sqlite3_mprintf(
-        "CREATE TABLE x(fp, distance, query HIDDEN, radius HIDDEN, \"%w\" HIDDEN)", name.c_str()));
-    if (!declaration) {
-      return SQLITE_NOMEM;
-    }
-    int rc = sqlite3_declare_vtab(db, declaration.get());
+    const std::string declaration = format_sql(
+        "CREATE TABLE x(fp, distance, query HIDDEN, radius HIDDEN, \"%w\" HIDDEN)", name.c_str());
+    const int rc = sqlite3_declare_vtab(db, declaration.c_str());
     if (rc != SQLITE_OK) {
       throw SqliteError(rc, sqlite3_errmsg(db));
     }

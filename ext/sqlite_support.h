@@ -24,6 +24,17 @@ struct SqliteFree {
 };
 using SqliteString = std::unique_ptr<char, SqliteFree>;
 
+// Formats SQL with sqlite3_mprintf (for its %w and %Q quoting) into a
+// std::string; SQLite running out of memory throws std::bad_alloc.
+template <typename... Args>
+std::string format_sql(const char* format, Args... args) {
+  const SqliteString text(sqlite3_mprintf(format, args...));
+  if (!text) {
+    throw std::bad_alloc();
+  }
+  return std::string(text.get());
+}
+
 // Prepares `sql` into `out`; on failure returns the SQLite code and leaves the
 // message in the connection (sqlite3_errmsg).
 inline int prepare(sqlite3* db, std::string_view sql, Statement& out, unsigned flags = 0) {
