@@ -23,6 +23,9 @@ class ResetOnExit {
   sqlite3_stmt* statement_;
 };
 
+// Every (id, fp) of the data table in id order (scans, rebuild, full-scan cursors).
+constexpr const char* kSelectAllRows = "SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id";
+
 [[noreturn]] void throw_sqlite(sqlite3* db, int rc) { throw SqliteError(rc, sqlite3_errmsg(db)); }
 
 void exec(sqlite3* db, const std::string& sql) {
@@ -475,7 +478,7 @@ void IndexStorage::throw_malformed(std::int64_t row_id) const {
 }
 
 void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
-  sqlite3_stmt* statement = cached(scan_data_, "SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id");
+  sqlite3_stmt* statement = cached(scan_data_, kSelectAllRows);
   ResetOnExit reset(statement);
   while (step_row(statement)) {
     const std::int64_t fp = sqlite3_column_int64(statement, 1);
@@ -486,14 +489,18 @@ void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& 
   }
 }
 
-std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows() {
-  std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
+Statement IndexStorage::select_all_rows() const {
   Statement statement;
-  const int rc =
-      prepare(db_, table_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id"), statement);
+  const int rc = prepare(db_, table_sql(kSelectAllRows), statement);
   if (rc != SQLITE_OK) {
     throw_sqlite(db_, rc);
   }
+  return statement;
+}
+
+std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows() {
+  std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
+  const Statement statement = select_all_rows();
   while (step_row(statement.get())) {
     rows.emplace_back(sqlite3_column_int64(statement.get(), 0),
                       static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1)));

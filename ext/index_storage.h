@@ -87,6 +87,9 @@ class IndexStorage {
   std::optional<std::int64_t> lookup(std::int64_t id);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+  // A new statement over every (id, fp) of the data table in id order, for a
+  // caller that steps it itself (a full-scan cursor; several may be open).
+  Statement select_all_rows() const;
 
   void rebuild();
   // Empty when the buckets agree with the data table, else what is wrong.

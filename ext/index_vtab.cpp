@@ -380,7 +380,10 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     IndexStorage& storage = *table->storage;
     cursor->hits.clear();
     cursor->position = 0;
-    cursor->scan.reset();
+    // A scan statement stays with the cursor for the next xFilter (a scan on
+    // the inner side of a join filters once per outer row); reset, it holds
+    // nothing open.
+    sqlite3_reset(cursor->scan.get());
     cursor->scan_mode = false;
     cursor->scan_valid = false;
     cursor->has_query = false;
@@ -390,11 +393,8 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     const int plan = idx_num & kPlanMask;
     if (plan == kPlanScan || argc == 0) {
       cursor->scan_mode = true;
-      SqliteString sql(sqlite3_mprintf("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id",
-                                       storage.schema().c_str(), storage.name().c_str()));
-      const int rc = prepare(table->db, sql.get(), cursor->scan);
-      if (rc != SQLITE_OK) {
-        throw SqliteError(rc, sqlite3_errmsg(table->db));
+      if (!cursor->scan) {
+        cursor->scan = storage.select_all_rows();
       }
       step_scan(cursor, table->db);
       return SQLITE_OK;
