@@ -142,6 +142,15 @@ std::string IndexStorage::table_sql(const char* format) const {
   return format_sql(format, schema_.c_str(), name_.c_str());
 }
 
+Statement IndexStorage::prepare_table_sql(const char* format) const {
+  Statement statement;
+  const int rc = prepare(db_, table_sql(format), statement);
+  if (rc != SQLITE_OK) {
+    throw_sqlite(db_, rc);
+  }
+  return statement;
+}
+
 void IndexStorage::step_done(sqlite3_stmt* statement) {
   const int rc = sqlite3_step(statement);
   if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
@@ -489,14 +498,7 @@ void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& 
   }
 }
 
-Statement IndexStorage::select_all_rows() const {
-  Statement statement;
-  const int rc = prepare(db_, table_sql(kSelectAllRows), statement);
-  if (rc != SQLITE_OK) {
-    throw_sqlite(db_, rc);
-  }
-  return statement;
-}
+Statement IndexStorage::select_all_rows() const { return prepare_table_sql(kSelectAllRows); }
 
 std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows() {
   std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
@@ -547,13 +549,8 @@ std::string IndexStorage::integrity_problem() {
   const auto rows = read_all_rows();
   const std::string prefix = "simhash_index " + name_ + ": ";
   {
-    Statement statement;
-    const int rc = prepare(
-        db_, table_sql("SELECT count(*) FROM \"%w\".\"%w_buckets\" WHERE id < 0 OR id >= ?1"),
-        statement);
-    if (rc != SQLITE_OK) {
-      throw_sqlite(db_, rc);
-    }
+    const Statement statement =
+        prepare_table_sql("SELECT count(*) FROM \"%w\".\"%w_buckets\" WHERE id < 0 OR id >= ?1");
     sqlite3_bind_int64(statement.get(), 1, layout_.first_row_id(plan_.table_count()));
     step_row(statement.get());
     if (sqlite3_column_int64(statement.get(), 0) != 0) {
@@ -562,15 +559,11 @@ std::string IndexStorage::integrity_problem() {
   }
   std::vector<std::pair<std::int64_t, std::uint64_t>> found;
   std::vector<BucketEntry> entries;
+  const Statement statement =
+      prepare_table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= ?1 AND id < ?2");
   for (int table = 0; table < plan_.table_count(); ++table) {
     found.clear();
-    Statement statement;
-    const int rc = prepare(
-        db_, table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= ?1 AND id < ?2"),
-        statement);
-    if (rc != SQLITE_OK) {
-      throw_sqlite(db_, rc);
-    }
+    ResetOnExit reset(statement.get());
     sqlite3_bind_int64(statement.get(), 1, layout_.first_row_id(table));
     sqlite3_bind_int64(statement.get(), 2, layout_.first_row_id(table + 1));
     while (step_row(statement.get())) {

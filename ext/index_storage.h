@@ -136,6 +136,8 @@ class IndexStorage {
   static constexpr std::size_t kMaxPending = std::size_t{1} << 23;
 
   std::string table_sql(const char* format) const;
+  // A new statement of table_sql(format); throws SqliteError if it does not compile.
+  Statement prepare_table_sql(const char* format) const;
   sqlite3_stmt* cached(CachedStatement& statement, const char* sql_format) {
     return statement.get(db_, sql_format, schema_, name_);
   }
