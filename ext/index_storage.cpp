@@ -197,14 +197,14 @@ std::optional<std::int64_t> IndexStorage::lookup(std::int64_t id) {
   return sqlite3_column_int64(statement, 0);
 }
 
-void IndexStorage::add_pending(std::int64_t id, std::uint64_t fp, bool insert) {
-  pending_.push(id, fp, insert);
-}
-
-std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t fp, int conflict) {
+void IndexStorage::flush_if_full() {
   if (pending_.size() >= kMaxPending) {
     flush();
   }
+}
+
+std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t fp, int conflict) {
+  flush_if_full();
   sqlite3_stmt* statement =
       cached(insert_data_, "INSERT INTO \"%w\".\"%w_data\"(id, fp) VALUES (?1, ?2)");
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -218,7 +218,7 @@ std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t f
     const int rc = sqlite3_step(statement);
     if (rc == SQLITE_DONE) {
       const std::int64_t new_id = id ? *id : sqlite3_last_insert_rowid(db_);
-      add_pending(new_id, static_cast<std::uint64_t>(fp), true);
+      pending_.push(new_id, static_cast<std::uint64_t>(fp), true);
       return new_id;
     }
     if ((rc & 0xff) != SQLITE_CONSTRAINT || !id || attempt > 0) {
@@ -237,14 +237,12 @@ void IndexStorage::remove(std::int64_t id) {
   if (!fp) {
     return;
   }
-  if (pending_.size() >= kMaxPending) {
-    flush();
-  }
+  flush_if_full();
   sqlite3_stmt* statement = cached(delete_data_, "DELETE FROM \"%w\".\"%w_data\" WHERE id = ?1");
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   step_done(statement);
-  add_pending(id, static_cast<std::uint64_t>(*fp), false);
+  pending_.push(id, static_cast<std::uint64_t>(*fp), false);
 }
 
 void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t fp, int conflict) {
@@ -262,9 +260,7 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t
   if (new_id == old_id && fp == *old_fp) {
     return;
   }
-  if (pending_.size() >= kMaxPending) {
-    flush();
-  }
+  flush_if_full();
   sqlite3_stmt* statement =
       cached(update_data_, "UPDATE \"%w\".\"%w_data\" SET id = ?2, fp = ?3 WHERE id = ?1");
   ResetOnExit reset(statement);
@@ -272,8 +268,8 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t
   sqlite3_bind_int64(statement, 2, new_id);
   sqlite3_bind_int64(statement, 3, fp);
   step_done(statement);
-  add_pending(old_id, static_cast<std::uint64_t>(*old_fp), false);
-  add_pending(new_id, static_cast<std::uint64_t>(fp), true);
+  pending_.push(old_id, static_cast<std::uint64_t>(*old_fp), false);
+  pending_.push(new_id, static_cast<std::uint64_t>(fp), true);
 }
 
 bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) {

@@ -78,7 +78,6 @@ class IndexStorage {
   void flush();
   // Forgets the pending changes (their transaction or savepoint rolled back).
   void discard_pending() { pending_.clear(); }
-  bool has_pending() const { return !pending_.empty(); }
   // Finalizes every cached statement (before RENAME, DROP and on disconnect).
   void finalize_statements();
   void rename(const std::string& new_name);
@@ -147,7 +146,8 @@ class IndexStorage {
   void write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries, int rest_bytes,
                     bool existed);
   bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
-  void add_pending(std::int64_t id, std::uint64_t fp, bool insert);
+  // Flushes when kMaxPending changes are pending (before a write adds more).
+  void flush_if_full();
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
   sqlite3_stmt* probe_statement(int parts);
   void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
