@@ -35,19 +35,22 @@ void hamming_function(sqlite3_context* context, int /*argc*/, sqlite3_value** ar
       sqlite3_result_null(context);
       return;
     }
-    const std::string prefix = std::string(static_cast<const char*>(sqlite3_user_data(context))) +
-                               ": expected two INTEGERs or two BLOBs of equal length, got ";
+    // Built only for an error, so the BLOB path allocates nothing per row.
+    const auto error_prefix = [&] {
+      return std::string(static_cast<const char*>(sqlite3_user_data(context))) +
+             ": expected two INTEGERs or two BLOBs of equal length, got ";
+    };
     if (type_a == SQLITE_BLOB && type_b == SQLITE_BLOB) {
       const std::span<const unsigned char> a = bytes_of(argv[0]);
       const std::span<const unsigned char> b = bytes_of(argv[1]);
       if (a.size() != b.size()) {
-        throw std::runtime_error(prefix + "BLOBs of " + std::to_string(a.size()) + " and " +
+        throw std::runtime_error(error_prefix() + "BLOBs of " + std::to_string(a.size()) + " and " +
                                  std::to_string(b.size()) + " bytes");
       }
       sqlite3_result_int64(context, hamming_distance(a, b));
       return;
     }
-    throw std::runtime_error(prefix + type_name(argv[0]) + " and " + type_name(argv[1]));
+    throw std::runtime_error(error_prefix() + type_name(argv[0]) + " and " + type_name(argv[1]));
   });
 }
 
