@@ -18,17 +18,11 @@ namespace {
 // only the packed buckets, which these reads never touch.
 constexpr int kReadableFormat = 2;
 
+// ASCII case folding, as SQLite compares identifiers (the names here come
+// from C strings, so they hold no NUL for sqlite3_strnicmp to stop at).
 bool equal_ignoring_case(std::string_view x, std::string_view y) {
-  if (x.size() != y.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(x[i])) !=
-        std::tolower(static_cast<unsigned char>(y[i]))) {
-      return false;
-    }
-  }
-  return true;
+  return x.size() == y.size() &&
+         sqlite3_strnicmp(x.data(), y.data(), static_cast<int>(x.size())) == 0;
 }
 
 // The name in single quotes, for messages. (Built by append: GCC 12 warns
