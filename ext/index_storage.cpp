@@ -251,11 +251,12 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t
     throw SqliteError(SQLITE_CORRUPT_VTAB,
                       "simhash_index " + name_ + ": row " + std::to_string(old_id) + " vanished");
   }
-  if (new_id != old_id && lookup(new_id)) {
-    if (conflict != SQLITE_REPLACE) {
+  if (new_id != old_id) {
+    if (conflict == SQLITE_REPLACE) {
+      remove(new_id);  // looks the row up itself; nothing to do when the id is free
+    } else if (lookup(new_id)) {
       throw SqliteError(SQLITE_CONSTRAINT, "UNIQUE constraint failed: " + name_ + ".rowid");
     }
-    remove(new_id);
   }
   if (new_id == old_id && fp == *old_fp) {
     return;
