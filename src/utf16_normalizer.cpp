@@ -16,10 +16,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
+
+#include "ascii_scan.h"
 
 namespace simhash {
 namespace {
@@ -34,24 +35,6 @@ bool is_ascii_byte(char byte) { return static_cast<unsigned char>(byte) < 0x80; 
 
 char16_t ascii_lowercase(char byte) {
   return static_cast<char16_t>(byte >= 'A' && byte <= 'Z' ? byte + ('a' - 'A') : byte);
-}
-
-// The end of the ASCII stretch of `text` starting at `position`, tested eight
-// bytes at a time.
-std::size_t end_of_ascii(std::string_view text, std::size_t position) {
-  constexpr std::uint64_t kHighBits = 0x8080808080808080U;
-  std::uint64_t word = 0;
-  while (position + sizeof word <= text.size()) {
-    std::memcpy(&word, text.data() + position, sizeof word);
-    if ((word & kHighBits) != 0) {
-      break;
-    }
-    position += sizeof word;
-  }
-  while (position < text.size() && is_ascii_byte(text[position])) {
-    ++position;
-  }
-  return position;
 }
 
 // Appends the lowercase of ASCII text straight into the string's buffer (a
