@@ -21,15 +21,10 @@
 #include <string>
 
 #include "ascii_scan.h"
+#include "icu_error.h"
 
 namespace simhash {
 namespace {
-
-void throw_if_failed(UErrorCode status, const char* what) {
-  if (U_FAILURE(status)) {
-    throw std::runtime_error(std::string("simhash: ") + what + ": " + u_errorName(status));
-  }
-}
 
 bool is_ascii_byte(char byte) { return static_cast<unsigned char>(byte) < 0x80; }
 
@@ -82,7 +77,7 @@ bool ascii_shortcut_matches_icu(const icu::Normalizer2& normalizer) {
 Utf16Normalizer::Utf16Normalizer(AsciiShortcut shortcut) {
   UErrorCode status = U_ZERO_ERROR;
   normalizer_ = icu::Normalizer2::getNFKCCasefoldInstance(status);
-  throw_if_failed(status, "cannot load ICU NFKC_Casefold data");
+  throw_if_icu_failed(status, "cannot load ICU NFKC_Casefold data");
   use_ascii_shortcut_ =
       shortcut == AsciiShortcut::when_exact && ascii_shortcut_matches_icu(*normalizer_);
 }
@@ -133,9 +128,9 @@ void Utf16Normalizer::append_normalized(std::string_view non_ascii_utf8, icu::Un
   UErrorCode status = U_ZERO_ERROR;
   u_strFromUTF8(buffer, length, &converted, non_ascii_utf8.data(), length, &status);
   piece_.releaseBuffer(U_SUCCESS(status) ? converted : 0);
-  throw_if_failed(status, "cannot convert the text to UTF-16");
+  throw_if_icu_failed(status, "cannot convert the text to UTF-16");
   normalizer_->normalizeSecondAndAppend(out, piece_, status);
-  throw_if_failed(status, "ICU normalization failed");
+  throw_if_icu_failed(status, "ICU normalization failed");
 }
 
 }  // namespace simhash
