@@ -46,14 +46,15 @@ struct FeatureExtractor::Impl {
     // Distinct features expected: prose has a new word every 8 to 16 bytes,
     // while nearly every character n-gram is new.
     counter.clear(tokenizer ? valid.size() / 8 : valid.size());
+    const auto count_feature = [&](std::string_view feature) {
+      if (counter.add(feature_hash(feature))) {
+        on_new_feature(feature);
+      }
+    };
     if (tokenizer && options.n == 1) {
       // Unigrams, the default: each token is a feature, hashed as it comes,
       // with no copy of the tokens.
-      tokenizer->tokenize(valid, [&](std::string_view token) {
-        if (counter.add(feature_hash(token))) {
-          on_new_feature(token);
-        }
-      });
+      tokenizer->tokenize(valid, count_feature);
       return;
     }
     if (tokenizer) {
@@ -62,11 +63,7 @@ struct FeatureExtractor::Impl {
       normalizer->normalize(valid, normalized);
       units.assign_chars(normalized);
     }
-    units.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view shingle) {
-      if (counter.add(feature_hash(shingle))) {
-        on_new_feature(shingle);
-      }
-    });
+    units.for_each_shingle(static_cast<std::size_t>(options.n), count_feature);
   }
 
   double weight_of(std::uint64_t count) const {
