@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "feature_counter.h"
 #include "feature_hash.h"
@@ -86,6 +87,8 @@ struct FeatureExtractor::Impl {
   UnitSequence units;
   FeatureCounter counter;
   FingerprintAccumulator accumulator;
+  std::vector<std::uint64_t> hashes;  // fingerprint(): the vote's inputs, kept between texts
+  std::vector<double> weights;
 };
 
 FeatureExtractor::FeatureExtractor(const SimhashOptions& options)
@@ -114,11 +117,19 @@ std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8
   if (entries.empty()) {
     return std::nullopt;
   }
+  // One batched vote keeps the 64 totals in registers across all features
+  // (the same totals as adding them one by one, fingerprint_accumulator.h).
+  std::vector<std::uint64_t>& hashes = impl_->hashes;
+  std::vector<double>& weights = impl_->weights;
+  hashes.clear();
+  weights.clear();
+  for (const FeatureCounter::Entry& entry : entries) {
+    hashes.push_back(entry.hash);
+    weights.push_back(impl_->weight_of(entry.count));
+  }
   FingerprintAccumulator& accumulator = impl_->accumulator;
   accumulator.reset();
-  for (const FeatureCounter::Entry& entry : entries) {
-    accumulator.add(entry.hash, impl_->weight_of(entry.count));
-  }
+  accumulator.add(hashes, weights);
   return accumulator.fingerprint();
 }
 
