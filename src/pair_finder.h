@@ -56,8 +56,7 @@ class PairFinder {
 
   FingerprintGroups groups_;
   GroupPairSearch search_;
-  bool identical_done_ = false;
-  std::size_t group_ = 0;
+  std::size_t group_ = 0;  // the identical groups are done at group_count()
   std::vector<GroupPair> found_;
   std::size_t next_found_ = 0;
   // Where the current group (or group pair) resumes: member indices.
