@@ -5,7 +5,6 @@
 
 #include "radix_sort.h"
 
-#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -30,10 +29,9 @@ void check_radius(int radius) {
 double tables_cost(const PermutationPlan& tables, double count) {
   double cost = 0;
   for (int table = 0; table < tables.table_count(); ++table) {
-    const std::uint64_t mask = tables.prefix_mask(table);
     // A top-bits prefix needs no sort (see group_pair_search.cpp).
     const double passes =
-        mask == ~std::uint64_t{0} << std::countr_zero(mask) ? 0 : RadixSorter::pass_count(mask);
+        tables.prefix_is_top_bits(table) ? 0 : RadixSorter::pass_count(tables.prefix_mask(table));
     const double candidates = count * (count - 1) / 2 / std::exp2(tables.prefix_bits(table));
     cost += kTableCost + count * (passes * (kCountCost + kSortPassCost) + kWalkCost) +
             candidates * kCompareCost;
