@@ -42,7 +42,6 @@ class PairFinder {
   bool next(std::vector<NearPair>& out);
 
   const BatchPlan& plan() const { return search_.plan(); }
-  std::size_t distinct_fingerprints() const { return groups_.group_count(); }
 
   static constexpr std::size_t kBatchSize = 4096;
 
