@@ -51,7 +51,7 @@ BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
   }
   const double count = static_cast<double>(distinct_count);
   double best_cost = count * (count - 1) / 2 * kCompareCost;
-  int best_blocks = 0;
+  std::optional<PermutationPlan> best_tables;  // none: all pairs is cheapest
   std::string error;
   for (int blocks = radius + 1; blocks <= 64; ++blocks) {
     // Tables grow with blocks (C(blocks, radius)); stop at the plan limit.
@@ -62,13 +62,13 @@ BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
     const double cost = tables_cost(*plan, count);
     if (cost < best_cost) {
       best_cost = cost;
-      best_blocks = blocks;
+      best_tables = std::move(plan);
     }
   }
-  if (best_blocks == 0) {
+  if (!best_tables) {
     return all_pairs(radius);
   }
-  return block_permutation(radius, *PermutationPlan::create(radius, best_blocks, error));
+  return block_permutation(radius, std::move(*best_tables));
 }
 
 BatchPlan BatchPlan::all_pairs(int radius) {
