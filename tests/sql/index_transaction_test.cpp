@@ -76,12 +76,12 @@ TEST(IndexTransactions, RollbackAndSavepoints) {
   verify_against_model(db.handle(), "near", model, 3, random, 4);
 
   // A savepoint opened before the index's first write in the transaction.
+  const Model before_outer = model;
   db.exec("SAVEPOINT outer_sp");
   mutate(db.handle(), "near", model, 50, random);
   db.exec("ROLLBACK TO outer_sp");
   db.exec("RELEASE outer_sp");
-  model = after_a;
-  model = read_model(db.handle(), "near");
+  model = before_outer;
   verify_against_model(db.handle(), "near", model, 3, random, 3);
 }
 
