@@ -260,32 +260,32 @@ TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
       "CREATE VIEW recent AS SELECT * FROM docs;"
       "CREATE VIRTUAL TABLE words USING fts5(body);"
       "CREATE VIRTUAL TABLE near USING simhash_index(k=3);");
+  // (arguments, message after "<function>: ") for both functions.
+  struct Case {
+    const char* arguments;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"('nothing')", "no simhash_index named 'nothing'"},
+      {"('docs')", "'docs' is not a simhash_index (it is an ordinary table)"},
+      {"('recent')", "'recent' is not a simhash_index (it is a view)"},
+      {"('words')", "'words' is not a simhash_index (it is a virtual table using fts5)"},
+      {"('near_data')", "'near_data' is not a simhash_index (it is an ordinary table)"},
+      {"('nosuchdb.near')", "no simhash_index named 'nosuchdb.near'"},
+      {"(42)", "the index must be named by a TEXT value, got INTEGER"},
+      {"('near', -1)", "the radius must not be negative (got -1)"},
+      {"('near', '3')", "the radius must be an integer, got TEXT"},
+      {"('near', 2.5)", "the radius must be an integer, got 2.5"},
+  };
   for (const char* function : {"simhash_pairs", "simhash_clusters"}) {
     const std::string f = function;
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('nothing')"),
-              f + ": no simhash_index named 'nothing'");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('docs')"),
-              f + ": 'docs' is not a simhash_index (it is an ordinary table)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('recent')"),
-              f + ": 'recent' is not a simhash_index (it is a view)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('words')"),
-              f + ": 'words' is not a simhash_index (it is a virtual table using fts5)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near_data')"),
-              f + ": 'near_data' is not a simhash_index (it is an ordinary table)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('nosuchdb.near')"),
-              f + ": no simhash_index named 'nosuchdb.near'");
+    for (const Case& c : cases) {
+      EXPECT_EQ(db.error("SELECT * FROM " + f + c.arguments), f + ": " + c.message);
+    }
     EXPECT_EQ(db.error("SELECT * FROM " + f), f +
                                                   "(index [, radius]) needs the name of a "
                                                   "simhash_index, e.g. SELECT * FROM " +
                                                   f + "('near')");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "(42)"),
-              f + ": the index must be named by a TEXT value, got INTEGER");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', -1)"),
-              f + ": the radius must not be negative (got -1)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', '3')"),
-              f + ": the radius must be an integer, got TEXT");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', 2.5)"),
-              f + ": the radius must be an integer, got 2.5");
     // NULL equals nothing: no rows, as for any "= NULL".
     EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "(NULL)"), 0);
     EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "('near', NULL)"), 0);
