@@ -1,6 +1,7 @@
 // Small helpers every benchmark program shares: the thread's CPU clock (what
 // load from other processes does not inflate) and, for the programs that
-// drive SQLite, statement execution that stops the run on the first error.
+// drive SQLite, opening a connection with the extension loaded and statement
+// execution that stop the run on the first error.
 #pragma once
 
 #include <sqlite3.h>
@@ -32,6 +33,23 @@ inline void exec(sqlite3* db, const std::string& sql) {
                  message != nullptr ? message : "(no message)");
     std::exit(1);
   }
+}
+
+// Opens `path` and loads the extension (this build's simhash.so unless
+// another is named).
+inline sqlite3* open_with_extension(const std::string& path,
+                                    const std::string& extension = SIMHASH_EXTENSION_PATH) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    fail(db, "open " + path);
+  }
+  sqlite3_enable_load_extension(db, 1);
+  char* message = nullptr;
+  if (sqlite3_load_extension(db, extension.c_str(), nullptr, &message) != SQLITE_OK) {
+    std::fprintf(stderr, "load %s: %s\n", extension.c_str(), message != nullptr ? message : "?");
+    std::exit(1);
+  }
+  return db;
 }
 
 }  // namespace simhash::bench

@@ -96,16 +96,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  sqlite3* db = nullptr;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
-    fail(db, "open");
-  }
-  sqlite3_enable_load_extension(db, 1);
-  char* message = nullptr;
-  if (sqlite3_load_extension(db, SIMHASH_EXTENSION_PATH, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "load %s: %s\n", SIMHASH_EXTENSION_PATH, message);
-    return 1;
-  }
+  sqlite3* db = simhash::bench::open_with_extension(":memory:");
 
   // The corpus as a table.
   const auto documents = simhash::bench::load_english_corpus();
