@@ -3,10 +3,7 @@
 // clauses, special commands, shadow tables (defensive mode, RENAME, DROP)
 // and the format version.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <random>
 #include <string>
 
@@ -322,10 +319,8 @@ TEST(IndexSql, AttachedSchema) {
 }
 
 TEST(IndexSql, NewerFormatFailsClearly) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("simhash_format_" + std::to_string(getpid()) + ".db"))
-                               .string();
-  std::remove(path.c_str());
+  const TempDatabaseFile file("simhash_format");
+  const std::string& path = file.path();
   {
     TestDatabase db(path);
     db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
@@ -368,7 +363,6 @@ TEST(IndexSql, NewerFormatFailsClearly) {
     const std::string message = db.error("SELECT * FROM near");
     EXPECT_TRUE(contains(message, damage.expected)) << message;
   }
-  std::remove(path.c_str());
 }
 
 }  // namespace

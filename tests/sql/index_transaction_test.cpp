@@ -6,8 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <random>
 #include <string>
 
@@ -16,27 +14,6 @@
 
 namespace simhash::testing {
 namespace {
-
-// A database file removed (with its journals) when the test ends.
-class TempFile {
- public:
-  explicit TempFile(const std::string& stem) {
-    path_ =
-        (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(getpid()) + ".db"))
-            .string();
-    remove_all();
-  }
-  ~TempFile() { remove_all(); }
-  const std::string& path() const { return path_; }
-
- private:
-  void remove_all() const {
-    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
-      std::remove((path_ + suffix).c_str());
-    }
-  }
-  std::string path_;
-};
 
 TEST(IndexTransactions, RollbackAndSavepoints) {
   std::mt19937_64 random(21);
@@ -119,7 +96,7 @@ TEST(IndexTransactions, ReopenSecondConnectionAndWal) {
   for (const bool wal : {false, true}) {
     SCOPED_TRACE(wal ? "WAL" : "rollback journal");
     std::mt19937_64 random(wal ? 24 : 23);
-    TempFile file(wal ? "simhash_index_wal" : "simhash_index_journal");
+    TempDatabaseFile file(wal ? "simhash_index_wal" : "simhash_index_journal");
     Model model;
     {
       TestDatabase db(file.path());
@@ -159,7 +136,7 @@ TEST(IndexTransactions, SurvivesSigkillMidTransaction) {
   for (const bool wal : {false, true}) {
     SCOPED_TRACE(wal ? "WAL" : "rollback journal");
     std::mt19937_64 random(25);
-    TempFile file("simhash_index_crash");
+    TempDatabaseFile file("simhash_index_crash");
     Model model;
     {
       TestDatabase db(file.path());
