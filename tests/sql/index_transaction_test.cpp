@@ -22,44 +22,52 @@ TEST(IndexTransactions, RollbackAndSavepoints) {
   Model model;
   bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(5000), random), 1);
   const Model committed = model;
+  // Random writes to the index and the model alike, and the check that they
+  // agree, always on `model` and one random stream.
+  const auto write = [&](int operations) {
+    mutate(db.handle(), "near", model, operations, random);
+  };
+  const auto verify = [&](int query_count) {
+    verify_against_model(db.handle(), "near", model, 3, random, query_count);
+  };
 
   db.exec("BEGIN");
-  mutate(db.handle(), "near", model, scaled(800), random);
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  write(scaled(800));
+  verify(3);
   db.exec("ROLLBACK");
   model = committed;
-  verify_against_model(db.handle(), "near", model, 3, random, 4);
+  verify(4);
 
   db.exec("BEGIN");
-  mutate(db.handle(), "near", model, scaled(400), random);
+  write(scaled(400));
   const Model after_a = model;
   db.exec("SAVEPOINT s1");
-  mutate(db.handle(), "near", model, scaled(400), random);
+  write(scaled(400));
   const Model after_b = model;
   db.exec("SAVEPOINT s2");
-  mutate(db.handle(), "near", model, scaled(400), random);
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  write(scaled(400));
+  verify(3);
   db.exec("ROLLBACK TO s2");
   model = after_b;
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  verify(3);
   // Unflushed writes after the savepoint, then rolled back without a read.
-  mutate(db.handle(), "near", model, scaled(300), random);
+  write(scaled(300));
   db.exec("ROLLBACK TO s1");
   model = after_a;
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
-  mutate(db.handle(), "near", model, scaled(300), random);
+  verify(3);
+  write(scaled(300));
   db.exec("RELEASE s1");
   db.exec("COMMIT");
-  verify_against_model(db.handle(), "near", model, 3, random, 4);
+  verify(4);
 
   // A savepoint opened before the index's first write in the transaction.
   const Model before_outer = model;
   db.exec("SAVEPOINT outer_sp");
-  mutate(db.handle(), "near", model, 50, random);
+  write(50);
   db.exec("ROLLBACK TO outer_sp");
   db.exec("RELEASE outer_sp");
   model = before_outer;
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  verify(3);
 }
 
 TEST(IndexTransactions, FailingStatementChangesNothing) {
