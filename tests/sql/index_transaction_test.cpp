@@ -100,20 +100,26 @@ TEST(IndexTransactions, FailingStatementChangesNothing) {
   }
 }
 
+// Creates the index `near` (with `options`) in the file at `path`, in WAL
+// mode if asked, holding `count` planted fingerprints; returns its model.
+Model create_file_index(const std::string& path, bool wal, const std::string& options, int count,
+                        std::mt19937_64& random) {
+  TestDatabase db(path);
+  if (wal) {
+    db.exec("PRAGMA journal_mode=WAL");
+  }
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(" + options + ")");
+  Model model;
+  bulk_insert(db.handle(), "near", model, make_fingerprints(count, random), 1);
+  return model;
+}
+
 TEST(IndexTransactions, ReopenSecondConnectionAndWal) {
   for (const bool wal : {false, true}) {
     SCOPED_TRACE(wal ? "WAL" : "rollback journal");
     std::mt19937_64 random(wal ? 24 : 23);
     TempDatabaseFile file(wal ? "simhash_index_wal" : "simhash_index_journal");
-    Model model;
-    {
-      TestDatabase db(file.path());
-      if (wal) {
-        db.exec("PRAGMA journal_mode=WAL");
-      }
-      db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3, blocks=5)");
-      bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(5000), random), 1);
-    }
+    Model model = create_file_index(file.path(), wal, "k=3, blocks=5", scaled(5000), random);
     TestDatabase first(file.path());
     verify_against_model(first.handle(), "near", model, 3, random, 4);
     TestDatabase second(file.path());
@@ -145,15 +151,7 @@ TEST(IndexTransactions, SurvivesSigkillMidTransaction) {
     SCOPED_TRACE(wal ? "WAL" : "rollback journal");
     std::mt19937_64 random(25);
     TempDatabaseFile file("simhash_index_crash");
-    Model model;
-    {
-      TestDatabase db(file.path());
-      if (wal) {
-        db.exec("PRAGMA journal_mode=WAL");
-      }
-      db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-      bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(3000), random), 1);
-    }
+    const Model model = create_file_index(file.path(), wal, "k=3", scaled(3000), random);
     int ready[2];
     ASSERT_EQ(pipe(ready), 0);
     const pid_t child = fork();
