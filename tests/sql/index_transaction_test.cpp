@@ -131,8 +131,7 @@ TEST(IndexTransactions, ReopenSecondConnectionAndWal) {
     verify_against_model(first.handle(), "near", model, 3, random, 2);
     if (wal) {
       // A WAL reader sees the last commit while the writer's transaction is open.
-      Model seen = committed;
-      verify_against_model(second.handle(), "near", seen, 3, random, 2, false);
+      verify_against_model(second.handle(), "near", committed, 3, random, 2, false);
     }
     first.exec("COMMIT");
     verify_against_model(second.handle(), "near", model, 3, random, 4);
