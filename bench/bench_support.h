@@ -1,15 +1,17 @@
 // Small helpers every benchmark program shares: the thread's CPU clock (what
-// load from other processes does not inflate) and, for the programs that
-// drive SQLite, opening a connection with the extension loaded and statement
-// execution that stop the run on the first error.
+// load from other processes does not inflate), the median of repeated runs,
+// and for the programs that drive SQLite, opening a connection with the
+// extension loaded and running statements, stopping the run on any error.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <vector>
 
 namespace simhash::bench {
 
@@ -18,6 +20,13 @@ inline double thread_seconds() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// The middle value (the mean of the two middle ones for an even count).
+inline double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
 // A benchmark has no use for a partial result: report and exit.
