@@ -146,7 +146,8 @@ TEST(IndexSql, JoinProbesOncePerOuterRow) {
       const std::uint64_t fp = flip_random_bits(it->second, static_cast<int>(random() % 4), random);
       sqlite3_bind_int(insert.get(), 1, i);
       sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
-      sqlite3_step(insert.get());
+      // A failed insert is named here, not left to show as a rows mismatch.
+      ASSERT_EQ(sqlite3_step(insert.get()), SQLITE_DONE) << sqlite3_errmsg(db.handle());
       sqlite3_reset(insert.get());
       docs[i] = fp;
     }
