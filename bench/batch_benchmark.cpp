@@ -103,16 +103,7 @@ int main(int argc, char** argv) {
   const std::string path =
       argc > 4 ? argv[4] : "/tmp/simhash_batch_benchmark_" + std::to_string(rows_wanted) + ".db";
 
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
-    fail(db, "open " + path);
-  }
-  sqlite3_enable_load_extension(db, 1);
-  char* message = nullptr;
-  if (sqlite3_load_extension(db, SIMHASH_EXTENSION_PATH, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "load: %s\n", message != nullptr ? message : "?");
-    return 1;
-  }
+  sqlite3* db = simhash::bench::open_with_extension(path);
   exec(db, "PRAGMA cache_size = -1000000");  // 1 GB: measure the search, not the disk
 
   const std::vector<simhash::IdFingerprint> rows = make_rows(rows_wanted);

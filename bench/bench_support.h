@@ -1,14 +1,17 @@
 // Small helpers every benchmark program shares: the thread's CPU clock (what
-// load from other processes does not inflate) and, for the programs that
-// drive SQLite, statement execution that stops the run on the first error.
+// load from other processes does not inflate), the median of repeated runs,
+// and for the programs that drive SQLite, opening a connection with the
+// extension loaded and running statements, stopping the run on any error.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <vector>
 
 namespace simhash::bench {
 
@@ -17,6 +20,13 @@ inline double thread_seconds() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// The middle value (the mean of the two middle ones for an even count).
+inline double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
 // A benchmark has no use for a partial result: report and exit.
@@ -32,6 +42,23 @@ inline void exec(sqlite3* db, const std::string& sql) {
                  message != nullptr ? message : "(no message)");
     std::exit(1);
   }
+}
+
+// Opens `path` and loads the extension (this build's simhash.so unless
+// another is named).
+inline sqlite3* open_with_extension(const std::string& path,
+                                    const std::string& extension = SIMHASH_EXTENSION_PATH) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
+    fail(db, "open " + path);
+  }
+  sqlite3_enable_load_extension(db, 1);
+  char* message = nullptr;
+  if (sqlite3_load_extension(db, extension.c_str(), nullptr, &message) != SQLITE_OK) {
+    std::fprintf(stderr, "load %s: %s\n", extension.c_str(), message != nullptr ? message : "?");
+    std::exit(1);
+  }
+  return db;
 }
 
 }  // namespace simhash::bench

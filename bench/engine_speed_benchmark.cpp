@@ -35,6 +35,7 @@
 
 namespace {
 
+using simhash::bench::median;
 using simhash::bench::thread_seconds;
 
 using simhash::bench::Document;
@@ -148,12 +149,6 @@ struct Row {
   int scalar_row = -1;
   std::vector<double> seconds{};
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
 
 // Seconds of CPU time of this thread: unlike wall time, it leaves out the
 // time other processes on the shared machine hold the core.

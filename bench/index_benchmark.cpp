@@ -25,25 +25,17 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
+
 namespace {
+
+using simhash::bench::exec;
+using simhash::bench::fail;
 
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-[[noreturn]] void die(sqlite3* db, const std::string& what) {
-  std::fprintf(stderr, "error: %s: %s\n", what.c_str(), db ? sqlite3_errmsg(db) : "");
-  std::exit(1);
-}
-
-void exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "error: %s: %s\n", sql.c_str(), message ? message : "");
-    std::exit(1);
-  }
 }
 
 // A local hamming(a, b) over two INTEGERs, so the baselines do not depend on
@@ -68,16 +60,7 @@ sqlite3* open_database(const std::string& path, bool fresh) {
       std::filesystem::remove(path + suffix);
     }
   }
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) {
-    die(db, "open " + path);
-  }
-  sqlite3_enable_load_extension(db, 1);
-  char* message = nullptr;
-  if (sqlite3_load_extension(db, extension_path.c_str(), nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "cannot load extension: %s\n", message ? message : "");
-    std::exit(1);
-  }
+  sqlite3* db = simhash::bench::open_with_extension(path, extension_path);
   sqlite3_create_function(db, "hamming", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
                           hamming_function, nullptr, nullptr);
   // Large enough that the database stays warm (2 GB by default).
@@ -147,7 +130,7 @@ Latency time_queries(sqlite3* db, const std::string& sql,
                      const std::vector<std::uint64_t>& queries) {
   sqlite3_stmt* statement = nullptr;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-    die(db, "prepare " + sql);
+    fail(db, "prepare " + sql);
   }
   Latency result;
   std::vector<double> times;
@@ -162,7 +145,7 @@ Latency time_queries(sqlite3* db, const std::string& sql,
         ++result.rows;
       }
       if (rc != SQLITE_DONE) {
-        die(db, "query " + sql);
+        fail(db, "query " + sql);
       }
       sqlite3_reset(statement);
       times.push_back(seconds_since(start) * 1e6);
@@ -185,7 +168,7 @@ double insert_rows(sqlite3* db, const std::string& table, const std::vector<std:
   sqlite3_stmt* insert = nullptr;
   const std::string sql = "INSERT INTO " + table + "(" + columns + ") VALUES (?1, ?2)";
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &insert, nullptr) != SQLITE_OK) {
-    die(db, "prepare insert");
+    fail(db, "prepare insert");
   }
   const auto start = Clock::now();
   exec(db, "BEGIN");
@@ -193,7 +176,7 @@ double insert_rows(sqlite3* db, const std::string& table, const std::vector<std:
     sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(i + 1));
     sqlite3_bind_int64(insert, 2, static_cast<sqlite3_int64>(data[i]));
     if (sqlite3_step(insert) != SQLITE_DONE) {
-      die(db, "insert");
+      fail(db, "insert");
     }
     sqlite3_reset(insert);
   }

@@ -226,17 +226,29 @@ struct Result {
   double mean_distance = 0;
 };
 
+// The chosen options' fingerprints of one corpus, its edited copies and its
+// dissimilar pairs: what the length and radius tables read.
+struct Measured {
+  std::vector<std::uint64_t> originals;
+  std::vector<std::vector<std::uint64_t>> copies;  // [rate][document]
+  std::vector<std::pair<std::size_t, std::size_t>> dissimilar;
+};
+
+Measured measure(simhash::FeatureExtractor& extractor, const Corpus& corpus) {
+  Measured measured{
+      fingerprints(extractor, corpus.originals), {}, dissimilar_pairs(corpus.originals)};
+  for (const auto& copies : corpus.edited) {
+    measured.copies.push_back(fingerprints(extractor, copies));
+  }
+  return measured;
+}
+
 // Length or language: recall of the chosen options on English paragraphs as
 // short as the Chinese ones, beside the rows already measured.
-void print_length_table(const Result& chosen, const Corpus& english_paragraphs) {
-  std::string error;
-  const auto options = simhash::parse_options(chosen.options, error);
-  if (!options) throw std::runtime_error(error);
-  simhash::FeatureExtractor extractor(*options);
-  const auto originals = fingerprints(extractor, english_paragraphs.originals);
+void print_length_table(const Result& chosen, const Measured& english_paragraphs) {
   std::vector<double> paragraph_recall;
-  for (const auto& copies : english_paragraphs.edited) {
-    paragraph_recall.push_back(recall(originals, fingerprints(extractor, copies)));
+  for (const auto& copies : english_paragraphs.copies) {
+    paragraph_recall.push_back(recall(english_paragraphs.originals, copies));
   }
   std::printf("\nLength or language, `%s`: recall within %d bits\n\n", chosen.options.c_str(),
               kRadius);
@@ -254,26 +266,8 @@ void print_length_table(const Result& chosen, const Corpus& english_paragraphs) 
 // What a radius means: for the chosen options, recall per edit rate and the
 // false-positive rate at each radius, for whole documents and for short
 // paragraphs (each against dissimilar pairs of its own kind).
-void print_radius_table(const Result& chosen, const Corpus& documents, const Corpus& paragraphs) {
-  std::string error;
-  const auto options = simhash::parse_options(chosen.options, error);
-  if (!options) throw std::runtime_error(error);
-  simhash::FeatureExtractor extractor(*options);
-  struct Measured {
-    std::vector<std::uint64_t> originals;
-    std::vector<std::vector<std::uint64_t>> copies;  // [rate][document]
-    std::vector<std::pair<std::size_t, std::size_t>> dissimilar;
-  };
-  const auto measure = [&](const Corpus& corpus) {
-    Measured measured{
-        fingerprints(extractor, corpus.originals), {}, dissimilar_pairs(corpus.originals)};
-    for (const auto& copies : corpus.edited) {
-      measured.copies.push_back(fingerprints(extractor, copies));
-    }
-    return measured;
-  };
-  const Measured long_texts = measure(documents);
-  const Measured short_texts = measure(paragraphs);
+void print_radius_table(const Result& chosen, const Measured& long_texts,
+                        const Measured& short_texts) {
   const auto false_positive_rate = [](const Measured& measured, int radius) {
     std::size_t near = 0;
     for (const auto& [i, j] : measured.dissimilar) {
@@ -439,8 +433,14 @@ int main() {
   } else {
     std::printf("\nDefault by the rule (highest EN recall at 5%% edits with FP <= %.1f%%): %s\n",
                 100 * kMaxFalsePositiveRate, best->options.c_str());
-    print_length_table(*best, english_paragraphs);
-    print_radius_table(*best, english, english_paragraphs);
+    std::string error;
+    const auto options = simhash::parse_options(best->options, error);
+    if (!options) throw std::runtime_error(error);
+    simhash::FeatureExtractor extractor(*options);
+    const Measured documents = measure(extractor, english);
+    const Measured paragraphs = measure(extractor, english_paragraphs);
+    print_length_table(*best, paragraphs);
+    print_radius_table(*best, documents, paragraphs);
   }
   return 0;
 }

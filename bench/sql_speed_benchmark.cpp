@@ -12,7 +12,6 @@
 // Usage: build/sql_speed_benchmark [--runs 7] [--rows 10000000]
 #include <sqlite3.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +31,7 @@ namespace {
 
 using simhash::bench::exec;
 using simhash::bench::fail;
+using simhash::bench::median;
 using simhash::bench::thread_seconds;
 
 // Runs a one-row query (with an optional INTEGER parameter) and returns its
@@ -55,12 +55,6 @@ double time_query(sqlite3* db, const std::string& sql, std::int64_t parameter, b
   }
   sqlite3_finalize(statement);
   return stop - start;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
 // Runs each timed task `runs` times, round-robin after one warm-up round,
@@ -96,16 +90,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  sqlite3* db = nullptr;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
-    fail(db, "open");
-  }
-  sqlite3_enable_load_extension(db, 1);
-  char* message = nullptr;
-  if (sqlite3_load_extension(db, SIMHASH_EXTENSION_PATH, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "load %s: %s\n", SIMHASH_EXTENSION_PATH, message);
-    return 1;
-  }
+  sqlite3* db = simhash::bench::open_with_extension(":memory:");
 
   // The corpus as a table.
   const auto documents = simhash::bench::load_english_corpus();

@@ -191,14 +191,7 @@ int main(int argc, char** argv) {
   std::stringstream script;
   script << script_file.rdbuf();
 
-  sqlite3* db = nullptr;
-  sqlite3_open(":memory:", &db);
-  sqlite3_enable_load_extension(db, 1);
-  char* message = nullptr;
-  if (sqlite3_load_extension(db, SIMHASH_EXTENSION_PATH, nullptr, &message) != SQLITE_OK) {
-    std::fprintf(stderr, "load: %s\n", message);
-    return 1;
-  }
+  sqlite3* db = simhash::bench::open_with_extension(":memory:");
 
   const auto documents = simhash::bench::load_english_corpus();
   std::vector<std::string> bodies;

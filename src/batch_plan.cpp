@@ -5,7 +5,6 @@
 
 #include "radix_sort.h"
 
-#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -30,10 +29,9 @@ void check_radius(int radius) {
 double tables_cost(const PermutationPlan& tables, double count) {
   double cost = 0;
   for (int table = 0; table < tables.table_count(); ++table) {
-    const std::uint64_t mask = tables.prefix_mask(table);
     // A top-bits prefix needs no sort (see group_pair_search.cpp).
     const double passes =
-        mask == ~std::uint64_t{0} << std::countr_zero(mask) ? 0 : RadixSorter::pass_count(mask);
+        tables.prefix_is_top_bits(table) ? 0 : RadixSorter::pass_count(tables.prefix_mask(table));
     const double candidates = count * (count - 1) / 2 / std::exp2(tables.prefix_bits(table));
     cost += kTableCost + count * (passes * (kCountCost + kSortPassCost) + kWalkCost) +
             candidates * kCompareCost;
@@ -53,7 +51,7 @@ BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
   }
   const double count = static_cast<double>(distinct_count);
   double best_cost = count * (count - 1) / 2 * kCompareCost;
-  int best_blocks = 0;
+  std::optional<PermutationPlan> best_tables;  // none: all pairs is cheapest
   std::string error;
   for (int blocks = radius + 1; blocks <= 64; ++blocks) {
     // Tables grow with blocks (C(blocks, radius)); stop at the plan limit.
@@ -64,13 +62,13 @@ BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
     const double cost = tables_cost(*plan, count);
     if (cost < best_cost) {
       best_cost = cost;
-      best_blocks = blocks;
+      best_tables = std::move(plan);
     }
   }
-  if (best_blocks == 0) {
+  if (!best_tables) {
     return all_pairs(radius);
   }
-  return block_permutation(radius, *PermutationPlan::create(radius, best_blocks, error));
+  return block_permutation(radius, std::move(*best_tables));
 }
 
 BatchPlan BatchPlan::all_pairs(int radius) {

@@ -135,15 +135,9 @@ int choose_rice(std::span<const BucketEntry> entries) {
   const std::size_t fast =
       available < 8 ? 0
                     : std::min(count, (available - 8) / static_cast<std::size_t>(rest_bytes) + 1);
-  const int shift = 8 * (8 - rest_bytes);
   const unsigned char* data = rests;
   for (std::size_t index = 0; index < fast; ++index, data += rest_bytes) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, data, sizeof word);
-    if constexpr (std::endian::native == std::endian::little) {
-      word = __builtin_bswap64(word);
-    }
-    const std::uint64_t difference = (word >> shift) ^ query_rest;
+    const std::uint64_t difference = load_rest(data, rest_bytes, true) ^ query_rest;
     const int distance = std::popcount(difference);
     if (distance <= radius && (difference & prefix_mask) == 0) {
       out.push_back(CloseEntry{static_cast<std::uint32_t>(index), distance});

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "feature_counter.h"
 #include "feature_hash.h"
@@ -46,14 +47,15 @@ struct FeatureExtractor::Impl {
     // Distinct features expected: prose has a new word every 8 to 16 bytes,
     // while nearly every character n-gram is new.
     counter.clear(tokenizer ? valid.size() / 8 : valid.size());
+    const auto count_feature = [&](std::string_view feature) {
+      if (counter.add(feature_hash(feature))) {
+        on_new_feature(feature);
+      }
+    };
     if (tokenizer && options.n == 1) {
       // Unigrams, the default: each token is a feature, hashed as it comes,
       // with no copy of the tokens.
-      tokenizer->tokenize(valid, [&](std::string_view token) {
-        if (counter.add(feature_hash(token))) {
-          on_new_feature(token);
-        }
-      });
+      tokenizer->tokenize(valid, count_feature);
       return;
     }
     if (tokenizer) {
@@ -62,11 +64,7 @@ struct FeatureExtractor::Impl {
       normalizer->normalize(valid, normalized);
       units.assign_chars(normalized);
     }
-    units.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view shingle) {
-      if (counter.add(feature_hash(shingle))) {
-        on_new_feature(shingle);
-      }
-    });
+    units.for_each_shingle(static_cast<std::size_t>(options.n), count_feature);
   }
 
   double weight_of(std::uint64_t count) const {
@@ -89,6 +87,8 @@ struct FeatureExtractor::Impl {
   UnitSequence units;
   FeatureCounter counter;
   FingerprintAccumulator accumulator;
+  std::vector<std::uint64_t> hashes;  // fingerprint(): the vote's inputs, kept between texts
+  std::vector<double> weights;
 };
 
 FeatureExtractor::FeatureExtractor(const SimhashOptions& options)
@@ -117,11 +117,19 @@ std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8
   if (entries.empty()) {
     return std::nullopt;
   }
+  // One batched vote keeps the 64 totals in registers across all features
+  // (the same totals as adding them one by one, fingerprint_accumulator.h).
+  std::vector<std::uint64_t>& hashes = impl_->hashes;
+  std::vector<double>& weights = impl_->weights;
+  hashes.clear();
+  weights.clear();
+  for (const FeatureCounter::Entry& entry : entries) {
+    hashes.push_back(entry.hash);
+    weights.push_back(impl_->weight_of(entry.count));
+  }
   FingerprintAccumulator& accumulator = impl_->accumulator;
   accumulator.reset();
-  for (const FeatureCounter::Entry& entry : entries) {
-    accumulator.add(entry.hash, impl_->weight_of(entry.count));
-  }
+  accumulator.add(hashes, weights);
   return accumulator.fingerprint();
 }
 

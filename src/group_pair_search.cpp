@@ -110,9 +110,9 @@ void GroupPairSearch::search_table(int table, std::vector<GroupPair>& out) {
   // table sorts what the previous one left.
   const std::uint64_t mask = tables.prefix_mask(table);
   const std::uint64_t* sorted = fingerprints_.data();
-  // A prefix of top bits (table 0: blocks 0, 1, ...) is already grouped in
-  // the ascending fingerprints; other tables sort a copy.
-  if (mask != ~std::uint64_t{0} << std::countr_zero(mask)) {
+  // A prefix of top bits is already grouped in the ascending fingerprints;
+  // other tables sort a copy.
+  if (!tables.prefix_is_top_bits(table)) {
     if (sorted_.size() != fingerprints_.size()) {
       sorted_.assign(fingerprints_.begin(), fingerprints_.end());
     }

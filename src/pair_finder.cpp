@@ -45,26 +45,21 @@ bool PairFinder::expand_found(std::vector<NearPair>& out) {
 
 bool PairFinder::next(std::vector<NearPair>& out) {
   out.clear();
-  while (!identical_done_) {
-    if (group_ == groups_.group_count()) {
-      identical_done_ = true;
-      first_ = 0;
-      second_ = 0;
-      break;
-    }
+  for (; group_ < groups_.group_count(); ++group_, first_ = 0, second_ = 1) {
     if (!expand_identical(out)) {
       return true;
     }
-    ++group_;
-    first_ = 0;
-    second_ = 1;
   }
   while (true) {
     if (next_found_ == found_.size()) {
       if (!out.empty()) {
         return true;  // hand these over before searching the next table
       }
+      // Group pairs resume from their first members (this also leaves the
+      // identical groups' cursor behind).
       next_found_ = 0;
+      first_ = 0;
+      second_ = 0;
       if (!search_.next(found_)) {
         found_.clear();
         return false;

@@ -42,7 +42,6 @@ class PairFinder {
   bool next(std::vector<NearPair>& out);
 
   const BatchPlan& plan() const { return search_.plan(); }
-  std::size_t distinct_fingerprints() const { return groups_.group_count(); }
 
   static constexpr std::size_t kBatchSize = 4096;
 
@@ -56,8 +55,7 @@ class PairFinder {
 
   FingerprintGroups groups_;
   GroupPairSearch search_;
-  bool identical_done_ = false;
-  std::size_t group_ = 0;
+  std::size_t group_ = 0;  // the identical groups are done at group_count()
   std::vector<GroupPair> found_;
   std::size_t next_found_ = 0;
   // Where the current group (or group pair) resumes: member indices.

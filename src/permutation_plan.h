@@ -5,6 +5,7 @@
 // blocks, so (pigeonhole) they agree on all leading blocks of at least one table.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -42,6 +43,13 @@ class PermutationPlan {
   std::uint64_t unpermute(int table, std::uint64_t key) const;
   // The leading blocks' bits, in fingerprint bit positions.
   std::uint64_t prefix_mask(int table) const { return tables_[table].prefix_mask; }
+  // Whether the leading blocks are the top bits of the fingerprint (table 0,
+  // blocks 0, 1, ...): ascending fingerprints are then already grouped by
+  // prefix, and a batch search needs no sort for this table.
+  bool prefix_is_top_bits(int table) const {
+    const std::uint64_t mask = prefix_mask(table);
+    return mask == ~std::uint64_t{0} << std::countr_zero(mask);
+  }
   // The first table whose leading blocks a and b share; -1 if none.
   int first_shared_table(std::uint64_t a, std::uint64_t b) const;
 

@@ -23,15 +23,53 @@ std::string message(std::initializer_list<std::string_view> pieces) {
   return text;
 }
 
+// The spelling of each option value, written once for the parser and the
+// printer so the two cannot disagree.
+template <typename Enum>
+struct Spelling {
+  std::string_view name;
+  Enum value;
+};
+
+constexpr std::array<Spelling<TokenUnit>, 2> kUnitSpellings{{
+    {"word", TokenUnit::word},
+    {"char", TokenUnit::character},
+}};
+
+constexpr std::array<Spelling<WeightScheme>, 3> kWeightSpellings{{
+    {"tf", WeightScheme::tf},
+    {"log", WeightScheme::log_tf},
+    {"binary", WeightScheme::binary},
+}};
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> value_spelled(const std::array<Spelling<Enum>, N>& spellings,
+                                  std::string_view name) {
+  for (const Spelling<Enum>& spelling : spellings) {
+    if (spelling.name == name) {
+      return spelling.value;
+    }
+  }
+  return std::nullopt;
+}
+
+template <typename Enum, std::size_t N>
+std::string_view spelling_of(const std::array<Spelling<Enum>, N>& spellings, Enum value) {
+  for (const Spelling<Enum>& spelling : spellings) {
+    if (spelling.value == value) {
+      return spelling.name;
+    }
+  }
+  return {};
+}
+
 bool parse_unit(std::string_view value, SimhashOptions& options, std::string& error) {
-  if (value == "word") {
-    options.unit = TokenUnit::word;
-  } else if (value == "char") {
-    options.unit = TokenUnit::character;
-  } else {
+  const std::optional<TokenUnit> unit = value_spelled(kUnitSpellings, value);
+  if (!unit) {
     error = message({"simhash: option unit must be word or char, got \"", value, "\""});
     return false;
   }
+  options.unit = *unit;
   return true;
 }
 
@@ -53,16 +91,12 @@ bool parse_n(std::string_view value, SimhashOptions& options, std::string& error
 }
 
 bool parse_weight(std::string_view value, SimhashOptions& options, std::string& error) {
-  if (value == "tf") {
-    options.weight = WeightScheme::tf;
-  } else if (value == "log") {
-    options.weight = WeightScheme::log_tf;
-  } else if (value == "binary") {
-    options.weight = WeightScheme::binary;
-  } else {
+  const std::optional<WeightScheme> weight = value_spelled(kWeightSpellings, value);
+  if (!weight) {
     error = message({"simhash: option weight must be tf, log or binary, got \"", value, "\""});
     return false;
   }
+  options.weight = *weight;
   return true;
 }
 
@@ -122,21 +156,9 @@ std::optional<SimhashOptions> parse_options(std::string_view text, std::string& 
 }
 
 std::string to_string(const SimhashOptions& options) {
-  std::string text = options.unit == TokenUnit::word ? "unit=word" : "unit=char";
-  text += " n=";
-  text += std::to_string(options.n);
-  switch (options.weight) {
-    case WeightScheme::tf:
-      text += " weight=tf";
-      break;
-    case WeightScheme::log_tf:
-      text += " weight=log";
-      break;
-    case WeightScheme::binary:
-      text += " weight=binary";
-      break;
-  }
-  return text;
+  return message({"unit=", spelling_of(kUnitSpellings, options.unit),
+                  " n=", std::to_string(options.n),
+                  " weight=", spelling_of(kWeightSpellings, options.weight)});
 }
 
 }  // namespace simhash

@@ -10,14 +10,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "icu_error.h"
+
 namespace simhash {
 
 TextNormalizer::TextNormalizer() {
   UErrorCode status = U_ZERO_ERROR;
   normalizer_ = icu::Normalizer2::getNFKCCasefoldInstance(status);
   if (U_FAILURE(status) || normalizer_ == nullptr) {
-    throw std::runtime_error(std::string("simhash: cannot load ICU NFKC_Casefold data: ") +
-                             u_errorName(status));
+    throw_icu_error(status, "cannot load ICU NFKC_Casefold data");
   }
 }
 
@@ -30,10 +31,7 @@ void TextNormalizer::normalize(std::string_view utf8, std::string& out) const {
   UErrorCode status = U_ZERO_ERROR;
   normalizer_->normalizeUTF8(0, icu::StringPiece(utf8.data(), static_cast<int32_t>(utf8.size())),
                              sink, nullptr, status);
-  if (U_FAILURE(status)) {
-    throw std::runtime_error(std::string("simhash: ICU normalization failed: ") +
-                             u_errorName(status));
-  }
+  throw_if_icu_failed(status, "ICU normalization failed");
 }
 
 }  // namespace simhash

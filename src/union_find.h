@@ -11,7 +11,6 @@ class UnionFind {
  public:
   explicit UnionFind(std::uint32_t size);
 
-  std::uint32_t size() const { return static_cast<std::uint32_t>(parent_.size()); }
   // The representative of x's set.
   std::uint32_t find(std::uint32_t x);
   // The number of elements in the set whose representative is `root`.

@@ -16,42 +16,20 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "ascii_scan.h"
+#include "icu_error.h"
+
 namespace simhash {
 namespace {
-
-void throw_if_failed(UErrorCode status, const char* what) {
-  if (U_FAILURE(status)) {
-    throw std::runtime_error(std::string("simhash: ") + what + ": " + u_errorName(status));
-  }
-}
 
 bool is_ascii_byte(char byte) { return static_cast<unsigned char>(byte) < 0x80; }
 
 char16_t ascii_lowercase(char byte) {
   return static_cast<char16_t>(byte >= 'A' && byte <= 'Z' ? byte + ('a' - 'A') : byte);
-}
-
-// The end of the ASCII stretch of `text` starting at `position`, tested eight
-// bytes at a time.
-std::size_t end_of_ascii(std::string_view text, std::size_t position) {
-  constexpr std::uint64_t kHighBits = 0x8080808080808080U;
-  std::uint64_t word = 0;
-  while (position + sizeof word <= text.size()) {
-    std::memcpy(&word, text.data() + position, sizeof word);
-    if ((word & kHighBits) != 0) {
-      break;
-    }
-    position += sizeof word;
-  }
-  while (position < text.size() && is_ascii_byte(text[position])) {
-    ++position;
-  }
-  return position;
 }
 
 // Appends the lowercase of ASCII text straight into the string's buffer (a
@@ -99,7 +77,7 @@ bool ascii_shortcut_matches_icu(const icu::Normalizer2& normalizer) {
 Utf16Normalizer::Utf16Normalizer(AsciiShortcut shortcut) {
   UErrorCode status = U_ZERO_ERROR;
   normalizer_ = icu::Normalizer2::getNFKCCasefoldInstance(status);
-  throw_if_failed(status, "cannot load ICU NFKC_Casefold data");
+  throw_if_icu_failed(status, "cannot load ICU NFKC_Casefold data");
   use_ascii_shortcut_ =
       shortcut == AsciiShortcut::when_exact && ascii_shortcut_matches_icu(*normalizer_);
 }
@@ -150,9 +128,9 @@ void Utf16Normalizer::append_normalized(std::string_view non_ascii_utf8, icu::Un
   UErrorCode status = U_ZERO_ERROR;
   u_strFromUTF8(buffer, length, &converted, non_ascii_utf8.data(), length, &status);
   piece_.releaseBuffer(U_SUCCESS(status) ? converted : 0);
-  throw_if_failed(status, "cannot convert the text to UTF-16");
+  throw_if_icu_failed(status, "cannot convert the text to UTF-16");
   normalizer_->normalizeSecondAndAppend(out, piece_, status);
-  throw_if_failed(status, "ICU normalization failed");
+  throw_if_icu_failed(status, "ICU normalization failed");
 }
 
 }  // namespace simhash

@@ -3,7 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+
+#include "ascii_scan.h"
 
 namespace simhash {
 namespace {
@@ -54,30 +55,13 @@ std::size_t sequence_length(const unsigned char* text, std::size_t size, std::si
   return length;
 }
 
-// Index of the first non-ASCII byte at or after `position`; ASCII is checked
-// eight bytes at a time because most text is mostly ASCII.
-std::size_t skip_ascii(const unsigned char* text, std::size_t size, std::size_t position) {
-  while (position + 8 <= size) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, text + position, sizeof word);
-    if ((word & 0x8080808080808080ULL) != 0) {
-      break;
-    }
-    position += 8;
-  }
-  while (position < size && text[position] < 0x80) {
-    ++position;
-  }
-  return position;
-}
-
 }  // namespace
 
 bool is_valid_utf8(std::string_view bytes) {
   const auto* text = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::size_t size = bytes.size();
   std::size_t position = 0;
-  while ((position = skip_ascii(text, size, position)) < size) {
+  while ((position = end_of_ascii(bytes, position)) < size) {
     std::size_t subpart = 0;
     const std::size_t length = sequence_length(text, size, position, &subpart);
     if (length == 0) {
@@ -98,7 +82,7 @@ std::string_view repair_utf8(std::string_view bytes, std::string& repaired) {
   repaired.reserve(size + size / 2);
   std::size_t position = 0;
   while (position < size) {
-    const std::size_t ascii_end = skip_ascii(text, size, position);
+    const std::size_t ascii_end = end_of_ascii(bytes, position);
     repaired.append(bytes.substr(position, ascii_end - position));
     position = ascii_end;
     if (position == size) {

@@ -98,8 +98,6 @@ __attribute__((target("avx2"))) void vote_avx2(double* totals, const std::uint64
 
 #endif  // SIMHASH_X86_KERNELS
 
-constexpr VoteKernel kScalar{"scalar", &vote_scalar};
-
 struct KernelList {
   std::array<VoteKernel, 3> kernels{};
   std::size_t size = 0;
@@ -107,7 +105,7 @@ struct KernelList {
 
 KernelList detect_kernels() {
   KernelList list;
-  list.kernels[list.size++] = kScalar;
+  list.kernels[list.size++] = VoteKernel{"scalar", &vote_scalar};
 #ifdef SIMHASH_X86_KERNELS
   // __builtin_cpu_supports also checks that the OS saves the wider registers.
   __builtin_cpu_init();
@@ -127,8 +125,6 @@ std::atomic<const VoteKernel*>& active_kernel_slot() {
 }
 
 }  // namespace
-
-const VoteKernel& scalar_vote_kernel() { return kScalar; }
 
 std::span<const VoteKernel> vote_kernels_on_this_cpu() {
   static const KernelList list = detect_kernels();

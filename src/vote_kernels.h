@@ -26,10 +26,8 @@ struct VoteKernel {
   VoteFunction vote;
 };
 
-// The portable reference kernel; every other kernel must agree with it.
-const VoteKernel& scalar_vote_kernel();
-
-// The kernels this CPU can run: scalar first, the fastest last.
+// The kernels this CPU can run: scalar first (the portable reference every
+// other kernel must agree with), the fastest last.
 std::span<const VoteKernel> vote_kernels_on_this_cpu();
 
 // The kernel accumulators use: the fastest one this CPU runs, unless a

@@ -11,10 +11,10 @@
 #include <unicode/utext.h>
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include "ascii_words.h"
+#include "icu_error.h"
 #include "utf16_normalizer.h"
 #include "utf16_to_utf8.h"
 
@@ -27,10 +27,7 @@ class ScopedUText {
   explicit ScopedUText(const icu::UnicodeString& utf16) {
     UErrorCode status = U_ZERO_ERROR;
     utext_openConstUnicodeString(&text_, &utf16, &status);
-    if (U_FAILURE(status)) {
-      throw std::runtime_error(std::string("simhash: ICU cannot open the text: ") +
-                               u_errorName(status));
-    }
+    throw_if_icu_failed(status, "ICU cannot open the text");
   }
   ~ScopedUText() { utext_close(&text_); }
   ScopedUText(const ScopedUText&) = delete;
@@ -48,8 +45,7 @@ WordTokenizer::WordTokenizer() : normalizer_(std::make_unique<Utf16Normalizer>()
   UErrorCode status = U_ZERO_ERROR;
   word_breaker_.reset(icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
   if (U_FAILURE(status) || !word_breaker_) {
-    throw std::runtime_error(std::string("simhash: cannot create the ICU word break iterator: ") +
-                             u_errorName(status));
+    throw_icu_error(status, "cannot create the ICU word break iterator");
   }
 }
 
@@ -79,10 +75,7 @@ void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_token)
   // The break iterator keeps a shallow clone of the UText, which points into
   // normalized_; it is re-targeted by the next call before it is used again.
   word_breaker_->setText(text.get(), status);
-  if (U_FAILURE(status)) {
-    throw std::runtime_error(std::string("simhash: ICU word segmentation failed: ") +
-                             u_errorName(status));
-  }
+  throw_if_icu_failed(status, "ICU word segmentation failed");
   std::int32_t start = word_breaker_->first();
   for (std::int32_t end = word_breaker_->next(); end != icu::BreakIterator::DONE;
        start = end, end = word_breaker_->next()) {

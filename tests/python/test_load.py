@@ -9,20 +9,23 @@ import unittest
 EXTENSION = sys.argv.pop(1) if len(sys.argv) > 1 else "build/simhash"
 
 
+def connect():
+    """An in-memory connection with the extension loaded, as the README shows."""
+    conn = sqlite3.connect(":memory:")
+    conn.enable_load_extension(True)
+    conn.load_extension(EXTENSION)
+    conn.enable_load_extension(False)
+    return conn
+
+
 class LoadTest(unittest.TestCase):
     def test_load_extension_and_call_version(self):
-        conn = sqlite3.connect(":memory:")
-        conn.enable_load_extension(True)
-        conn.load_extension(EXTENSION)
-        conn.enable_load_extension(False)
+        conn = connect()
         (version,) = conn.execute("SELECT simhash_version()").fetchone()
         self.assertRegex(version, r"^\d+\.\d+\.\d+")
 
     def test_fingerprint_and_compare(self):
-        conn = sqlite3.connect(":memory:")
-        conn.enable_load_extension(True)
-        conn.load_extension(EXTENSION)
-        conn.enable_load_extension(False)
+        conn = connect()
         conn.execute("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)")
         conn.executemany(
             "INSERT INTO docs(body) VALUES (?)",

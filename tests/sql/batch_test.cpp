@@ -12,39 +12,28 @@
 #include <vector>
 
 #include "../engine/batch_test_data.h"
+#include "index_test_support.h"
 #include "test_database.h"
 
 namespace simhash::testing {
 namespace {
 
-using Model = std::map<std::int64_t, std::uint64_t>;
-
-// RAII statement for the tests.
-class Query {
- public:
-  Query(sqlite3* db, const std::string& sql) : db_(db) {
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement_, nullptr), SQLITE_OK)
-        << sql << ": " << sqlite3_errmsg(db);
+// Steps `statement` to the end, handing each result row to `on_row`, and
+// resets it for the next bindings.
+template <typename OnRow>
+void step_all(sqlite3* db, sqlite3_stmt* statement, OnRow&& on_row) {
+  int rc = SQLITE_OK;
+  while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+    on_row(statement);
   }
-  ~Query() { sqlite3_finalize(statement_); }
-  Query(const Query&) = delete;
-  Query& operator=(const Query&) = delete;
-  sqlite3_stmt* get() const { return statement_; }
-  // Steps to the end; the statement's result rows are given to `row`.
-  template <typename Row>
-  void run(Row&& row) {
-    int rc = SQLITE_OK;
-    while ((rc = sqlite3_step(statement_)) == SQLITE_ROW) {
-      row(statement_);
-    }
-    EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db_);
-    sqlite3_reset(statement_);
-  }
+  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db);
+  sqlite3_reset(statement);
+}
 
- private:
-  sqlite3* db_;
-  sqlite3_stmt* statement_ = nullptr;
-};
+// Runs a write statement with its current bindings.
+void step_write(sqlite3* db, sqlite3_stmt* statement) {
+  step_all(db, statement, [](sqlite3_stmt*) {});
+}
 
 std::vector<IdFingerprint> records_of(const Model& model) {
   std::vector<IdFingerprint> records;
@@ -56,11 +45,11 @@ std::vector<IdFingerprint> records_of(const Model& model) {
 
 void insert_rows(TestDatabase& db, const std::string& index, const Model& model) {
   db.exec("BEGIN");
-  Query insert(db.handle(), "INSERT INTO \"" + index + "\"(rowid, fp) VALUES (?1, ?2)");
+  Prepared insert(db.handle(), "INSERT INTO \"" + index + "\"(rowid, fp) VALUES (?1, ?2)");
   for (const auto& [id, fp] : model) {
     sqlite3_bind_int64(insert.get(), 1, id);
     sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
-    insert.run([](sqlite3_stmt*) {});
+    step_write(db.handle(), insert.get());
   }
   db.exec("COMMIT");
 }
@@ -77,9 +66,9 @@ Model planted_model(std::size_t count, std::uint64_t seed) {
 std::vector<NearPair> sql_pairs(TestDatabase& db, const std::string& index,
                                 const std::string& radius_sql) {
   std::vector<NearPair> pairs;
-  Query query(db.handle(),
-              "SELECT a, b, distance FROM simhash_pairs('" + index + "'" + radius_sql + ")");
-  query.run([&](sqlite3_stmt* row) {
+  Prepared query(db.handle(),
+                 "SELECT a, b, distance FROM simhash_pairs('" + index + "'" + radius_sql + ")");
+  step_all(db.handle(), query.get(), [&](sqlite3_stmt* row) {
     pairs.push_back(NearPair{sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1),
                              sqlite3_column_int(row, 2)});
   });
@@ -89,9 +78,9 @@ std::vector<NearPair> sql_pairs(TestDatabase& db, const std::string& index,
 std::map<std::int64_t, std::int64_t> sql_clusters(TestDatabase& db, const std::string& index,
                                                   const std::string& radius_sql) {
   std::map<std::int64_t, std::int64_t> clusters;
-  Query query(db.handle(),
-              "SELECT id, cluster FROM simhash_clusters('" + index + "'" + radius_sql + ")");
-  query.run([&](sqlite3_stmt* row) {
+  Prepared query(db.handle(),
+                 "SELECT id, cluster FROM simhash_clusters('" + index + "'" + radius_sql + ")");
+  step_all(db.handle(), query.get(), [&](sqlite3_stmt* row) {
     const bool fresh =
         clusters.emplace(sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)).second;
     EXPECT_TRUE(fresh) << "id " << sqlite3_column_int64(row, 0) << " twice";
@@ -176,15 +165,15 @@ void mutate(TestDatabase& db, Model& model, std::mt19937_64& random) {
     ids.push_back(entry.first);
   }
   std::shuffle(ids.begin(), ids.end(), random);
-  Query remove(db.handle(), "DELETE FROM near WHERE rowid = ?1");
-  Query update_fp(db.handle(), "UPDATE near SET fp = ?2 WHERE rowid = ?1");
-  Query update_id(db.handle(), "UPDATE near SET rowid = ?2 WHERE rowid = ?1");
-  Query insert(db.handle(), "INSERT INTO near(rowid, fp) VALUES (?1, ?2)");
+  Prepared remove(db.handle(), "DELETE FROM near WHERE rowid = ?1");
+  Prepared update_fp(db.handle(), "UPDATE near SET fp = ?2 WHERE rowid = ?1");
+  Prepared update_id(db.handle(), "UPDATE near SET rowid = ?2 WHERE rowid = ?1");
+  Prepared insert(db.handle(), "INSERT INTO near(rowid, fp) VALUES (?1, ?2)");
   for (std::size_t i = 0; i < 1200; ++i) {
     const std::int64_t id = ids[i];
     if (i < 400) {
       sqlite3_bind_int64(remove.get(), 1, id);
-      remove.run([](sqlite3_stmt*) {});
+      step_write(db.handle(), remove.get());
       model.erase(id);
     } else if (i < 800) {
       // Move the row next to another one (or far away).
@@ -192,13 +181,13 @@ void mutate(TestDatabase& db, Model& model, std::mt19937_64& random) {
                                           : static_cast<std::uint64_t>(random());
       sqlite3_bind_int64(update_fp.get(), 1, id);
       sqlite3_bind_int64(update_fp.get(), 2, static_cast<sqlite3_int64>(fp));
-      update_fp.run([](sqlite3_stmt*) {});
+      step_write(db.handle(), update_fp.get());
       model[id] = fp;
     } else {
       const std::int64_t new_id = 1000000 + static_cast<std::int64_t>(i);
       sqlite3_bind_int64(update_id.get(), 1, id);
       sqlite3_bind_int64(update_id.get(), 2, new_id);
-      update_id.run([](sqlite3_stmt*) {});
+      step_write(db.handle(), update_id.get());
       model[new_id] = model.at(id);
       model.erase(id);
     }
@@ -208,7 +197,7 @@ void mutate(TestDatabase& db, Model& model, std::mt19937_64& random) {
     const std::uint64_t fp = flip_random_bits(model.begin()->second, i % 5, random);
     sqlite3_bind_int64(insert.get(), 1, new_id);
     sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
-    insert.run([](sqlite3_stmt*) {});
+    step_write(db.handle(), insert.get());
     model[new_id] = fp;
   }
 }
@@ -271,32 +260,32 @@ TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
       "CREATE VIEW recent AS SELECT * FROM docs;"
       "CREATE VIRTUAL TABLE words USING fts5(body);"
       "CREATE VIRTUAL TABLE near USING simhash_index(k=3);");
+  // (arguments, message after "<function>: ") for both functions.
+  struct Case {
+    const char* arguments;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"('nothing')", "no simhash_index named 'nothing'"},
+      {"('docs')", "'docs' is not a simhash_index (it is an ordinary table)"},
+      {"('recent')", "'recent' is not a simhash_index (it is a view)"},
+      {"('words')", "'words' is not a simhash_index (it is a virtual table using fts5)"},
+      {"('near_data')", "'near_data' is not a simhash_index (it is an ordinary table)"},
+      {"('nosuchdb.near')", "no simhash_index named 'nosuchdb.near'"},
+      {"(42)", "the index must be named by a TEXT value, got INTEGER"},
+      {"('near', -1)", "the radius must not be negative (got -1)"},
+      {"('near', '3')", "the radius must be an integer, got TEXT"},
+      {"('near', 2.5)", "the radius must be an integer, got 2.5"},
+  };
   for (const char* function : {"simhash_pairs", "simhash_clusters"}) {
     const std::string f = function;
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('nothing')"),
-              f + ": no simhash_index named 'nothing'");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('docs')"),
-              f + ": 'docs' is not a simhash_index (it is an ordinary table)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('recent')"),
-              f + ": 'recent' is not a simhash_index (it is a view)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('words')"),
-              f + ": 'words' is not a simhash_index (it is a virtual table using fts5)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near_data')"),
-              f + ": 'near_data' is not a simhash_index (it is an ordinary table)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('nosuchdb.near')"),
-              f + ": no simhash_index named 'nosuchdb.near'");
+    for (const Case& c : cases) {
+      EXPECT_EQ(db.error("SELECT * FROM " + f + c.arguments), f + ": " + c.message);
+    }
     EXPECT_EQ(db.error("SELECT * FROM " + f), f +
                                                   "(index [, radius]) needs the name of a "
                                                   "simhash_index, e.g. SELECT * FROM " +
                                                   f + "('near')");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "(42)"),
-              f + ": the index must be named by a TEXT value, got INTEGER");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', -1)"),
-              f + ": the radius must not be negative (got -1)");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', '3')"),
-              f + ": the radius must be an integer, got TEXT");
-    EXPECT_EQ(db.error("SELECT * FROM " + f + "('near', 2.5)"),
-              f + ": the radius must be an integer, got 2.5");
     // NULL equals nothing: no rows, as for any "= NULL".
     EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "(NULL)"), 0);
     EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "('near', NULL)"), 0);

@@ -37,7 +37,11 @@ TEST(SimhashFeatures, IdentityOverATableOfDocuments) {
   TestDatabase db;
   db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
   for (const std::string& text : sample_texts()) {
-    run_bound(db.handle(), "INSERT INTO docs(body) VALUES (?)", {text});
+    // An insert that failed unnoticed would leave docs empty and the counts
+    // below 0 whatever the functions return.
+    const BoundResult inserted =
+        run_bound(db.handle(), "INSERT INTO docs(body) VALUES (?)", {text});
+    ASSERT_EQ(inserted.rc, SQLITE_OK) << inserted.error;
   }
   // The join form: simhash_features takes its argument from each outer row.
   for (const char* options : {"''", "'n=2'", "'unit=char n=4'"}) {

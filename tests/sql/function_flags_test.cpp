@@ -3,10 +3,7 @@
 // columns; innocuous ones (and the innocuous simhash_features table) may run
 // from a schema when PRAGMA trusted_schema is OFF.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "test_database.h"
@@ -34,11 +31,9 @@ TEST(FunctionFlags, UsableInIndexesChecksAndGeneratedColumns) {
 }
 
 TEST(FunctionFlags, InnocuousUnderUntrustedSchema) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("simhash_flags_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(path);
+  const TempDatabaseFile file("simhash_flags");
   {
-    TestDatabase db(path.string());
+    TestDatabase db(file.path());
     db.exec(
         "CREATE TABLE docs(body TEXT);"
         "INSERT INTO docs VALUES ('alpha beta gamma'), ('alpha beta delta');"
@@ -48,11 +43,10 @@ TEST(FunctionFlags, InnocuousUnderUntrustedSchema) {
         "CREATE VIEW aggregated AS SELECT simhash_agg(feature, weight) AS fp"
         "  FROM docs, simhash_features(docs.body);");
   }
-  TestDatabase db(path.string());
+  TestDatabase db(file.path());
   db.exec("PRAGMA trusted_schema = OFF");
   EXPECT_EQ(db.integer("SELECT count(*) FROM fingerprints WHERE fp IS NOT NULL"), 2);
   EXPECT_EQ(db.rows("SELECT fp FROM aggregated").size(), 1U);
-  std::filesystem::remove(path);
 }
 
 }  // namespace

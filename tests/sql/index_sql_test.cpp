@@ -3,10 +3,7 @@
 // clauses, special commands, shadow tables (defensive mode, RENAME, DROP)
 // and the format version.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <random>
 #include <string>
 
@@ -71,41 +68,51 @@ TEST(IndexSql, QueryForms) {
     }
     return out;
   };
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0"), "1:0 2:1 3:2 4:3 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= 1"), "1:0 2:1 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance < 1"), "1:0 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND radius = 2"),
-            "1:0 2:1 3:2 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0)"), "1:0 2:1 3:2 4:3 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0, 4)"), "1:0 2:1 3:2 4:3 5:4 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0, 64)"), "1:0 2:1 3:2 4:3 5:4 6:64 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near(0, 1000)"), "1:0 2:1 3:2 4:3 5:4 6:64 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= 2.5"),
-            "1:0 2:1 3:2 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance < 2.5"),
-            "1:0 2:1 3:2 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH NULL"), "");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= NULL"), "");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance DESC"),
-            "4:3 3:2 2:1 1:0 ");
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance LIMIT 2"),
-            "1:0 2:1 ");
-  EXPECT_EQ(ids("SELECT rowid, query FROM near(0, 1)"), "1:0 2:0 ");
-  EXPECT_EQ(ids("SELECT rowid, radius FROM near(0, 1)"), "1:1 2:1 ");
-  // Plain scan and rowid lookups: distance is NULL.
-  EXPECT_EQ(ids("SELECT rowid, distance FROM near"), "1:NULL 2:NULL 3:NULL 4:NULL 5:NULL 6:NULL ");
-  EXPECT_EQ(ids("SELECT rowid, fp FROM near WHERE rowid = 4"), "4:7 ");
-  EXPECT_EQ(ids("SELECT rowid, fp FROM near WHERE rowid IN (2, 6, 99)"), "2:1 6:-1 ");
-  EXPECT_EQ(ids("SELECT rowid, fp FROM near WHERE rowid = 'x'"), "");
-  // Errors.
-  EXPECT_TRUE(
-      contains(db.error("SELECT * FROM near WHERE fp MATCH 0 AND distance <= -1"), "negative"));
-  EXPECT_TRUE(contains(db.error("SELECT * FROM near(0, -2)"), "negative"));
-  EXPECT_TRUE(contains(db.error("SELECT * FROM near WHERE fp MATCH 'abc'"), "got TEXT"));
-  EXPECT_TRUE(contains(db.error("SELECT * FROM near WHERE fp MATCH 1.5"), "got REAL"));
-  EXPECT_TRUE(contains(db.error("SELECT * FROM near(0, 'x')"), "must be a number, got TEXT"));
-  EXPECT_TRUE(
-      contains(db.error("SELECT * FROM near WHERE fp MATCH 0 AND radius = 1.5"), "integer"));
+  struct Case {
+    const char* sql;
+    const char* expected;  // "rowid:column " pairs; for errors, part of the message
+  };
+  for (const Case& c : {
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0", "1:0 2:1 3:2 4:3 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= 1", "1:0 2:1 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance < 1", "1:0 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND radius = 2", "1:0 2:1 3:2 "},
+           Case{"SELECT rowid, distance FROM near(0)", "1:0 2:1 3:2 4:3 "},
+           Case{"SELECT rowid, distance FROM near(0, 4)", "1:0 2:1 3:2 4:3 5:4 "},
+           Case{"SELECT rowid, distance FROM near(0, 64)", "1:0 2:1 3:2 4:3 5:4 6:64 "},
+           Case{"SELECT rowid, distance FROM near(0, 1000)", "1:0 2:1 3:2 4:3 5:4 6:64 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= 2.5",
+                "1:0 2:1 3:2 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance < 2.5",
+                "1:0 2:1 3:2 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH NULL", ""},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= NULL", ""},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance DESC",
+                "4:3 3:2 2:1 1:0 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance LIMIT 2",
+                "1:0 2:1 "},
+           Case{"SELECT rowid, query FROM near(0, 1)", "1:0 2:0 "},
+           Case{"SELECT rowid, radius FROM near(0, 1)", "1:1 2:1 "},
+           // Plain scan and rowid lookups: distance is NULL.
+           Case{"SELECT rowid, distance FROM near", "1:NULL 2:NULL 3:NULL 4:NULL 5:NULL 6:NULL "},
+           Case{"SELECT rowid, fp FROM near WHERE rowid = 4", "4:7 "},
+           Case{"SELECT rowid, fp FROM near WHERE rowid IN (2, 6, 99)", "2:1 6:-1 "},
+           Case{"SELECT rowid, fp FROM near WHERE rowid = 'x'", ""},
+       }) {
+    EXPECT_EQ(ids(c.sql), c.expected) << c.sql;
+  }
+  // Errors: (statement, part of the message).
+  for (const Case& c : {
+           Case{"SELECT * FROM near WHERE fp MATCH 0 AND distance <= -1", "negative"},
+           Case{"SELECT * FROM near(0, -2)", "negative"},
+           Case{"SELECT * FROM near WHERE fp MATCH 'abc'", "got TEXT"},
+           Case{"SELECT * FROM near WHERE fp MATCH 1.5", "got REAL"},
+           Case{"SELECT * FROM near(0, 'x')", "must be a number, got TEXT"},
+           Case{"SELECT * FROM near WHERE fp MATCH 0 AND radius = 1.5", "integer"},
+       }) {
+    const std::string message = db.error(c.sql);
+    EXPECT_TRUE(contains(message, c.expected)) << c.sql << ": " << message;
+  }
 }
 
 TEST(IndexSql, ExplainQueryPlanNamesThePlan) {
@@ -139,7 +146,8 @@ TEST(IndexSql, JoinProbesOncePerOuterRow) {
       const std::uint64_t fp = flip_random_bits(it->second, static_cast<int>(random() % 4), random);
       sqlite3_bind_int(insert.get(), 1, i);
       sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
-      sqlite3_step(insert.get());
+      // A failed insert is named here, not left to show as a rows mismatch.
+      ASSERT_EQ(sqlite3_step(insert.get()), SQLITE_DONE) << sqlite3_errmsg(db.handle());
       sqlite3_reset(insert.get());
       docs[i] = fp;
     }
@@ -312,10 +320,8 @@ TEST(IndexSql, AttachedSchema) {
 }
 
 TEST(IndexSql, NewerFormatFailsClearly) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("simhash_format_" + std::to_string(getpid()) + ".db"))
-                               .string();
-  std::remove(path.c_str());
+  const TempDatabaseFile file("simhash_format");
+  const std::string& path = file.path();
   {
     TestDatabase db(path);
     db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
@@ -358,7 +364,6 @@ TEST(IndexSql, NewerFormatFailsClearly) {
     const std::string message = db.error("SELECT * FROM near");
     EXPECT_TRUE(contains(message, damage.expected)) << message;
   }
-  std::remove(path.c_str());
 }
 
 }  // namespace

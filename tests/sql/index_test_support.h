@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+// flip_random_bits: one definition for every test in sql_tests (a second
+// inline copy here would be an ODR violation once both are linked).
+#include "../engine/batch_test_data.h"
+
 namespace simhash::testing {
 
 // Full sizes in the Release run; sanitizer builds (slow) use a fifth.
@@ -35,14 +39,6 @@ inline int scaled(int full) {
 
 using Model = std::map<std::int64_t, std::uint64_t>;
 using Hits = std::vector<std::pair<std::int64_t, int>>;  // (rowid, distance), sorted
-
-inline std::uint64_t flip_random_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
-  std::uint64_t mask = 0;
-  while (std::popcount(mask) < count) {
-    mask |= std::uint64_t{1} << (random() % 64);
-  }
-  return fp ^ mask;
-}
 
 // Half planted clusters (a base plus 0..6 flipped bits), half uniform.
 inline std::vector<std::uint64_t> make_fingerprints(int count, std::mt19937_64& random) {

@@ -6,8 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <random>
 #include <string>
 
@@ -17,27 +15,6 @@
 namespace simhash::testing {
 namespace {
 
-// A database file removed (with its journals) when the test ends.
-class TempFile {
- public:
-  explicit TempFile(const std::string& stem) {
-    path_ =
-        (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(getpid()) + ".db"))
-            .string();
-    remove_all();
-  }
-  ~TempFile() { remove_all(); }
-  const std::string& path() const { return path_; }
-
- private:
-  void remove_all() const {
-    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
-      std::remove((path_ + suffix).c_str());
-    }
-  }
-  std::string path_;
-};
-
 TEST(IndexTransactions, RollbackAndSavepoints) {
   std::mt19937_64 random(21);
   TestDatabase db;
@@ -45,44 +22,52 @@ TEST(IndexTransactions, RollbackAndSavepoints) {
   Model model;
   bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(5000), random), 1);
   const Model committed = model;
+  // Random writes to the index and the model alike, and the check that they
+  // agree, always on `model` and one random stream.
+  const auto write = [&](int operations) {
+    mutate(db.handle(), "near", model, operations, random);
+  };
+  const auto verify = [&](int query_count) {
+    verify_against_model(db.handle(), "near", model, 3, random, query_count);
+  };
 
   db.exec("BEGIN");
-  mutate(db.handle(), "near", model, scaled(800), random);
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  write(scaled(800));
+  verify(3);
   db.exec("ROLLBACK");
   model = committed;
-  verify_against_model(db.handle(), "near", model, 3, random, 4);
+  verify(4);
 
   db.exec("BEGIN");
-  mutate(db.handle(), "near", model, scaled(400), random);
+  write(scaled(400));
   const Model after_a = model;
   db.exec("SAVEPOINT s1");
-  mutate(db.handle(), "near", model, scaled(400), random);
+  write(scaled(400));
   const Model after_b = model;
   db.exec("SAVEPOINT s2");
-  mutate(db.handle(), "near", model, scaled(400), random);
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  write(scaled(400));
+  verify(3);
   db.exec("ROLLBACK TO s2");
   model = after_b;
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  verify(3);
   // Unflushed writes after the savepoint, then rolled back without a read.
-  mutate(db.handle(), "near", model, scaled(300), random);
+  write(scaled(300));
   db.exec("ROLLBACK TO s1");
   model = after_a;
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
-  mutate(db.handle(), "near", model, scaled(300), random);
+  verify(3);
+  write(scaled(300));
   db.exec("RELEASE s1");
   db.exec("COMMIT");
-  verify_against_model(db.handle(), "near", model, 3, random, 4);
+  verify(4);
 
   // A savepoint opened before the index's first write in the transaction.
+  const Model before_outer = model;
   db.exec("SAVEPOINT outer_sp");
-  mutate(db.handle(), "near", model, 50, random);
+  write(50);
   db.exec("ROLLBACK TO outer_sp");
   db.exec("RELEASE outer_sp");
-  model = after_a;
-  model = read_model(db.handle(), "near");
-  verify_against_model(db.handle(), "near", model, 3, random, 3);
+  model = before_outer;
+  verify(3);
 }
 
 TEST(IndexTransactions, FailingStatementChangesNothing) {
@@ -115,20 +100,26 @@ TEST(IndexTransactions, FailingStatementChangesNothing) {
   }
 }
 
+// Creates the index `near` (with `options`) in the file at `path`, in WAL
+// mode if asked, holding `count` planted fingerprints; returns its model.
+Model create_file_index(const std::string& path, bool wal, const std::string& options, int count,
+                        std::mt19937_64& random) {
+  TestDatabase db(path);
+  if (wal) {
+    db.exec("PRAGMA journal_mode=WAL");
+  }
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(" + options + ")");
+  Model model;
+  bulk_insert(db.handle(), "near", model, make_fingerprints(count, random), 1);
+  return model;
+}
+
 TEST(IndexTransactions, ReopenSecondConnectionAndWal) {
   for (const bool wal : {false, true}) {
     SCOPED_TRACE(wal ? "WAL" : "rollback journal");
     std::mt19937_64 random(wal ? 24 : 23);
-    TempFile file(wal ? "simhash_index_wal" : "simhash_index_journal");
-    Model model;
-    {
-      TestDatabase db(file.path());
-      if (wal) {
-        db.exec("PRAGMA journal_mode=WAL");
-      }
-      db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3, blocks=5)");
-      bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(5000), random), 1);
-    }
+    TempDatabaseFile file(wal ? "simhash_index_wal" : "simhash_index_journal");
+    Model model = create_file_index(file.path(), wal, "k=3, blocks=5", scaled(5000), random);
     TestDatabase first(file.path());
     verify_against_model(first.handle(), "near", model, 3, random, 4);
     TestDatabase second(file.path());
@@ -140,8 +131,7 @@ TEST(IndexTransactions, ReopenSecondConnectionAndWal) {
     verify_against_model(first.handle(), "near", model, 3, random, 2);
     if (wal) {
       // A WAL reader sees the last commit while the writer's transaction is open.
-      Model seen = committed;
-      verify_against_model(second.handle(), "near", seen, 3, random, 2, false);
+      verify_against_model(second.handle(), "near", committed, 3, random, 2, false);
     }
     first.exec("COMMIT");
     verify_against_model(second.handle(), "near", model, 3, random, 4);
@@ -159,16 +149,8 @@ TEST(IndexTransactions, SurvivesSigkillMidTransaction) {
   for (const bool wal : {false, true}) {
     SCOPED_TRACE(wal ? "WAL" : "rollback journal");
     std::mt19937_64 random(25);
-    TempFile file("simhash_index_crash");
-    Model model;
-    {
-      TestDatabase db(file.path());
-      if (wal) {
-        db.exec("PRAGMA journal_mode=WAL");
-      }
-      db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-      bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(3000), random), 1);
-    }
+    TempDatabaseFile file("simhash_index_crash");
+    const Model model = create_file_index(file.path(), wal, "k=3", scaled(3000), random);
     int ready[2];
     ASSERT_EQ(pipe(ready), 0);
     const pid_t child = fork();

@@ -157,12 +157,6 @@ TEST(Simhash, ConstantOptionsAreParsedOncePerStatement) {
   EXPECT_LE(options_parsed() - before_defaults, 1U);
 }
 
-}  // namespace
-}  // namespace simhash::testing
-
-namespace simhash::testing {
-namespace {
-
 // A UTF-16 database hands the functions the same text converted back to
 // UTF-8, so fingerprints, features and the identity do not depend on the
 // database encoding.

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 
 namespace simhash::testing {
 
@@ -127,6 +130,21 @@ std::int64_t TestDatabase::integer(std::string_view sql) {
   }
   sqlite3_finalize(statement);
   return value;
+}
+
+TempDatabaseFile::TempDatabaseFile(const std::string& stem)
+    : path_(
+          (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(getpid()) + ".db"))
+              .string()) {
+  remove_all();
+}
+
+TempDatabaseFile::~TempDatabaseFile() { remove_all(); }
+
+void TempDatabaseFile::remove_all() const {
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+    std::remove((path_ + suffix).c_str());
+  }
 }
 
 }  // namespace simhash::testing

@@ -52,4 +52,20 @@ class TestDatabase {
   sqlite3* db_ = nullptr;
 };
 
+// A database file in the temp folder, named after `stem` and this process,
+// removed (with its journals) when made and when the test ends.
+class TempDatabaseFile {
+ public:
+  explicit TempDatabaseFile(const std::string& stem);
+  ~TempDatabaseFile();
+  TempDatabaseFile(const TempDatabaseFile&) = delete;
+  TempDatabaseFile& operator=(const TempDatabaseFile&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  void remove_all() const;
+  std::string path_;
+};
+
 }  // namespace simhash::testing
