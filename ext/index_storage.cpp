@@ -4,8 +4,9 @@
 #include "index_storage.h"
 
 #include <algorithm>
-#include <bit>
 #include <utility>
+
+#include "hamming.h"
 
 namespace simhash::sql {
 namespace {
@@ -488,7 +489,7 @@ void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& 
   ResetOnExit reset(statement);
   while (step_row(statement)) {
     const std::int64_t fp = sqlite3_column_int64(statement, 1);
-    const int distance = std::popcount(static_cast<std::uint64_t>(fp) ^ query);
+    const int distance = hamming_distance(static_cast<std::uint64_t>(fp), query);
     if (distance <= radius) {
       out.push_back(IndexHit{sqlite3_column_int64(statement, 0), fp, distance});
     }
