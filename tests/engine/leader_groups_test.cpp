@@ -1,0 +1,184 @@
+// The leader grouping against a brute-force model of its rule (visit ids in
+// ascending order; join the nearest earlier representative within the
+// radius, ties to the smaller id; else become one), on records with planted
+// chains, at several radii and plans; and over given ranked pairs.
+#include "leader_groups.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "batch_test_data.h"
+
+namespace simhash::testing {
+namespace {
+
+// The rule, written as plainly as possible: O(records x representatives).
+std::vector<FingerprintLeader> model_leader_groups(std::vector<IdFingerprint> records,
+                                                   int radius) {
+  std::sort(records.begin(), records.end(),
+            [](const IdFingerprint& x, const IdFingerprint& y) { return x.id < y.id; });
+  std::vector<IdFingerprint> representatives;
+  std::vector<FingerprintLeader> result;
+  for (const IdFingerprint& record : records) {
+    const IdFingerprint* nearest = nullptr;
+    int nearest_distance = 0;
+    for (const IdFingerprint& candidate : representatives) {
+      const int distance = std::popcount(record.fp ^ candidate.fp);
+      if (distance <= radius && (nearest == nullptr || distance < nearest_distance)) {
+        nearest = &candidate;
+        nearest_distance = distance;
+      }
+    }
+    if (nearest != nullptr) {
+      result.push_back({record.id, nearest->id, nearest_distance});
+    } else {
+      representatives.push_back(record);
+      result.push_back({record.id, record.id, 0});
+    }
+  }
+  return result;
+}
+
+PermutationPlan make_tables(int k, int blocks) {
+  std::string error;
+  auto plan = PermutationPlan::create(k, blocks, error);
+  EXPECT_TRUE(plan.has_value()) << error;
+  return *plan;
+}
+
+void expect_same(const std::vector<FingerprintLeader>& found,
+                 const std::vector<FingerprintLeader>& expected, const std::string& context) {
+  ASSERT_EQ(found.size(), expected.size()) << context;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    ASSERT_EQ(found[i], expected[i]) << context << ", record " << i << " (id " << expected[i].id
+                                     << "): leader " << found[i].leader << " at "
+                                     << found[i].distance << ", expected " << expected[i].leader
+                                     << " at " << expected[i].distance;
+  }
+}
+
+TEST(LeaderGroups, MatchesTheRuleAtSeveralRadiiAndPlans) {
+  const auto records = planted_records(4000, 20261123);
+  for (int radius : {0, 1, 3, 5, 8}) {
+    const auto expected = model_leader_groups(records, radius);
+    // The data must exercise the rule: records that join, and chains whose
+    // ends single link would put together but leader grouping keeps apart.
+    std::size_t joined = 0;
+    for (const auto& row : expected) {
+      joined += row.leader != row.id ? 1 : 0;
+    }
+    ASSERT_GT(joined, 200U) << "radius " << radius;
+    const FingerprintGroups groups(records);
+    expect_same(find_leader_groups(records, radius), expected,
+                "radius " + std::to_string(radius) + ", chosen plan");
+    expect_same(find_leader_groups(groups, BatchPlan::all_pairs(radius)), expected,
+                "radius " + std::to_string(radius) + ", all pairs");
+    for (int blocks : {radius + 1, radius + 3}) {
+      expect_same(
+          find_leader_groups(groups,
+                             BatchPlan::block_permutation(radius, make_tables(radius, blocks))),
+          expected, "radius " + std::to_string(radius) + ", blocks " + std::to_string(blocks));
+    }
+  }
+}
+
+TEST(LeaderGroups, NeverChainsWhereSingleLinkDoes) {
+  // 0 -> 1 -> 2 -> 3 bits flipped one at a time: single link at radius 1 is
+  // one cluster; leader grouping keeps every member within 1 bit of its leader.
+  const std::vector<IdFingerprint> chain = {{1, 0x0}, {2, 0x1}, {3, 0x3}, {4, 0x7}, {5, 0xF}};
+  const auto leaders = find_leader_groups(chain, 1);
+  const std::vector<FingerprintLeader> expected = {
+      {1, 1, 0}, {2, 1, 1}, {3, 3, 0}, {4, 3, 1}, {5, 5, 0}};
+  expect_same(leaders, expected, "chain");
+  for (const auto& cluster : find_clusters(chain, 1)) {
+    EXPECT_EQ(cluster.cluster, 1) << "single link chains all five";
+  }
+}
+
+TEST(LeaderGroups, JoinsTheNearestThenTheSmallestId) {
+  // id 5 is 2 bits from representative 1 and 1 bit from representative 3;
+  // id 6 is 2 bits from both 1 and 3 and takes the smaller id.
+  const std::vector<IdFingerprint> records = {
+      {1, 0x00}, {3, 0xF0}, {5, 0xE0}, {6, 0x30}, {7, 0xF0}};
+  const auto found = find_leader_groups(records, 3);
+  EXPECT_EQ(found[2], (FingerprintLeader{5, 3, 1}));
+  EXPECT_EQ(found[3], (FingerprintLeader{6, 1, 2}));
+  EXPECT_EQ(found[4], (FingerprintLeader{7, 3, 0})) << "an identical fingerprint joins at 0";
+  EXPECT_THROW(find_leader_groups(records, -1), std::invalid_argument);
+  EXPECT_TRUE(find_leader_groups({}, 3).empty());
+}
+
+// The rule over given pairs, plainly: links as a map from id pair to the
+// smallest rank given (and the first index with it).
+std::vector<PairLeader> model_ranked_pairs(const std::vector<RankedPair>& pairs) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::size_t>> links;
+  std::set<std::int64_t> ids;
+  for (std::size_t index = 0; index < pairs.size(); ++index) {
+    const auto& pair = pairs[index];
+    if (pair.a == pair.b) {
+      continue;
+    }
+    ids.insert(pair.a);
+    ids.insert(pair.b);
+    const auto key = std::minmax(pair.a, pair.b);
+    const auto it = links.find(key);
+    if (it == links.end() || pair.rank < it->second.first) {
+      links[key] = {pair.rank, index};
+    }
+  }
+  std::vector<std::int64_t> representatives;
+  std::vector<PairLeader> result;
+  for (const std::int64_t id : ids) {
+    std::optional<std::pair<double, std::size_t>> best;
+    std::int64_t best_leader = 0;
+    for (const std::int64_t leader : representatives) {
+      const auto it = links.find(std::minmax(id, leader));
+      if (it != links.end() && (!best || it->second.first < best->first)) {
+        best = it->second;
+        best_leader = leader;
+      }
+    }
+    if (best) {
+      result.push_back({id, best_leader, best->second});
+    } else {
+      representatives.push_back(id);
+      result.push_back({id, id, PairLeader::kNoPair});
+    }
+  }
+  return result;
+}
+
+TEST(LeaderGroups, RankedPairsMatchTheRule) {
+  std::mt19937_64 random(20261123);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<RankedPair> pairs;
+    const int ids = 10 + static_cast<int>(random() % 200);
+    const int count = static_cast<int>(random() % 600);
+    for (int i = 0; i < count; ++i) {
+      // Few distinct ranks, so ties are common; some pairs repeat or loop.
+      pairs.push_back({static_cast<std::int64_t>(random() % ids) - 50,
+                       static_cast<std::int64_t>(random() % ids) - 50,
+                       static_cast<double>(random() % 4) / 4.0});
+    }
+    const auto expected = model_ranked_pairs(pairs);
+    const auto found = group_ranked_pairs(pairs);
+    ASSERT_EQ(found.size(), expected.size()) << "round " << round;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      ASSERT_EQ(found[i], expected[i]) << "round " << round << ", id " << expected[i].id;
+    }
+  }
+  const std::vector<RankedPair> bad = {{1, 2, std::nan("")}};
+  EXPECT_THROW(group_ranked_pairs(bad), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace simhash::testing
