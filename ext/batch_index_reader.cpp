@@ -25,17 +25,6 @@ bool equal_ignoring_case(std::string_view x, std::string_view y) {
          sqlite3_strnicmp(x.data(), y.data(), static_cast<int>(x.size())) == 0;
 }
 
-// The name in single quotes, for messages. (Built by append: GCC 12 warns
-// wrongly about "'" + std::string(...).)
-std::string quoted(std::string_view name) {
-  std::string text;
-  text.reserve(name.size() + 2);
-  text.push_back('\'');
-  text.append(name);
-  text.push_back('\'');
-  return text;
-}
-
 [[noreturn]] void throw_sqlite(sqlite3* db, std::string_view function) {
   throw BatchError(std::string(function) + ": " + sqlite3_errmsg(db));
 }
@@ -179,6 +168,16 @@ std::optional<std::int64_t> config_value(sqlite3* db, const ResolvedIndex& index
 
 }  // namespace
 
+// Built by append: GCC 12 warns wrongly about "'" + std::string(...).
+std::string quoted(std::string_view name) {
+  std::string text;
+  text.reserve(name.size() + 2);
+  text.push_back('\'');
+  text.append(name);
+  text.push_back('\'');
+  return text;
+}
+
 std::optional<std::string> virtual_table_module(std::string_view sql) {
   const std::vector<Token> tokens = tokenize(sql, 16);
   std::size_t i = 0;
@@ -205,7 +204,8 @@ std::optional<std::string> virtual_table_module(std::string_view sql) {
   return tokens[i].text;
 }
 
-ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string_view function) {
+std::optional<SchemaObject> find_object(sqlite3* db, std::string_view requested,
+                                        std::string_view function) {
   const std::vector<std::string> databases = database_names(db, function);
   std::vector<std::string> search = databases;
   std::string_view name = requested;
@@ -220,34 +220,49 @@ ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string
     }
   }
   for (const std::string& schema : search) {
-    const std::optional<SchemaEntry> entry = find_entry(db, schema, name, function);
-    if (!entry) {
-      continue;
+    if (std::optional<SchemaEntry> entry = find_entry(db, schema, name, function)) {
+      return SchemaObject{schema, entry->name, entry->type == "view",
+                          virtual_table_module(entry->sql)};
     }
-    const std::optional<std::string> module = virtual_table_module(entry->sql);
-    if (!module || !equal_ignoring_case(*module, "simhash_index")) {
-      const std::string what = entry->type == "view" ? "a view"
-                               : module              ? "a virtual table using " + *module
-                                                     : "an ordinary table";
-      throw BatchError(std::string(function) + ": " + quoted(requested) +
-                       " is not a simhash_index (it is " + what + ")");
-    }
-    ResolvedIndex index{schema, entry->name, 0};
-    const auto format = config_value(db, index, "format", function);
-    if (format && *format > kReadableFormat) {
-      throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
-                       " has storage format " + std::to_string(*format) +
-                       ", newer than this extension reads; upgrade the simhash extension");
-    }
-    const auto k = config_value(db, index, "k", function);
-    if (!k || *k < 0 || *k > 64) {
-      throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
-                       " has no valid k in " + index.name + "_config");
-    }
-    index.k = static_cast<int>(*k);
-    return index;
   }
-  throw BatchError(std::string(function) + ": no simhash_index named " + quoted(requested));
+  return std::nullopt;
+}
+
+bool SchemaObject::is_simhash_index() const {
+  return module && equal_ignoring_case(*module, "simhash_index");
+}
+
+std::string SchemaObject::kind() const {
+  return view ? "a view" : module ? "a virtual table using " + *module : "an ordinary table";
+}
+
+ResolvedIndex open_index(sqlite3* db, const SchemaObject& object, std::string_view function) {
+  ResolvedIndex index{object.schema, object.name, 0};
+  const auto format = config_value(db, index, "format", function);
+  if (format && *format > kReadableFormat) {
+    throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
+                     " has storage format " + std::to_string(*format) +
+                     ", newer than this extension reads; upgrade the simhash extension");
+  }
+  const auto k = config_value(db, index, "k", function);
+  if (!k || *k < 0 || *k > 64) {
+    throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
+                     " has no valid k in " + index.name + "_config");
+  }
+  index.k = static_cast<int>(*k);
+  return index;
+}
+
+ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string_view function) {
+  const std::optional<SchemaObject> object = find_object(db, requested, function);
+  if (!object) {
+    throw BatchError(std::string(function) + ": no simhash_index named " + quoted(requested));
+  }
+  if (!object->is_simhash_index()) {
+    throw BatchError(std::string(function) + ": " + quoted(requested) +
+                     " is not a simhash_index (it is " + object->kind() + ")");
+  }
+  return open_index(db, *object, function);
 }
 
 std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& index,

@@ -29,9 +29,33 @@ struct ResolvedIndex {
   int k = 0;
 };
 
+// A table or view of the caller's schema, found by name.
+struct SchemaObject {
+  std::string schema;  // e.g. "main"
+  std::string name;    // as created
+  bool view = false;
+  std::optional<std::string> module;  // a virtual table's module
+
+  bool is_simhash_index() const;
+  // For messages: "an ordinary table", "a view", "a virtual table using rtree".
+  std::string kind() const;
+};
+
+// The table or view `requested` names, resolved as SQL resolves names (temp,
+// main, then attached databases; or 'schema.name'); nullopt if none.
+std::optional<SchemaObject> find_object(sqlite3* db, std::string_view requested,
+                                        std::string_view function);
+
+// Reads a simhash_index's configuration; throws BatchError for a format or k
+// this extension cannot read.
+ResolvedIndex open_index(sqlite3* db, const SchemaObject& object, std::string_view function);
+
 // Throws BatchError naming `requested` when it is not a simhash_index.
 // `function` prefixes the messages (e.g. "simhash_pairs").
 ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string_view function);
+
+// `name` in single quotes, for messages.
+std::string quoted(std::string_view name);
 
 // Every row of the index in rowid order.
 std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& index,

@@ -1,8 +1,11 @@
-// The table-valued functions simhash_pairs(index [, radius]) -> a, b, distance
-// and simhash_clusters(index [, radius]) -> id, cluster: eponymous-only
-// virtual tables whose xFilter reads the named simhash_index's rows (in the
-// caller's transaction) and runs the batch search of src/pair_finder.h or
-// src/near_duplicate_clusters.h over them.
+// The table-valued functions, eponymous-only virtual tables whose xFilter
+// reads the named source in the caller's transaction:
+//   simhash_pairs(index [, radius])      -> a, b, distance (src/pair_finder.h)
+//   simhash_clusters(index [, radius])   -> id, cluster, distance, similarity:
+//       the leader grouping of src/leader_groups.h over the index at a
+//       radius, or over the rows of a table of pairs (pair_table_reader.h)
+//   simhash_components(index [, radius]) -> id, cluster: single link, the
+//       connected components (src/near_duplicate_clusters.h)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,8 +15,10 @@
 #include <vector>
 
 #include "batch_index_reader.h"
+#include "leader_groups.h"
 #include "near_duplicate_clusters.h"
 #include "pair_finder.h"
+#include "pair_table_reader.h"
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
@@ -21,20 +26,53 @@
 namespace simhash::sql {
 namespace {
 
-enum class BatchKind { kPairs, kClusters };
+enum class BatchKind { kPairs, kClusters, kComponents };
 
-// Columns: two or three result columns, then the hidden arguments.
+// Columns: the result columns, then the hidden arguments "index" and radius.
 constexpr int kPairsColumnA = 0;
 constexpr int kPairsColumnB = 1;
 constexpr int kPairsColumnDistance = 2;
-constexpr int kClustersColumnId = 0;
+constexpr int kClustersColumnId = 0;  // simhash_components has the first two only
 constexpr int kClustersColumnCluster = 1;
+constexpr int kClustersColumnDistance = 2;
+constexpr int kClustersColumnSimilarity = 3;
 
-int index_column(BatchKind kind) { return kind == BatchKind::kPairs ? 3 : 2; }
+const char* schema_of(BatchKind kind) {
+  switch (kind) {
+    case BatchKind::kPairs:
+      return "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, \"index\" HIDDEN, radius "
+             "HIDDEN)";
+    case BatchKind::kClusters:
+      return "CREATE TABLE x(id INTEGER, cluster INTEGER, distance INTEGER, similarity REAL, "
+             "\"index\" HIDDEN, radius HIDDEN)";
+    case BatchKind::kComponents:
+      return "CREATE TABLE x(id INTEGER, cluster INTEGER, \"index\" HIDDEN, radius HIDDEN)";
+  }
+  return nullptr;
+}
+int index_column(BatchKind kind) {
+  return kind == BatchKind::kPairs ? 3 : kind == BatchKind::kClusters ? 4 : 2;
+}
 int radius_column(BatchKind kind) { return index_column(kind) + 1; }
 const char* function_name(BatchKind kind) {
-  return kind == BatchKind::kPairs ? "simhash_pairs" : "simhash_clusters";
+  switch (kind) {
+    case BatchKind::kPairs:
+      return "simhash_pairs";
+    case BatchKind::kClusters:
+      return "simhash_clusters";
+    case BatchKind::kComponents:
+      return "simhash_components";
+  }
+  return "";
 }
+
+// One row of simhash_clusters or simhash_components.
+struct ClusterRow {
+  std::int64_t id;
+  std::int64_t cluster;
+  std::optional<std::int64_t> distance;  // to the representative
+  std::optional<double> similarity;      // to the representative (pairs tables only)
+};
 
 // idxNum bits: which arguments xFilter receives (in this order).
 constexpr int kHasIndex = 1;
@@ -49,14 +87,15 @@ struct BatchTable {
 struct BatchCursor {
   sqlite3_vtab_cursor base{};  // must be first
   std::string index_argument;
-  int radius = 0;
+  std::optional<int> radius;  // none for a table of pairs
   std::int64_t row = 0;
   bool eof = true;
   // simhash_pairs: the finder hands out batches.
   std::unique_ptr<PairFinder> finder;
   std::vector<NearPair> pairs;
-  // simhash_clusters: computed whole in xFilter, in id order.
-  std::vector<IdCluster> clusters;
+  // simhash_clusters and simhash_components: computed whole in xFilter, in
+  // id order.
+  std::vector<ClusterRow> clusters;
   std::size_t position = 0;
 };
 
@@ -68,12 +107,7 @@ BatchCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
 template <BatchKind kind>
 int x_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*argv*/,
               sqlite3_vtab** out, char** error) {
-  const char* schema =
-      kind == BatchKind::kPairs
-          ? "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, \"index\" HIDDEN, radius "
-            "HIDDEN)"
-          : "CREATE TABLE x(id INTEGER, cluster INTEGER, \"index\" HIDDEN, radius HIDDEN)";
-  const int rc = sqlite3_declare_vtab(db, schema);
+  const int rc = sqlite3_declare_vtab(db, schema_of(kind));
   if (rc != SQLITE_OK) {
     *error = sqlite3_mprintf("%s", sqlite3_errmsg(db));
     return rc;
@@ -128,7 +162,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     info->estimatedRows = kind == BatchKind::kPairs ? 1000 : 100000;
 
     // Clusters come out in id order, so ORDER BY id needs no sort.
-    if (kind == BatchKind::kClusters && info->nOrderBy == 1 &&
+    if (kind != BatchKind::kPairs && info->nOrderBy == 1 &&
         info->aOrderBy[0].iColumn == kClustersColumnId && info->aOrderBy[0].desc == 0) {
       info->orderByConsumed = 1;
     }
@@ -143,10 +177,14 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     } else if (radius_constraint >= 0) {
       radius = "given at run time";
     }
+    const char* grouping = kind == BatchKind::kClusters     ? "leader grouping over "
+                           : kind == BatchKind::kComponents ? "single link over "
+                                                            : "";
     info->idxStr = sqlite3_mprintf(
-        "batch search, radius %s: block-permutation tables with k = radius, exact at any "
-        "radius (every pair compared when that is cheaper)",
-        radius.c_str());
+        "%sbatch search, radius %s: block-permutation tables with k = radius, exact at any "
+        "radius (every pair compared when that is cheaper)%s",
+        grouping, radius.c_str(),
+        kind == BatchKind::kClusters ? "; or over the rows of a table of pairs" : "");
     info->needToFreeIdxStr = 1;
     return info->idxStr != nullptr ? SQLITE_OK : SQLITE_NOMEM;
   });
@@ -195,6 +233,56 @@ std::optional<int> radius_from(sqlite3_value* value, const char* function) {
   return static_cast<int>(std::min(radius, 64.0));
 }
 
+// simhash_clusters: the leader grouping of a simhash_index at `radius` (its
+// k when none is given), or of the rows of a table of pairs (no radius).
+// Sets `used_radius` to the radius grouped at (none for pairs).
+std::vector<ClusterRow> group_source(sqlite3* db, const std::string& requested,
+                                     std::optional<int> radius, std::optional<int>& used_radius) {
+  constexpr const char* function = "simhash_clusters";
+  const std::optional<SchemaObject> source = find_object(db, requested, function);
+  if (!source) {
+    throw BatchError(std::string(function) + ": no simhash_index or table of pairs named " +
+                     quoted(requested));
+  }
+  std::vector<ClusterRow> rows;
+  if (source->is_simhash_index()) {
+    const ResolvedIndex index = open_index(db, *source, function);
+    used_radius = radius.value_or(index.k);
+    const std::vector<FingerprintLeader> leaders =
+        find_leader_groups(read_fingerprints(db, index, function), *used_radius);
+    rows.reserve(leaders.size());
+    for (const FingerprintLeader& row : leaders) {
+      rows.push_back({row.id, row.leader, row.distance, std::nullopt});
+    }
+    return rows;
+  }
+  if (radius) {
+    throw BatchError(std::string(function) + ": " + quoted(requested) +
+                     " is a table of pairs, not a simhash_index: a radius applies only to an "
+                     "index (choose the pairs in the table or a view instead)");
+  }
+  used_radius.reset();
+  const PairTable table = read_pair_table(db, *source, function);
+  const std::vector<PairLeader> leaders = group_ranked_pairs(table.pairs);
+  rows.reserve(leaders.size());
+  for (const PairLeader& row : leaders) {
+    ClusterRow& added =
+        rows.emplace_back(ClusterRow{row.id, row.leader, std::nullopt, std::nullopt});
+    if (row.pair != PairLeader::kNoPair) {
+      if (!table.distance.empty()) {
+        added.distance = table.distance[row.pair];
+      }
+      if (!table.similarity.empty()) {
+        added.similarity = table.similarity[row.pair];
+      }
+    } else {
+      added.distance = table.distance.empty() ? std::nullopt : std::optional<std::int64_t>(0);
+      added.similarity = table.similarity.empty() ? std::nullopt : std::optional<double>(1.0);
+    }
+  }
+  return rows;
+}
+
 int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, int argc,
              sqlite3_value** argv) {
   BatchCursor* cursor = cursor_of(base);
@@ -204,6 +292,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->finder.reset();
     cursor->pairs.clear();
     cursor->clusters.clear();
+    cursor->radius.reset();
     cursor->position = 0;
     cursor->row = 0;
     cursor->eof = true;
@@ -227,14 +316,22 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
         return SQLITE_OK;  // radius = NULL: no rows
       }
     }
+    if (table->kind == BatchKind::kClusters) {
+      cursor->clusters = group_source(table->db, cursor->index_argument, radius, cursor->radius);
+      cursor->eof = cursor->clusters.empty();
+      return SQLITE_OK;
+    }
     const ResolvedIndex index = resolve_index(table->db, cursor->index_argument, function);
-    cursor->radius = radius.value_or(index.k);
+    const int chosen_radius = radius.value_or(index.k);
+    cursor->radius = chosen_radius;
     std::vector<IdFingerprint> records = read_fingerprints(table->db, index, function);
     if (table->kind == BatchKind::kPairs) {
-      cursor->finder = std::make_unique<PairFinder>(std::move(records), cursor->radius);
+      cursor->finder = std::make_unique<PairFinder>(std::move(records), chosen_radius);
       cursor->eof = !cursor->finder->next(cursor->pairs);
     } else {
-      cursor->clusters = find_clusters(std::move(records), cursor->radius);
+      for (const IdCluster& row : find_clusters(std::move(records), chosen_radius)) {
+        cursor->clusters.push_back({row.id, row.cluster, std::nullopt, std::nullopt});
+      }
       cursor->eof = cursor->clusters.empty();
     }
     return SQLITE_OK;
@@ -267,7 +364,9 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
     sqlite3_result_text(context, cursor->index_argument.c_str(),
                         static_cast<int>(cursor->index_argument.size()), SQLITE_TRANSIENT);
   } else if (column == radius_column(kind)) {
-    sqlite3_result_int(context, cursor->radius);
+    if (cursor->radius) {
+      sqlite3_result_int(context, *cursor->radius);
+    }
   } else if (kind == BatchKind::kPairs) {
     const NearPair& pair = cursor->pairs[cursor->position];
     switch (column) {
@@ -284,8 +383,27 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
         break;
     }
   } else {
-    const IdCluster& row = cursor->clusters[cursor->position];
-    sqlite3_result_int64(context, column == kClustersColumnId ? row.id : row.cluster);
+    const ClusterRow& row = cursor->clusters[cursor->position];
+    switch (column) {
+      case kClustersColumnId:
+        sqlite3_result_int64(context, row.id);
+        break;
+      case kClustersColumnCluster:
+        sqlite3_result_int64(context, row.cluster);
+        break;
+      case kClustersColumnDistance:
+        if (row.distance) {
+          sqlite3_result_int64(context, *row.distance);
+        }
+        break;
+      case kClustersColumnSimilarity:
+        if (row.similarity) {
+          sqlite3_result_double(context, *row.similarity);
+        }
+        break;
+      default:
+        break;
+    }
   }
   return SQLITE_OK;
 }
@@ -316,12 +434,14 @@ sqlite3_module make_module() {
 
 const sqlite3_module pairs_module = make_module<BatchKind::kPairs>();
 const sqlite3_module clusters_module = make_module<BatchKind::kClusters>();
+const sqlite3_module components_module = make_module<BatchKind::kComponents>();
 
 }  // namespace
 
 int register_batch_tables(sqlite3* db, char** error) {
-  for (const auto& [name, module] : {std::pair{"simhash_pairs", &pairs_module},
-                                     std::pair{"simhash_clusters", &clusters_module}}) {
+  for (const auto& [name, module] :
+       {std::pair{"simhash_pairs", &pairs_module}, std::pair{"simhash_clusters", &clusters_module},
+        std::pair{"simhash_components", &components_module}}) {
     const int rc = sqlite3_create_module_v2(db, name, module, nullptr, nullptr);
     if (rc != SQLITE_OK) {
       *error = sqlite3_mprintf("cannot register %s: %s", name, sqlite3_errmsg(db));

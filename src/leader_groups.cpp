@@ -169,8 +169,7 @@ std::vector<FingerprintLeader> find_leader_groups(const FingerprintGroups& group
   }
   const auto records = groups.records();
   const std::vector<std::uint32_t> node_of = group_of_records(groups);
-  const std::vector<Assignment> assignments =
-      assign_leaders(node_of, groups.group_count(), links);
+  const std::vector<Assignment> assignments = assign_leaders(node_of, groups.group_count(), links);
   std::vector<FingerprintLeader> result;
   result.reserve(records.size());
   for (std::uint32_t position = 0; position < records.size(); ++position) {
@@ -224,9 +223,9 @@ std::vector<PairLeader> group_ranked_pairs(std::span<const RankedPair> pairs) {
   result.reserve(ids.size());
   for (std::uint32_t node = 0; node < ids.size(); ++node) {
     const Assignment& assignment = assignments[node];
-    result.push_back({ids[node], ids[assignment.leader],
-                      assignment.link == kNone ? PairLeader::kNoPair
-                                               : pair_of_link[assignment.link]});
+    result.push_back(
+        {ids[node], ids[assignment.leader],
+         assignment.link == kNone ? PairLeader::kNoPair : pair_of_link[assignment.link]});
   }
   return result;
 }

@@ -1,15 +1,19 @@
 // Test data for the batch search: random fingerprints with planted clusters
-// of near-duplicates, and brute-force all-pairs references to compare with.
+// of near-duplicates, and brute-force references to compare with: all pairs,
+// connected components, and the leader grouping's rule.
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "fingerprint_groups.h"
+#include "leader_groups.h"
 #include "near_duplicate_clusters.h"
 #include "pair_finder.h"
 
@@ -103,6 +107,73 @@ inline std::map<std::int64_t, std::int64_t> reference_clusters(
     }
   }
   return label;
+}
+
+// The rule, written as plainly as possible: O(records x representatives).
+inline std::vector<FingerprintLeader> reference_leaders(std::vector<IdFingerprint> records,
+                                                        int radius) {
+  std::sort(records.begin(), records.end(),
+            [](const IdFingerprint& x, const IdFingerprint& y) { return x.id < y.id; });
+  std::vector<IdFingerprint> representatives;
+  std::vector<FingerprintLeader> result;
+  for (const IdFingerprint& record : records) {
+    const IdFingerprint* nearest = nullptr;
+    int nearest_distance = 0;
+    for (const IdFingerprint& candidate : representatives) {
+      const int distance = std::popcount(record.fp ^ candidate.fp);
+      if (distance <= radius && (nearest == nullptr || distance < nearest_distance)) {
+        nearest = &candidate;
+        nearest_distance = distance;
+      }
+    }
+    if (nearest != nullptr) {
+      result.push_back({record.id, nearest->id, nearest_distance});
+    } else {
+      representatives.push_back(record);
+      result.push_back({record.id, record.id, 0});
+    }
+  }
+  return result;
+}
+
+// The rule over given pairs, plainly: links as a map from id pair to the
+// smallest rank given (and the first index with it).
+inline std::vector<PairLeader> reference_ranked_leaders(const std::vector<RankedPair>& pairs) {
+  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::size_t>> links;
+  std::set<std::int64_t> ids;
+  for (std::size_t index = 0; index < pairs.size(); ++index) {
+    const auto& pair = pairs[index];
+    if (pair.a == pair.b) {
+      continue;
+    }
+    ids.insert(pair.a);
+    ids.insert(pair.b);
+    const auto key = std::minmax(pair.a, pair.b);
+    const auto it = links.find(key);
+    if (it == links.end() || pair.rank < it->second.first) {
+      links[key] = {pair.rank, index};
+    }
+  }
+  std::vector<std::int64_t> representatives;
+  std::vector<PairLeader> result;
+  for (const std::int64_t id : ids) {
+    std::optional<std::pair<double, std::size_t>> best;
+    std::int64_t best_leader = 0;
+    for (const std::int64_t leader : representatives) {
+      const auto it = links.find(std::minmax(id, leader));
+      if (it != links.end() && (!best || it->second.first < best->first)) {
+        best = it->second;
+        best_leader = leader;
+      }
+    }
+    if (best) {
+      result.push_back({id, best_leader, best->second});
+    } else {
+      representatives.push_back(id);
+      result.push_back({id, id, PairLeader::kNoPair});
+    }
+  }
+  return result;
 }
 
 // Everything a PairFinder hands out, in the order given.

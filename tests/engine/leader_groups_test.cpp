@@ -21,33 +21,6 @@
 namespace simhash::testing {
 namespace {
 
-// The rule, written as plainly as possible: O(records x representatives).
-std::vector<FingerprintLeader> model_leader_groups(std::vector<IdFingerprint> records,
-                                                   int radius) {
-  std::sort(records.begin(), records.end(),
-            [](const IdFingerprint& x, const IdFingerprint& y) { return x.id < y.id; });
-  std::vector<IdFingerprint> representatives;
-  std::vector<FingerprintLeader> result;
-  for (const IdFingerprint& record : records) {
-    const IdFingerprint* nearest = nullptr;
-    int nearest_distance = 0;
-    for (const IdFingerprint& candidate : representatives) {
-      const int distance = std::popcount(record.fp ^ candidate.fp);
-      if (distance <= radius && (nearest == nullptr || distance < nearest_distance)) {
-        nearest = &candidate;
-        nearest_distance = distance;
-      }
-    }
-    if (nearest != nullptr) {
-      result.push_back({record.id, nearest->id, nearest_distance});
-    } else {
-      representatives.push_back(record);
-      result.push_back({record.id, record.id, 0});
-    }
-  }
-  return result;
-}
-
 PermutationPlan make_tables(int k, int blocks) {
   std::string error;
   auto plan = PermutationPlan::create(k, blocks, error);
@@ -59,17 +32,17 @@ void expect_same(const std::vector<FingerprintLeader>& found,
                  const std::vector<FingerprintLeader>& expected, const std::string& context) {
   ASSERT_EQ(found.size(), expected.size()) << context;
   for (std::size_t i = 0; i < found.size(); ++i) {
-    ASSERT_EQ(found[i], expected[i]) << context << ", record " << i << " (id " << expected[i].id
-                                     << "): leader " << found[i].leader << " at "
-                                     << found[i].distance << ", expected " << expected[i].leader
-                                     << " at " << expected[i].distance;
+    ASSERT_EQ(found[i], expected[i])
+        << context << ", record " << i << " (id " << expected[i].id << "): leader "
+        << found[i].leader << " at " << found[i].distance << ", expected " << expected[i].leader
+        << " at " << expected[i].distance;
   }
 }
 
 TEST(LeaderGroups, MatchesTheRuleAtSeveralRadiiAndPlans) {
   const auto records = planted_records(4000, 20261123);
   for (int radius : {0, 1, 3, 5, 8}) {
-    const auto expected = model_leader_groups(records, radius);
+    const auto expected = reference_leaders(records, radius);
     // The data must exercise the rule: records that join, and chains whose
     // ends single link would put together but leader grouping keeps apart.
     std::size_t joined = 0;
@@ -83,10 +56,10 @@ TEST(LeaderGroups, MatchesTheRuleAtSeveralRadiiAndPlans) {
     expect_same(find_leader_groups(groups, BatchPlan::all_pairs(radius)), expected,
                 "radius " + std::to_string(radius) + ", all pairs");
     for (int blocks : {radius + 1, radius + 3}) {
-      expect_same(
-          find_leader_groups(groups,
-                             BatchPlan::block_permutation(radius, make_tables(radius, blocks))),
-          expected, "radius " + std::to_string(radius) + ", blocks " + std::to_string(blocks));
+      expect_same(find_leader_groups(
+                      groups, BatchPlan::block_permutation(radius, make_tables(radius, blocks))),
+                  expected,
+                  "radius " + std::to_string(radius) + ", blocks " + std::to_string(blocks));
     }
   }
 }
@@ -117,46 +90,6 @@ TEST(LeaderGroups, JoinsTheNearestThenTheSmallestId) {
   EXPECT_TRUE(find_leader_groups({}, 3).empty());
 }
 
-// The rule over given pairs, plainly: links as a map from id pair to the
-// smallest rank given (and the first index with it).
-std::vector<PairLeader> model_ranked_pairs(const std::vector<RankedPair>& pairs) {
-  std::map<std::pair<std::int64_t, std::int64_t>, std::pair<double, std::size_t>> links;
-  std::set<std::int64_t> ids;
-  for (std::size_t index = 0; index < pairs.size(); ++index) {
-    const auto& pair = pairs[index];
-    if (pair.a == pair.b) {
-      continue;
-    }
-    ids.insert(pair.a);
-    ids.insert(pair.b);
-    const auto key = std::minmax(pair.a, pair.b);
-    const auto it = links.find(key);
-    if (it == links.end() || pair.rank < it->second.first) {
-      links[key] = {pair.rank, index};
-    }
-  }
-  std::vector<std::int64_t> representatives;
-  std::vector<PairLeader> result;
-  for (const std::int64_t id : ids) {
-    std::optional<std::pair<double, std::size_t>> best;
-    std::int64_t best_leader = 0;
-    for (const std::int64_t leader : representatives) {
-      const auto it = links.find(std::minmax(id, leader));
-      if (it != links.end() && (!best || it->second.first < best->first)) {
-        best = it->second;
-        best_leader = leader;
-      }
-    }
-    if (best) {
-      result.push_back({id, best_leader, best->second});
-    } else {
-      representatives.push_back(id);
-      result.push_back({id, id, PairLeader::kNoPair});
-    }
-  }
-  return result;
-}
-
 TEST(LeaderGroups, RankedPairsMatchTheRule) {
   std::mt19937_64 random(20261123);
   for (int round = 0; round < 20; ++round) {
@@ -169,7 +102,7 @@ TEST(LeaderGroups, RankedPairsMatchTheRule) {
                        static_cast<std::int64_t>(random() % ids) - 50,
                        static_cast<double>(random() % 4) / 4.0});
     }
-    const auto expected = model_ranked_pairs(pairs);
+    const auto expected = reference_ranked_leaders(pairs);
     const auto found = group_ranked_pairs(pairs);
     ASSERT_EQ(found.size(), expected.size()) << "round " << round;
     for (std::size_t i = 0; i < found.size(); ++i) {

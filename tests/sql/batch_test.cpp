@@ -1,7 +1,8 @@
-// simhash_pairs and simhash_clusters through SQL against brute force on an
-// index of 5,000 rows with planted clusters: several radii and block
-// settings, after deletes and updates, inside a transaction rolled back, and
-// the errors for names that are not an index.
+// simhash_pairs, simhash_clusters and simhash_components through SQL against
+// brute force on an index of 5,000 rows with planted clusters: several radii
+// and block settings, after deletes and updates, inside a transaction rolled
+// back; simhash_clusters over tables of pairs; and the errors for names that
+// are not an index.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -33,6 +34,23 @@ void step_all(sqlite3* db, sqlite3_stmt* statement, OnRow&& on_row) {
 // Runs a write statement with its current bindings.
 void step_write(sqlite3* db, sqlite3_stmt* statement) {
   step_all(db, statement, [](sqlite3_stmt*) {});
+}
+
+// Every row of `sql` as "x|y|z" lines, NULL shown as NULL.
+std::string rows_text(TestDatabase& db, const std::string& sql) {
+  std::string text;
+  for (const Row& row : db.rows(sql)) {
+    if (!text.empty()) {
+      text += "\n";
+    }
+    for (std::size_t column = 0; column < row.size(); ++column) {
+      if (column > 0) {
+        text += '|';
+      }
+      text += row[column] ? *row[column] : std::string("NULL");
+    }
+  }
+  return text;
 }
 
 std::vector<IdFingerprint> records_of(const Model& model) {
@@ -75,17 +93,32 @@ std::vector<NearPair> sql_pairs(TestDatabase& db, const std::string& index,
   return pairs;
 }
 
-std::map<std::int64_t, std::int64_t> sql_clusters(TestDatabase& db, const std::string& index,
-                                                  const std::string& radius_sql) {
+// simhash_components: id -> the smallest id of its component.
+std::map<std::int64_t, std::int64_t> sql_components(TestDatabase& db, const std::string& index,
+                                                    const std::string& radius_sql) {
   std::map<std::int64_t, std::int64_t> clusters;
   Prepared query(db.handle(),
-                 "SELECT id, cluster FROM simhash_clusters('" + index + "'" + radius_sql + ")");
+                 "SELECT id, cluster FROM simhash_components('" + index + "'" + radius_sql + ")");
   step_all(db.handle(), query.get(), [&](sqlite3_stmt* row) {
     const bool fresh =
         clusters.emplace(sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1)).second;
     EXPECT_TRUE(fresh) << "id " << sqlite3_column_int64(row, 0) << " twice";
   });
   return clusters;
+}
+
+// simhash_clusters over an index, in the order it gives them.
+std::vector<FingerprintLeader> sql_leaders(TestDatabase& db, const std::string& index,
+                                           const std::string& radius_sql) {
+  std::vector<FingerprintLeader> leaders;
+  Prepared query(db.handle(), "SELECT id, cluster, distance, similarity FROM simhash_clusters('" +
+                                  index + "'" + radius_sql + ")");
+  step_all(db.handle(), query.get(), [&](sqlite3_stmt* row) {
+    EXPECT_EQ(sqlite3_column_type(row, 3), SQLITE_NULL) << "no similarity without verification";
+    leaders.push_back(FingerprintLeader{sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1),
+                                        sqlite3_column_int(row, 2)});
+  });
+  return leaders;
 }
 
 // Brute-force answers for one model, computed once per radius and shared by
@@ -108,15 +141,24 @@ class Reference {
     }
     return found->second;
   }
+  const std::vector<FingerprintLeader>& leaders(int radius) {
+    auto found = leaders_.find(radius);
+    if (found == leaders_.end()) {
+      found = leaders_.emplace(radius, reference_leaders(records_, radius)).first;
+    }
+    return found->second;
+  }
 
  private:
   std::vector<IdFingerprint> records_;
   std::map<int, std::vector<NearPair>> pairs_;
   std::map<int, std::map<std::int64_t, std::int64_t>> clusters_;
+  std::map<int, std::vector<FingerprintLeader>> leaders_;
 };
 
-// The pairs (exact set, each once, a < b) and clusters (connected components
-// labelled by their smallest id) at `radius` equal brute force.
+// The pairs (exact set, each once, a < b), the components (labelled by their
+// smallest id) and the leader grouping (in id order, with distances) at
+// `radius` equal brute force.
 void expect_matches(TestDatabase& db, const std::string& index, Reference& reference, int radius,
                     const std::string& radius_sql) {
   const std::vector<NearPair>& expected = reference.pairs(radius);
@@ -127,7 +169,9 @@ void expect_matches(TestDatabase& db, const std::string& index, Reference& refer
   std::sort(pairs.begin(), pairs.end());
   ASSERT_EQ(pairs.size(), expected.size()) << index << " radius " << radius;
   EXPECT_TRUE(pairs == expected) << index << " radius " << radius;
-  EXPECT_EQ(sql_clusters(db, index, radius_sql), reference.clusters(radius))
+  EXPECT_EQ(sql_components(db, index, radius_sql), reference.clusters(radius))
+      << index << " radius " << radius;
+  EXPECT_TRUE(sql_leaders(db, index, radius_sql) == reference.leaders(radius))
       << index << " radius " << radius;
 }
 
@@ -246,10 +290,12 @@ TEST(BatchSql, RadiusOf64OrMoreGivesEveryPair) {
     EXPECT_EQ(db.integer(std::string("SELECT count(*) FROM simhash_pairs('near', ") + radius + ")"),
               300 * 299 / 2)
         << radius;
-    EXPECT_EQ(
-        db.integer(std::string("SELECT count(DISTINCT cluster) FROM simhash_clusters('near', ") +
-                   radius + ")"),
-        1);
+    for (const std::string function : {"simhash_clusters", "simhash_components"}) {
+      EXPECT_EQ(db.integer("SELECT count(DISTINCT cluster) FROM " + function + "('near', " +
+                           radius + ")"),
+                1)
+          << function;
+    }
   }
 }
 
@@ -277,9 +323,13 @@ TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
       {"('near', '3')", "the radius must be an integer, got TEXT"},
       {"('near', 2.5)", "the radius must be an integer, got 2.5"},
   };
-  for (const char* function : {"simhash_pairs", "simhash_clusters"}) {
+  for (const char* function : {"simhash_pairs", "simhash_components", "simhash_clusters"}) {
     const std::string f = function;
     for (const Case& c : cases) {
+      if (f == "simhash_clusters" &&
+          std::string(c.message).find("simhash_index") != std::string::npos) {
+        continue;  // it also reads tables of pairs: below
+      }
       EXPECT_EQ(db.error("SELECT * FROM " + f + c.arguments), f + ": " + c.message);
     }
     EXPECT_EQ(db.error("SELECT * FROM " + f), f +
@@ -290,6 +340,110 @@ TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
     EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "(NULL)"), 0);
     EXPECT_EQ(db.integer("SELECT count(*) FROM " + f + "('near', NULL)"), 0);
   }
+}
+
+TEST(BatchSql, ClustersNameWhatIsNeitherAnIndexNorPairs) {
+  TestDatabase db;
+  db.exec(
+      "CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT);"
+      "CREATE VIEW recent AS SELECT * FROM docs;"
+      "CREATE VIRTUAL TABLE words USING fts5(body);"
+      "CREATE TABLE pairs(a, b, similarity, distance);"
+      "INSERT INTO pairs VALUES (1, 2, 0.9, 3);");
+  const std::string neither =
+      "simhash_clusters: '%s' is neither a simhash_index nor a table of "
+      "pairs (it is %s without columns a and b)";
+  const auto message = [&](const char* name, const char* kind) {
+    std::string text = neither;
+    text.replace(text.find("%s"), 2, name);
+    text.replace(text.find("%s"), 2, kind);
+    return text;
+  };
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('nothing')"),
+            "simhash_clusters: no simhash_index or table of pairs named 'nothing'");
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('docs')"),
+            message("docs", "an ordinary table"));
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('recent')"), message("recent", "a view"));
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('words')"),
+            message("words", "a virtual table using fts5"));
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('pairs', 3)"),
+            "simhash_clusters: 'pairs' is a table of pairs, not a simhash_index: a radius applies "
+            "only to an index (choose the pairs in the table or a view instead)");
+  db.exec("INSERT INTO pairs VALUES (2, 3, NULL, 4)");
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('pairs')"),
+            "simhash_clusters: 'pairs': the pair (2, 3) has a NULL similarity; leave such pairs "
+            "out or give a number");
+  db.exec("DELETE FROM pairs WHERE b = 3; INSERT INTO pairs VALUES ('2', 3, 0.5, 4)");
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('pairs')"),
+            "simhash_clusters: 'pairs': column a must hold INTEGER ids, got TEXT");
+  db.exec("DELETE FROM pairs WHERE b = 3; INSERT INTO pairs VALUES (2, 3, 0.5, 4.5)");
+  EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('pairs')"),
+            "simhash_clusters: 'pairs': column distance must hold INTEGER distances, got REAL");
+}
+
+// simhash_clusters over a table of pairs: the rule over the rows, nearest by
+// similarity, else distance, else the smaller id; with each member's
+// distance and similarity to its representative.
+TEST(BatchSql, ClustersOverATableOfPairs) {
+  TestDatabase db;
+  // 1-2 and 2-3 chain; 3 is nearer to 4 than to 1; 5-6 only by distance.
+  db.exec(
+      "CREATE TABLE verified(a INTEGER, b INTEGER, distance INTEGER, similarity REAL);"
+      "INSERT INTO verified VALUES (1, 2, 3, 0.9), (2, 3, 1, 0.95), (1, 3, 5, 0.6),"
+      "  (4, 3, 2, 0.8), (1, 4, 7, 0.85), (7, 7, 0, 1.0);"
+      "CREATE VIEW by_distance AS SELECT a, b, distance FROM verified;"
+      "CREATE VIEW bare AS SELECT b AS a, a AS b FROM verified;");
+  EXPECT_EQ(rows_text(db,
+                      "SELECT id, cluster, distance, similarity FROM "
+                      "simhash_clusters('verified')"),
+            "1|1|0|1.0\n2|1|3|0.9\n3|1|5|0.6\n4|1|7|0.85");
+  // By distance: 3 joins 1 at 5 (the only representative linked to it).
+  EXPECT_EQ(rows_text(db,
+                      "SELECT id, cluster, distance, similarity FROM "
+                      "simhash_clusters('by_distance')"),
+            "1|1|0|NULL\n2|1|3|NULL\n3|1|5|NULL\n4|1|7|NULL");
+  // No ranking column: every link is as near; the row with a self-pair only
+  // does not appear.
+  EXPECT_EQ(rows_text(db, "SELECT id, cluster, distance, similarity FROM simhash_clusters('bare')"),
+            "1|1|NULL|NULL\n2|1|NULL|NULL\n3|1|NULL|NULL\n4|1|NULL|NULL");
+  db.exec("DELETE FROM verified WHERE a = 1 AND b IN (3, 4)");
+  EXPECT_EQ(rows_text(db,
+                      "SELECT id, cluster, distance, similarity FROM "
+                      "simhash_clusters('verified')"),
+            "1|1|0|1.0\n2|1|3|0.9\n3|3|0|1.0\n4|3|2|0.8");
+}
+
+TEST(BatchSql, ClustersOverRandomPairsMatchTheRule) {
+  TestDatabase db;
+  db.exec("CREATE TEMP TABLE candidates(a INTEGER, b INTEGER, similarity REAL)");
+  std::mt19937_64 random(5150);
+  std::vector<RankedPair> pairs;
+  Prepared insert(db.handle(), "INSERT INTO candidates VALUES (?1, ?2, ?3)");
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t a = static_cast<std::int64_t>(random() % 800) - 400;
+    const std::int64_t b = static_cast<std::int64_t>(random() % 800) - 400;
+    const double similarity = static_cast<double>(random() % 8) / 8.0;
+    pairs.push_back({a, b, -similarity});
+    sqlite3_bind_int64(insert.get(), 1, a);
+    sqlite3_bind_int64(insert.get(), 2, b);
+    sqlite3_bind_double(insert.get(), 3, similarity);
+    step_write(db.handle(), insert.get());
+  }
+  std::vector<std::string> expected;
+  for (const PairLeader& row : reference_ranked_leaders(pairs)) {
+    expected.push_back(std::to_string(row.id) + "|" + std::to_string(row.leader) + "|" +
+                       (row.pair == PairLeader::kNoPair ? "1.0" : "x"));
+  }
+  std::size_t row = 0;
+  for (const auto& values :
+       db.rows("SELECT id, cluster, similarity FROM simhash_clusters('candidates')")) {
+    ASSERT_LT(row, expected.size());
+    std::string got = *values[0] + "|" + *values[1] + "|";
+    got += expected[row].ends_with("x") ? "x" : *values[2];
+    EXPECT_EQ(got, expected[row]) << "row " << row;
+    ++row;
+  }
+  EXPECT_EQ(row, expected.size());
 }
 
 TEST(BatchSql, NamesResolveLikeSql) {
@@ -357,11 +511,18 @@ TEST(BatchSql, KeepOnePerClusterDeletesTheRest) {
       "DELETE FROM docs WHERE id IN (SELECT id FROM simhash_clusters('near') WHERE id <> "
       "cluster)");
   EXPECT_EQ(db.integer("SELECT count(*) FROM docs"), clusters);
-  // What is left has no two rows within the radius... of a cluster: each kept
-  // row is its cluster's smallest id.
+  // Each kept row is its cluster's representative, and every deleted row was
+  // within the radius of the row kept in its place: nothing chains.
   EXPECT_EQ(db.integer("SELECT count(*) FROM docs WHERE id NOT IN "
                        "(SELECT cluster FROM simhash_clusters('near'))"),
             0);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_clusters('near') AS c "
+                       "JOIN near AS member ON member.rowid = c.id "
+                       "JOIN docs AS kept ON kept.id = c.cluster "
+                       "WHERE hamming(member.fp, kept.fp) <> c.distance OR c.distance > 3"),
+            0);
+  // Single link, asked for by name, would have kept fewer rows (its chains).
+  EXPECT_LT(db.integer("SELECT count(DISTINCT cluster) FROM simhash_components('near')"), clusters);
 }
 
 TEST(BatchSql, ExplainQueryPlanNamesTheBatchSearch) {
