@@ -2,7 +2,8 @@
 // planted near-duplicates 0..3 bits from an earlier row) in a simhash_index
 // in a database file, then, on one core, the medians of
 //   SELECT count(*) FROM simhash_pairs('near')
-//   SELECT count(*) FROM simhash_clusters('near')
+//   SELECT count(*) FROM simhash_clusters('near')    (leader grouping)
+//   SELECT count(*) FROM simhash_components('near')  (single link, the baseline)
 //   the engine alone (PairFinder over the rows already in memory)
 //   the self-join baseline through the index:
 //   SELECT count(*) FROM near a JOIN near b ON b.fp MATCH a.fp AND b.distance <= 3
@@ -138,6 +139,8 @@ int main(int argc, char** argv) {
       measure(repeats, [&] { return count_of(db, "SELECT count(*) FROM simhash_pairs('near')"); });
   const Timing clusters = measure(
       repeats, [&] { return count_of(db, "SELECT count(*) FROM simhash_clusters('near')"); });
+  const Timing components = measure(
+      repeats, [&] { return count_of(db, "SELECT count(*) FROM simhash_components('near')"); });
   const Timing read = measure(repeats, [&] {
     return count_of(db, "SELECT count(*) FROM (SELECT id, fp FROM near_data ORDER BY id)");
   });
@@ -161,6 +164,7 @@ int main(int argc, char** argv) {
   std::printf("%-56s %8s %8s %10s\n", "median of runs", "wall s", "CPU s", "result");
   print("SELECT count(*) FROM simhash_pairs('near')", pairs);
   print("SELECT count(*) FROM simhash_clusters('near')", clusters);
+  print("SELECT count(*) FROM simhash_components('near')", components);
   print("  reading near_data alone (SELECT id, fp ... ORDER BY id)", read);
   print("  engine alone (PairFinder over the rows in memory)", engine);
   print("self-join: near a JOIN near b ON b.fp MATCH a.fp ...", join);
@@ -169,6 +173,10 @@ int main(int argc, char** argv) {
                   count_of(db,
                            "SELECT count(*) FROM (SELECT cluster FROM simhash_clusters('near') "
                            "GROUP BY cluster HAVING count(*) > 1)")));
+  std::printf("simhash_clusters / simhash_components (leader / single link): %.2fx wall, "
+              "%.2fx CPU\n",
+              clusters.median_seconds / components.median_seconds,
+              clusters.median_cpu_seconds / components.median_cpu_seconds);
   std::printf("self-join / simhash_pairs: %.1fx wall, %.1fx CPU\n",
               join.median_seconds / pairs.median_seconds,
               join.median_cpu_seconds / pairs.median_cpu_seconds);
