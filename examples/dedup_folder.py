@@ -3,14 +3,19 @@
 
 Usage:
     python3 examples/dedup_folder.py FOLDER [--extension build/simhash]
-                                     [--radius 3] [--database dedup.db]
+                                     [--radius 8] [--threshold 0.8]
+                                     [--database dedup.db]
 
 Reads every regular text file under FOLDER (compressed files, binary files
 containing a NUL byte, and symlinks are skipped), fingerprints each with
-simhash(), indexes the fingerprints in a simhash_index and prints the clusters
-of near-duplicates found by simhash_clusters(), largest first. Nothing is
-deleted: the "keep" line of each cluster names the file a keep-one-per-cluster
-policy would keep (the first by path).
+simhash(), indexes the fingerprints in a simhash_index, takes every pair
+within RADIUS bits as a candidate (simhash_pairs), keeps the candidates whose
+exact word-3-shingle Jaccard similarity is at least THRESHOLD
+(simhash_jaccard), and groups them so that every member is verified similar
+to the file its group keeps (simhash_clusters). Prints the groups, largest
+first. Nothing is deleted: the "keep" line of each group names the file a
+keep-one policy would keep (the first by path), and every other line shows
+its distance and similarity to that file.
 
 Uses Python's own sqlite3 module; Debian's /usr/bin/python3 allows
 load_extension (some other builds of Python do not).
@@ -54,45 +59,61 @@ def open_database(extension, database=":memory:"):
     return conn
 
 
-def find_near_duplicates(folder, extension="build/simhash", radius=3, database=":memory:"):
-    """Returns (number of text files, clusters): each cluster a list of
-    (path, size, bits from the cluster's first file), clusters largest first."""
+def find_near_duplicates(folder, extension="build/simhash", radius=8, threshold=0.8,
+                         database=":memory:"):
+    """Returns (number of text files, groups): each group a list of
+    (path, size, bits, jaccard) with the file kept first (bits and jaccard
+    None for it), groups largest first."""
     conn = open_database(extension, database)
     with conn:
         conn.executescript(
             """
             DROP TABLE IF EXISTS docs;
             DROP TABLE IF EXISTS near;
+            DROP TABLE IF EXISTS verified;
             CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT UNIQUE, size INTEGER,
-                              fp INTEGER);
+                              body TEXT, fp INTEGER);
             CREATE VIRTUAL TABLE near USING simhash_index(k=3);
             """
         )
-        files = text_files(folder)
+        files = text_files(folder)  # sorted by path: the first of a group is kept
         conn.executemany(
-            "INSERT INTO docs(path, size, fp) VALUES (?1, length(CAST(?2 AS BLOB)), simhash(?2))",
+            "INSERT INTO docs(path, size, body, fp) "
+            "VALUES (?1, length(CAST(?2 AS BLOB)), ?2, simhash(?2))",
             files,
         )
         conn.execute("INSERT INTO near(rowid, fp) SELECT id, fp FROM docs WHERE fp IS NOT NULL")
+        conn.execute(
+            """
+            CREATE TABLE verified AS
+            SELECT * FROM (
+              SELECT a, b, distance,
+                     simhash_jaccard(x.body, y.body, 'n=3 weight=binary') AS similarity
+              FROM simhash_pairs('near', ?1) JOIN docs AS x ON x.id = a JOIN docs AS y ON y.id = b)
+            WHERE similarity >= ?2
+            """,
+            (radius, threshold),
+        )
     rows = conn.execute(
         """
-        WITH clusters AS (SELECT id, cluster FROM simhash_clusters('near', ?1)),
-             sizes AS (SELECT cluster, count(*) AS files FROM clusters
+        WITH groups AS (SELECT id, cluster, distance, similarity
+                        FROM simhash_clusters('verified')),
+             sizes AS (SELECT cluster, count(*) AS files FROM groups
                        GROUP BY cluster HAVING count(*) > 1)
-        SELECT sizes.cluster, docs.path, docs.size, hamming(docs.fp, first.fp)
+        SELECT sizes.cluster, docs.path, docs.size, groups.distance, groups.similarity,
+               groups.id = groups.cluster AS kept
         FROM sizes
-        JOIN clusters USING (cluster)
-        JOIN docs ON docs.id = clusters.id
-        JOIN docs AS first ON first.id = sizes.cluster
-        ORDER BY sizes.files DESC, sizes.cluster, docs.path
-        """,
-        (radius,),
+        JOIN groups USING (cluster)
+        JOIN docs ON docs.id = groups.id
+        ORDER BY sizes.files DESC, sizes.cluster, kept DESC, docs.path
+        """
     ).fetchall()
     conn.close()
-    clusters = {}
-    for cluster, path, size, bits in rows:
-        clusters.setdefault(cluster, []).append((path, size, bits))
-    return len(files), list(clusters.values())
+    groups = {}
+    for cluster, path, size, bits, jaccard, kept in rows:
+        groups.setdefault(cluster, []).append(
+            (path, size, None if kept else bits, None if kept else jaccard))
+    return len(files), list(groups.values())
 
 
 def main(argv=None):
@@ -100,24 +121,29 @@ def main(argv=None):
     parser.add_argument("folder")
     parser.add_argument("--extension", default="build/simhash",
                         help="path of the extension without .so (default: build/simhash)")
-    parser.add_argument("--radius", type=int, default=3,
-                        help="largest Hamming distance of near-duplicates (default 3)")
+    parser.add_argument("--radius", type=int, default=8,
+                        help="largest Hamming distance of candidate pairs (default 8)")
+    parser.add_argument("--threshold", type=float, default=0.8,
+                        help="smallest word-3-shingle Jaccard similarity of a verified pair "
+                             "(default 0.8)")
     parser.add_argument("--database", default=":memory:",
                         help="keep the fingerprints in this SQLite file (default: in memory)")
     args = parser.parse_args(argv)
     if not os.path.isdir(args.folder):
         parser.error(f"{args.folder} is not a folder")
 
-    count, clusters = find_near_duplicates(args.folder, args.extension, args.radius, args.database)
-    duplicates = sum(len(members) - 1 for members in clusters)
+    count, groups = find_near_duplicates(args.folder, args.extension, args.radius,
+                                         args.threshold, args.database)
+    duplicates = sum(len(members) - 1 for members in groups)
     print(f"{count} text files under {args.folder}")
-    print(f"{len(clusters)} clusters of near-duplicates (within {args.radius} bits), "
-          f"{duplicates} files that keeping one per cluster would remove")
-    for number, members in enumerate(clusters, 1):
-        print(f"\ncluster {number}: {len(members)} files")
-        for index, (path, size, bits) in enumerate(members):
-            role = "keep" if index == 0 else f"{bits} bits"
-            print(f"  {role:>8}  {size:>9}  {os.path.relpath(path, args.folder)}")
+    print(f"{len(groups)} groups of near-duplicates (candidates within {args.radius} bits, "
+          f"verified Jaccard >= {args.threshold}), "
+          f"{duplicates} files that keeping one per group would remove")
+    for number, members in enumerate(groups, 1):
+        print(f"\ngroup {number}: {len(members)} files")
+        for path, size, bits, jaccard in members:
+            role = "keep" if bits is None else f"{bits} bits, Jaccard {jaccard:.2f}"
+            print(f"  {role:>24}  {size:>9}  {os.path.relpath(path, args.folder)}")
     return 0
 
 

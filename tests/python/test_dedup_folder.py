@@ -69,17 +69,29 @@ class DedupFolderTest(unittest.TestCase):
         count, clusters = dedup_folder.find_near_duplicates(str(self.root), EXTENSION)
         self.assertEqual(count, 6)  # the six text files; binary, .gz and symlink skipped
         self.assertEqual(len(clusters), 1)
-        paths = [os.path.relpath(path, self.root) for path, _, _ in clusters[0]]
+        paths = [os.path.relpath(path, self.root) for path, _, _, _ in clusters[0]]
+        # The file kept first (the first by path), then the rest by path.
         self.assertEqual(paths, ["report-copy.txt", "report-edited.txt", "report.txt",
                                  os.path.join("sub", "report-again.txt")])
-        self.assertEqual(clusters[0][0][2], 0)  # distance of the first file to itself
-        for _, size, bits in clusters[0]:
+        self.assertEqual(clusters[0][0][2:], (None, None))  # the kept file
+        for _, size, bits, jaccard in clusters[0][1:]:
             self.assertLessEqual(bits, 3)
+            self.assertGreaterEqual(jaccard, 0.99)
             self.assertGreater(size, 10000)
+
+    def test_a_candidate_below_the_threshold_is_not_grouped(self):
+        # Half the words replaced: far in Jaccard, whatever the distance.
+        base = (self.root / "report.txt").read_text().split()
+        half = base[:1500] + words(4, 1500)
+        (self.root / "report-half.txt").write_text(" ".join(half))
+        _, clusters = dedup_folder.find_near_duplicates(str(self.root), EXTENSION, radius=64)
+        paths = [os.path.basename(path) for members in clusters for path, _, _, _ in members]
+        self.assertNotIn("report-half.txt", paths)
+        self.assertEqual(len(clusters), 1)
 
     def test_radius_zero_keeps_only_identical_texts(self):
         _, clusters = dedup_folder.find_near_duplicates(str(self.root), EXTENSION, radius=0)
-        names = sorted(sorted(os.path.basename(path) for path, _, _ in members)
+        names = sorted(sorted(os.path.basename(path) for path, _, _, _ in members)
                        for members in clusters)
         # "report-again" has a trailing newline only: the same words, so the same fingerprint.
         self.assertEqual(names, [["report-again.txt", "report-copy.txt", "report.txt"]])
@@ -91,7 +103,7 @@ class DedupFolderTest(unittest.TestCase):
         self.assertEqual(status, 0)
         text = output.getvalue()
         self.assertIn("6 text files", text)
-        self.assertIn("1 clusters of near-duplicates", text)
+        self.assertIn("1 groups of near-duplicates", text)
         self.assertIn("keep", text)
         self.assertIn("report-edited.txt", text)
 
