@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <utility>
 
 #include "sql_values.h"
 
@@ -47,6 +48,48 @@ std::string_view options_text_of(sqlite3_value* options, std::string_view functi
                              type_name(options));
   }
   return *text_of(options);
+}
+
+namespace {
+
+void destroy_cached_extractor(void* extractor) {
+  std::unique_ptr<CachedExtractor> owned(static_cast<CachedExtractor*>(extractor));
+}
+
+}  // namespace
+
+ExtractorForCall::ExtractorForCall(sqlite3_context* context, int argc, sqlite3_value** argv,
+                                   int options_argument,
+                                   std::unique_ptr<CachedExtractor>& defaults,
+                                   std::string_view function_name)
+    : context_(context), options_argument_(options_argument) {
+  const std::string_view options_text =
+      argc > options_argument ? options_text_of(argv[options_argument], function_name) : "";
+  if (options_text.empty()) {
+    if (!defaults) {
+      defaults = make_extractor("", function_name);
+    }
+    chosen_ = defaults.get();
+    return;
+  }
+  auto* cached = static_cast<CachedExtractor*>(sqlite3_get_auxdata(context, options_argument));
+  // SQLite keeps auxiliary data only while the argument stays the same;
+  // comparing the text as well costs little and guards the assumption.
+  if (cached != nullptr && cached->options_text == options_text) {
+    chosen_ = cached;
+  } else {
+    parsed_now_ = make_extractor(options_text, function_name);
+    chosen_ = parsed_now_.get();
+  }
+}
+
+ExtractorForCall::~ExtractorForCall() {
+  // At the end of the call, as SQLite asks: set_auxdata may free the object
+  // before returning. SQLite takes ownership even when it fails.
+  if (parsed_now_) {
+    sqlite3_set_auxdata(context_, options_argument_, parsed_now_.release(),
+                        destroy_cached_extractor);
+  }
 }
 
 }  // namespace simhash::sql

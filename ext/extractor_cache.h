@@ -32,6 +32,30 @@ std::unique_ptr<CachedExtractor> make_extractor(std::string_view options_text,
 // TEXT or NULL throws an error naming its type.
 std::string_view options_text_of(sqlite3_value* options, std::string_view function_name);
 
+// The extractor one call of a scalar function uses for its options argument
+// (absent, NULL or '' for the defaults). The defaults use `defaults`, the
+// function's own per-connection extractor, built on first use. Other options
+// are parsed once per statement: the extractor is kept as SQLite auxiliary
+// data on the argument. Bad options throw, so a typo is reported on every
+// row, whatever the other arguments hold.
+class ExtractorForCall {
+ public:
+  // `argc` and `argv` are the call's; the options are argument `options_argument`.
+  ExtractorForCall(sqlite3_context* context, int argc, sqlite3_value** argv, int options_argument,
+                   std::unique_ptr<CachedExtractor>& defaults, std::string_view function_name);
+  ExtractorForCall(const ExtractorForCall&) = delete;
+  ExtractorForCall& operator=(const ExtractorForCall&) = delete;
+  ~ExtractorForCall();
+
+  CachedExtractor& get() const { return *chosen_; }
+
+ private:
+  sqlite3_context* context_;
+  int options_argument_;
+  std::unique_ptr<CachedExtractor> parsed_now_;
+  CachedExtractor* chosen_ = nullptr;
+};
+
 }  // namespace simhash::sql
 
 // Test hook: how many option strings the glue has parsed in this process.

@@ -1,5 +1,6 @@
 // Registers the scalar and aggregate functions on a connection: simhash,
-// simhash_agg, hamming, simhash_hamming, simhash_hex and simhash_version,
+// simhash_agg, hamming, simhash_hamming, simhash_cosine, simhash_jaccard,
+// simhash_hex and simhash_version,
 // and holds the two small ones (simhash_hex, simhash_version).
 #include <cinttypes>
 #include <cstdio>
@@ -92,6 +93,18 @@ int register_scalar_functions(sqlite3* db, char** error) {
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_hamming", 2, simhash_hamming_name, hamming_function);
+  }
+  try {
+    for (const int argc : {2, 3}) {
+      if (rc == SQLITE_OK) {
+        rc = register_similarity_function(db, "simhash_cosine", argc, cosine_similarity, kFlags);
+      }
+      if (rc == SQLITE_OK) {
+        rc = register_similarity_function(db, "simhash_jaccard", argc, weighted_jaccard, kFlags);
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_hex", 1, nullptr, simhash_hex);

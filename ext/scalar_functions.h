@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "extractor_cache.h"
+#include "feature_similarity.h"
 #include "sqlite_api.h"
 
 namespace simhash::sql {
@@ -27,5 +28,12 @@ void simhash_agg_final(sqlite3_context* context);
 // hamming(a, b) and simhash_hamming(a, b) (hamming_function.cpp). The user
 // data is the function's name, used in its error messages.
 void hamming_function(sqlite3_context* context, int argc, sqlite3_value** argv);
+
+// simhash_cosine and simhash_jaccard (similarity_functions.cpp): registers
+// `name` with `argc` arguments computing `measure`; each registration owns its
+// extractor for the default options and its remembered feature vectors.
+int register_similarity_function(sqlite3* db, const char* name, int argc,
+                                 double (*measure)(const FeatureVector&, const FeatureVector&),
+                                 int flags);
 
 }  // namespace simhash::sql

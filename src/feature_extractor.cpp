@@ -1,8 +1,10 @@
 // The pipeline: repair UTF-8, normalize, cut units, shingle, count by hash,
-// weight, vote. features() and fingerprint() share one counting pass, so the
-// fingerprint is exactly the vote over the features in the order listed.
+// weight, vote. features(), fingerprint() and feature_vector() share one
+// counting pass, so the fingerprint is exactly the vote over the features
+// listed, and similarities are computed over those same features.
 #include "feature_extractor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <optional>
@@ -89,6 +91,7 @@ struct FeatureExtractor::Impl {
   FingerprintAccumulator accumulator;
   std::vector<std::uint64_t> hashes;  // fingerprint(): the vote's inputs, kept between texts
   std::vector<double> weights;
+  std::vector<FeatureCounter::Entry> sorted;  // feature_vector(): entries by hash
 };
 
 FeatureExtractor::FeatureExtractor(const SimhashOptions& options)
@@ -131,6 +134,24 @@ std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8
   accumulator.reset();
   accumulator.add(hashes, weights);
   return accumulator.fingerprint();
+}
+
+void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector& out) {
+  impl_->count(utf8_text, [](std::string_view) {});
+  std::vector<FeatureCounter::Entry>& sorted = impl_->sorted;
+  sorted.assign(impl_->counter.entries().begin(), impl_->counter.entries().end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const FeatureCounter::Entry& a, const FeatureCounter::Entry& b) { return a.hash < b.hash; });
+  out.clear();
+  out.hashes.reserve(sorted.size());
+  out.weights.reserve(sorted.size());
+  for (const FeatureCounter::Entry& entry : sorted) {
+    const double weight = impl_->weight_of(entry.count);
+    out.hashes.push_back(entry.hash);
+    out.weights.push_back(weight);
+    out.sum_of_squares += weight * weight;
+    out.sum_of_weights += weight;
+  }
 }
 
 }  // namespace simhash

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "feature_similarity.h"
 #include "simhash_options.h"
 
 namespace simhash {
@@ -40,6 +41,10 @@ class FeatureExtractor {
 
   // The simhash of the text; nullopt when it has no features.
   std::optional<std::uint64_t> fingerprint(std::string_view utf8_text);
+
+  // The same features as `out`, sorted by hash for cosine_similarity() and
+  // weighted_jaccard(); `out` keeps its buffers between texts.
+  void feature_vector(std::string_view utf8_text, FeatureVector& out);
 
  private:
   struct Impl;
