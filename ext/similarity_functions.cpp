@@ -1,15 +1,15 @@
 // simhash_cosine(a, b [, options]) and simhash_jaccard(a, b [, options]): the
 // exact similarity of two texts over the features simhash() votes with.
 //
-// Verification walks candidate pairs grouped by their first row, so the same
-// text arrives in the same argument over and over. Each registration keeps,
-// per argument, the last text with its options and its feature vector, and
-// reuses the vector when both match byte for byte (comparing costs far less
-// than tokenizing again, and can never serve a stale vector).
-#include <string>
+// Verification walks candidate pairs in which each text appears many times,
+// so each registration keeps the feature vectors of the texts it saw last
+// (FeatureVectorCache, up to kCacheBytes): a text is tokenized once while it
+// stays in the cache, not once per pair.
+#include <cstddef>
+#include <memory>
 #include <string_view>
 
-#include "feature_similarity.h"
+#include "feature_vector_cache.h"
 #include "scalar_functions.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
@@ -19,40 +19,18 @@ namespace simhash::sql {
 namespace {
 
 constexpr int kOptionsArgument = 2;
-
-// The feature vector of the last text seen in one argument position.
-struct RememberedText {
-  bool valid = false;
-  std::string options_text;
-  std::string text;
-  FeatureVector vector;
-};
+constexpr std::size_t kCacheBytes = std::size_t{64} << 20U;
 
 }  // namespace
 
 struct SimilarityFunction {
-  const char* name;
-  double (*measure)(const FeatureVector&, const FeatureVector&);
+  const char* name = nullptr;
+  double (*measure)(const FeatureVector&, const FeatureVector&) = nullptr;
   std::unique_ptr<CachedExtractor> defaults;
-  RememberedText remembered[2];
+  FeatureVectorCache vectors{kCacheBytes};
 };
 
 namespace {
-
-// The vector of `text` under `extractor`, from `slot` when it holds them.
-const FeatureVector& vector_of(std::string_view text, CachedExtractor& extractor,
-                               RememberedText& slot) {
-  if (slot.valid && slot.text == text && slot.options_text == extractor.options_text) {
-    return slot.vector;
-  }
-  // Invalid until the vector is complete, in case extraction throws.
-  slot.valid = false;
-  extractor.extractor.feature_vector(text, slot.vector);
-  slot.text.assign(text);
-  slot.options_text = extractor.options_text;
-  slot.valid = true;
-  return slot.vector;
-}
 
 void similarity_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
   guard(context, [&] {
@@ -65,13 +43,14 @@ void similarity_function(sqlite3_context* context, int argc, sqlite3_value** arg
       sqlite3_result_null(context);
       return;
     }
-    const FeatureVector& a = vector_of(*text_a, extractor.get(), function->remembered[0]);
-    const FeatureVector& b = vector_of(*text_b, extractor.get(), function->remembered[1]);
-    if (a.empty() || b.empty()) {
+    CachedExtractor& chosen = extractor.get();
+    const auto a = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_a);
+    const auto b = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_b);
+    if (a->empty() || b->empty()) {
       sqlite3_result_null(context);
       return;
     }
-    sqlite3_result_double(context, function->measure(a, b));
+    sqlite3_result_double(context, function->measure(*a, *b));
   });
 }
 

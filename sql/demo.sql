@@ -133,9 +133,10 @@ FROM members WHERE n <= 5 ORDER BY rank, n;
 CREATE TEMP TABLE shown AS
 WITH per_group AS (
   SELECT verified.*, clusters.cluster,
-         row_number() OVER (PARTITION BY clusters.cluster ORDER BY distance, a, b) AS n
+         row_number() OVER (PARTITION BY clusters.cluster
+                            ORDER BY verified.distance, a, b) AS n
   FROM verified JOIN clusters ON clusters.id = verified.a
-  WHERE distance > 0 AND similarity < 1
+  WHERE verified.distance > 0 AND verified.similarity < 1
 )
 SELECT a, b, distance, similarity FROM (
   SELECT a, b, distance, similarity,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "feature_extractor.h"
+#include "feature_vector_cache.h"
 
 namespace simhash {
 namespace {
@@ -178,6 +179,42 @@ TEST(FeatureSimilarity, AgreesWithTheModelOnRandomPairs) {
       EXPECT_EQ(weighted_jaccard(vector_a, vector_a), 1.0) << options << " | " << a;
     }
   }
+}
+
+TEST(FeatureVectorCache, ServesEachTextItsOwnVectorWithinTheBudget) {
+  FeatureExtractor unigrams(options_of(""));
+  FeatureExtractor bigrams(options_of("n=2"));
+  FeatureVectorCache cache(16 * 1024);
+  const auto expected = [](FeatureExtractor& extractor, std::string_view text) {
+    FeatureVector vector;
+    extractor.feature_vector(text, vector);
+    return vector.hashes;
+  };
+  std::mt19937_64 random(7);
+  const std::vector<std::string> vocabulary = {"a", "b", "c", "d", "e", "f", "g"};
+  std::vector<std::string> texts;
+  for (int i = 0; i < 40; ++i) {
+    texts.push_back(random_text(random, vocabulary, 5 + random() % 200));
+  }
+  const auto held = cache.vector_of(unigrams, "", texts[0]);
+  const std::vector<std::uint64_t> held_hashes = held->hashes;
+  for (int round = 0; round < 2000; ++round) {
+    const std::string& text = texts[random() % texts.size()];
+    const bool use_bigrams = random() % 2 == 0;
+    FeatureExtractor& extractor = use_bigrams ? bigrams : unigrams;
+    const auto vector = cache.vector_of(extractor, use_bigrams ? "n=2" : "", text);
+    ASSERT_EQ(vector->hashes, expected(extractor, text)) << round;
+    ASSERT_LE(cache.bytes(), 16U * 1024);
+  }
+  EXPECT_GT(cache.entries(), 1U);
+  EXPECT_LT(cache.entries(), 2 * texts.size());  // some were evicted
+  // A vector handed out stays valid after its entry is evicted.
+  EXPECT_EQ(held->hashes, held_hashes);
+  // A text too large for the budget is computed but not kept.
+  FeatureVectorCache small(1024);
+  const std::string large = random_text(random, vocabulary, 2000);
+  EXPECT_EQ(small.vector_of(unigrams, "", large)->hashes, expected(unigrams, large));
+  EXPECT_EQ(small.entries(), 0U);
 }
 
 }  // namespace
