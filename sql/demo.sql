@@ -102,8 +102,8 @@ UNION ALL SELECT 'single link at 8 bits unverified would have chained',
                     GROUP BY cluster));
 
 .print
-.print The ten largest groups: the file kept first, then each file keep-one would remove,
-.print with its distance (bits) and Jaccard similarity to the file kept (sizes in bytes)
+.print The ten largest groups: the file kept first, then the files keep-one would remove, least similar first,
+.print with their distance (bits) and Jaccard similarity to the file kept (sizes in bytes)
 .mode box --wrap 80
 WITH top AS (
   SELECT cluster, files, bytes,
@@ -112,7 +112,8 @@ WITH top AS (
 ), members AS (
   SELECT top.rank, top.files, docs.path, docs.size, clusters.distance, clusters.similarity,
          row_number() OVER (PARTITION BY top.cluster
-                            ORDER BY clusters.id <> clusters.cluster, docs.path) AS n
+                            ORDER BY clusters.id <> clusters.cluster, clusters.similarity,
+                                     docs.path) AS n
   FROM top JOIN clusters ON clusters.cluster = top.cluster JOIN docs ON docs.id = clusters.id
 )
 SELECT CASE WHEN n = 1 THEN rank ELSE '' END AS "#",

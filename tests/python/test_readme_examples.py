@@ -44,6 +44,14 @@ def shell_examples(text):
     return examples
 
 
+def shown(value):
+    """A value as the shell prints it: REALs with 15 significant digits."""
+    if isinstance(value, float):
+        text = "%.15g" % value
+        return text if any(c in text for c in ".en") else text + ".0"
+    return str(value)
+
+
 def printed(conn, statement, mode):
     """The lines the shell prints for `statement` in `mode`."""
     try:
@@ -51,8 +59,8 @@ def printed(conn, statement, mode):
     except sqlite3.Error as error:
         return ["Runtime error: %s" % error]
     if mode == "column":
-        return [" ".join(str(value) for value in row) for row in rows]
-    return ["|".join(str(value) for value in row) for row in rows]
+        return [" ".join(shown(value) for value in row) for row in rows]
+    return ["|".join(shown(value) for value in row) for row in rows]
 
 
 class ReadmeExamplesTest(unittest.TestCase):
