@@ -3,7 +3,7 @@
 
 Usage:
     python3 examples/dedup_folder.py FOLDER [--extension build/simhash]
-                                     [--radius 8] [--threshold 0.8]
+                                     [--radius 10] [--threshold 0.8]
                                      [--database dedup.db]
 
 Reads every regular text file under FOLDER (compressed files, binary files
@@ -59,7 +59,7 @@ def open_database(extension, database=":memory:"):
     return conn
 
 
-def find_near_duplicates(folder, extension="build/simhash", radius=8, threshold=0.8,
+def find_near_duplicates(folder, extension="build/simhash", radius=10, threshold=0.8,
                          database=":memory:"):
     """Returns (number of text files, groups): each group a list of
     (path, size, bits, jaccard) with the file kept first (bits and jaccard
@@ -121,8 +121,8 @@ def main(argv=None):
     parser.add_argument("folder")
     parser.add_argument("--extension", default="build/simhash",
                         help="path of the extension without .so (default: build/simhash)")
-    parser.add_argument("--radius", type=int, default=8,
-                        help="largest Hamming distance of candidate pairs (default 8)")
+    parser.add_argument("--radius", type=int, default=10,
+                        help="largest Hamming distance of candidate pairs (default 10)")
     parser.add_argument("--threshold", type=float, default=0.8,
                         help="smallest word-3-shingle Jaccard similarity of a verified pair "
                              "(default 0.8)")
