@@ -173,10 +173,11 @@ int main(int argc, char** argv) {
                   count_of(db,
                            "SELECT count(*) FROM (SELECT cluster FROM simhash_clusters('near') "
                            "GROUP BY cluster HAVING count(*) > 1)")));
-  std::printf("simhash_clusters / simhash_components (leader / single link): %.2fx wall, "
-              "%.2fx CPU\n",
-              clusters.median_seconds / components.median_seconds,
-              clusters.median_cpu_seconds / components.median_cpu_seconds);
+  std::printf(
+      "simhash_clusters / simhash_components (leader / single link): %.2fx wall, "
+      "%.2fx CPU\n",
+      clusters.median_seconds / components.median_seconds,
+      clusters.median_cpu_seconds / components.median_cpu_seconds);
   std::printf("self-join / simhash_pairs: %.1fx wall, %.1fx CPU\n",
               join.median_seconds / pairs.median_seconds,
               join.median_cpu_seconds / pairs.median_cpu_seconds);

@@ -170,8 +170,8 @@ void precision_and_recall(const std::vector<Text>& all, std::size_t sample_size)
       }
     }
   }
-  std::printf("\n### Candidates against the exact Jaccard: all %.0f pairs of %zu texts\n\n",
-              pairs, sample.size());
+  std::printf("\n### Candidates against the exact Jaccard: all %.0f pairs of %zu texts\n\n", pairs,
+              sample.size());
   std::printf("pairs with word-3-shingle Jaccard >= 0.8: %.0f; >= 0.5: %.0f\n\n", truth_total[0],
               truth_total[1]);
   for (int g = 0; g < 2; ++g) {
@@ -208,8 +208,10 @@ void audit(const char* method, int radius, const std::vector<Text>& texts,
   }
   std::printf("| %d | %s | %zu (%.1f%%) | %zu (%.1f%%) | %zu (%.1f%%) |\n", radius, method,
               removals.size(), 100.0 * static_cast<double>(removals.size()) / texts.size(),
-              below_half, 100.0 * static_cast<double>(below_half) / std::max<std::size_t>(1, removals.size()),
-              below_eight, 100.0 * static_cast<double>(below_eight) / std::max<std::size_t>(1, removals.size()));
+              below_half,
+              100.0 * static_cast<double>(below_half) / std::max<std::size_t>(1, removals.size()),
+              below_eight,
+              100.0 * static_cast<double>(below_eight) / std::max<std::size_t>(1, removals.size()));
 }
 
 // 2. The keep-one audit on the whole corpus.
@@ -218,7 +220,8 @@ void keep_one_audit(const std::vector<Text>& texts) {
   std::printf(
       "Removed: texts that are not their group's representative; below: of those, how many "
       "have a word-3-shingle Jaccard below 0.5 / 0.8 with the text kept in their place.\n\n");
-  std::printf("| r | grouping | removed | below 0.5 | below 0.8 |\n| --- | --- | --- | --- | --- |\n");
+  std::printf(
+      "| r | grouping | removed | below 0.5 | below 0.8 |\n| --- | --- | --- | --- | --- |\n");
   struct Pair {
     std::uint32_t a;
     std::uint32_t b;
@@ -266,7 +269,8 @@ void keep_one_audit(const std::vector<Text>& texts) {
     std::vector<Removal> leader;
     for (const auto& place : simhash::find_leader_groups(records, radius)) {
       if (place.leader != place.id) {
-        leader.push_back({static_cast<std::size_t>(place.id), static_cast<std::size_t>(place.leader)});
+        leader.push_back(
+            {static_cast<std::size_t>(place.id), static_cast<std::size_t>(place.leader)});
       }
     }
     audit("leader (`simhash_clusters` on the index)", radius, texts, leader);
@@ -281,11 +285,12 @@ void keep_one_audit(const std::vector<Text>& texts) {
     std::vector<Removal> leader_verified;
     for (const auto& place : simhash::group_ranked_pairs(verified)) {
       if (place.leader != place.id) {
-        leader_verified.push_back({static_cast<std::size_t>(place.id), static_cast<std::size_t>(place.leader)});
+        leader_verified.push_back(
+            {static_cast<std::size_t>(place.id), static_cast<std::size_t>(place.leader)});
       }
     }
-    audit("leader over pairs verified >= 0.8 (`simhash_clusters` on a pairs table)", radius,
-          texts, leader_verified);
+    audit("leader over pairs verified >= 0.8 (`simhash_clusters` on a pairs table)", radius, texts,
+          leader_verified);
   }
 }
 
@@ -309,8 +314,8 @@ int main(int argc, char** argv) {
   }
   std::vector<std::size_t> words;
   for (const std::string& description : descriptions) {
-    words.push_back(static_cast<std::size_t>(
-        std::count(description.begin(), description.end(), ' ') + 1));
+    words.push_back(
+        static_cast<std::size_t>(std::count(description.begin(), description.end(), ' ') + 1));
   }
   std::nth_element(words.begin(), words.begin() + static_cast<long>(words.size() / 2), words.end());
   std::printf("corpus: %zu descriptions from %s, median about %zu words\n", descriptions.size(),

@@ -297,7 +297,6 @@ void print_radius_table(const Result& chosen, const Measured& long_texts,
   }
 }
 
-
 // The dedup recipe on edited copies: a copy is found when it is within r bits
 // of its original AND passes the exact check; a dissimilar pair is a false
 // positive when it is within r bits and passes too. The checks are those of
@@ -323,8 +322,8 @@ void print_verified_table(const Measured& measured, const Corpus& corpus, const 
   };
   const std::vector<Check> checks = {
       {"none (within r bits)", nullptr, nullptr, 0},
-      {"`simhash_jaccard(a, b, 'n=3 weight=binary') >= 0.5`", &shingles,
-       simhash::weighted_jaccard, 0.5},
+      {"`simhash_jaccard(a, b, 'n=3 weight=binary') >= 0.5`", &shingles, simhash::weighted_jaccard,
+       0.5},
       {"`simhash_cosine(a, b) >= 0.9`", &words, simhash::cosine_similarity, 0.9},
   };
   std::printf(
@@ -356,9 +355,9 @@ void print_verified_table(const Measured& measured, const Corpus& corpus, const 
             ++found;
           }
         }
-        std::printf("%s %.1f%%", rate == 0 ? "" : " /",
-                    100.0 * static_cast<double>(found) /
-                        static_cast<double>(corpus.originals.size()));
+        std::printf(
+            "%s %.1f%%", rate == 0 ? "" : " /",
+            100.0 * static_cast<double>(found) / static_cast<double>(corpus.originals.size()));
       }
       std::size_t false_positives = 0;
       for (const auto& [i, j] : measured.dissimilar) {

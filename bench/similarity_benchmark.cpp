@@ -180,11 +180,10 @@ void measure(const std::string& path, const char* label, int runs) {
     std::string timed = "";
   };
   const auto over = [](const char* select, const char* table) {
-    return format(
-        (std::string("SELECT ") + select +
-         " FROM %s AS p JOIN texts AS x ON x.id = p.a JOIN texts AS y ON y.id = p.b")
-            .c_str(),
-        table);
+    return format((std::string("SELECT ") + select +
+                   " FROM %s AS p JOIN texts AS x ON x.id = p.a JOIN texts AS y ON y.id = p.b")
+                      .c_str(),
+                  table);
   };
   const std::string jaccard = "sum(simhash_jaccard(x.body, y.body, 'n=3 weight=binary'))";
   const std::vector<Query> queries = {
@@ -209,8 +208,7 @@ void measure(const std::string& path, const char* label, int runs) {
   std::vector<double> values(queries.size());
   for (int run = -1; run < runs; ++run) {
     for (std::size_t i = 0; i < queries.size(); ++i) {
-      const Timed timed =
-          run_query(path, queries[i].sql, queries[i].untimed, queries[i].timed);
+      const Timed timed = run_query(path, queries[i].sql, queries[i].untimed, queries[i].timed);
       values[i] = timed.value;
       if (run >= 0) {
         times[i].push_back(timed.seconds);
@@ -231,9 +229,8 @@ void measure(const std::string& path, const char* label, int runs) {
       "| --- | --- | --- | --- | --- |\n");
   for (std::size_t i = 0; i < queries.size(); ++i) {
     const double seconds = median(times[i]);
-    std::printf("| %s | %.4f | %.0f | %.1fx | %.1fx |\n", queries[i].name, seconds,
-                pairs / seconds, median(times[kSql]) / seconds,
-                median(times[kSqlBuilding]) / seconds);
+    std::printf("| %s | %.4f | %.0f | %.1fx | %.1fx |\n", queries[i].name, seconds, pairs / seconds,
+                median(times[kSql]) / seconds, median(times[kSqlBuilding]) / seconds);
   }
 }
 

@@ -59,8 +59,7 @@ void destroy_cached_extractor(void* extractor) {
 }  // namespace
 
 ExtractorForCall::ExtractorForCall(sqlite3_context* context, int argc, sqlite3_value** argv,
-                                   int options_argument,
-                                   std::unique_ptr<CachedExtractor>& defaults,
+                                   int options_argument, std::unique_ptr<CachedExtractor>& defaults,
                                    std::string_view function_name)
     : context_(context), options_argument_(options_argument) {
   const std::string_view options_text =

@@ -67,9 +67,8 @@ int register_similarity_function(sqlite3* db, const char* name, int argc,
   function->name = name;
   function->measure = measure;
   // On failure SQLite calls the destructor itself, so ownership passes now.
-  return sqlite3_create_function_v2(db, name, argc, flags, function.release(),
-                                    similarity_function, nullptr, nullptr,
-                                    destroy_similarity_function);
+  return sqlite3_create_function_v2(db, name, argc, flags, function.release(), similarity_function,
+                                    nullptr, nullptr, destroy_similarity_function);
 }
 
 }  // namespace simhash::sql

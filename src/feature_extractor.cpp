@@ -141,7 +141,9 @@ void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector&
   std::vector<FeatureCounter::Entry>& sorted = impl_->sorted;
   sorted.assign(impl_->counter.entries().begin(), impl_->counter.entries().end());
   std::sort(sorted.begin(), sorted.end(),
-            [](const FeatureCounter::Entry& a, const FeatureCounter::Entry& b) { return a.hash < b.hash; });
+            [](const FeatureCounter::Entry& a, const FeatureCounter::Entry& b) {
+              return a.hash < b.hash;
+            });
   out.clear();
   out.hashes.reserve(sorted.size());
   out.weights.reserve(sorted.size());

@@ -45,8 +45,9 @@ double cosine_similarity(const FeatureVector& a, const FeatureVector& b) {
 
 double weighted_jaccard(const FeatureVector& a, const FeatureVector& b) {
   double sum_of_minima = 0;
-  for_each_common(a, b,
-                  [&](double weight_a, double weight_b) { sum_of_minima += std::min(weight_a, weight_b); });
+  for_each_common(a, b, [&](double weight_a, double weight_b) {
+    sum_of_minima += std::min(weight_a, weight_b);
+  });
   // Over the union, max = a + b - min feature by feature (a feature missing
   // from one side has weight 0 there). Weights are integers or multiples of
   // 2^-20, so these sums are exact and equal vectors give exactly 1.

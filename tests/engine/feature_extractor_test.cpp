@@ -14,18 +14,12 @@
 
 #include "feature_hash.h"
 #include "fingerprint_accumulator.h"
+#include "parsed_options.h"
 #include "text_normalizer.h"
 #include "word_tokenizer.h"
 
 namespace simhash {
 namespace {
-
-SimhashOptions options_of(std::string_view text) {
-  std::string error;
-  auto options = parse_options(text, error);
-  EXPECT_TRUE(options.has_value()) << error;
-  return options.value_or(SimhashOptions{});
-}
 
 struct Expected {
   std::string text;

@@ -14,16 +14,10 @@
 
 #include "feature_extractor.h"
 #include "feature_vector_cache.h"
+#include "parsed_options.h"
 
 namespace simhash {
 namespace {
-
-SimhashOptions options_of(std::string_view text) {
-  std::string error;
-  auto options = parse_options(text, error);
-  EXPECT_TRUE(options.has_value()) << error;
-  return options.value_or(SimhashOptions{});
-}
 
 // The model: features by their text, as features() lists them.
 std::map<std::string, double> weights_by_text(FeatureExtractor& extractor, std::string_view text) {
@@ -34,7 +28,8 @@ std::map<std::string, double> weights_by_text(FeatureExtractor& extractor, std::
   return weights;
 }
 
-double model_cosine(const std::map<std::string, double>& a, const std::map<std::string, double>& b) {
+double model_cosine(const std::map<std::string, double>& a,
+                    const std::map<std::string, double>& b) {
   long double dot = 0;
   long double norm_a = 0;
   long double norm_b = 0;
@@ -50,7 +45,8 @@ double model_cosine(const std::map<std::string, double>& a, const std::map<std::
   return static_cast<double>(dot / std::sqrt(norm_a * norm_b));
 }
 
-double model_jaccard(const std::map<std::string, double>& a, const std::map<std::string, double>& b) {
+double model_jaccard(const std::map<std::string, double>& a,
+                     const std::map<std::string, double>& b) {
   std::map<std::string, std::pair<double, double>> both;
   for (const auto& [text, weight] : a) both[text].first = weight;
   for (const auto& [text, weight] : b) both[text].second = weight;
@@ -148,8 +144,8 @@ std::string edited(std::mt19937_64& random, const std::string& text,
 
 TEST(FeatureSimilarity, AgreesWithTheModelOnRandomPairs) {
   std::mt19937_64 random(20261123);
-  const std::vector<std::string> vocabulary = {"the", "cat", "sat", "on", "mat", "dog", "ran",
-                                               "über", "straße", "東京", "x1", "Ωmega"};
+  const std::vector<std::string> vocabulary = {"the", "cat",  "sat",    "on",   "mat", "dog",
+                                               "ran", "über", "straße", "東京", "x1",  "Ωmega"};
   for (const char* options : {"", "weight=log", "weight=binary", "n=3 weight=binary", "n=2",
                               "unit=char n=3", "unit=char n=5 weight=log"}) {
     FeatureExtractor extractor(options_of(options));

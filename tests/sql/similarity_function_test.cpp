@@ -30,13 +30,13 @@ constexpr const char* kModel = R"(
 TEST(Similarity, AgreesWithTheSameSimilaritiesInSql) {
   TestDatabase db;
   const std::vector<std::string> texts = sample_texts();
-  const std::string agree =
-      std::string("SELECT (simhash_cosine(?1, ?2, ?3) IS NULL AND cosine IS NULL"
-                  "        OR abs(simhash_cosine(?1, ?2, ?3) - cosine) < 1e-9)"
-                  "   AND (simhash_jaccard(?1, ?2, ?3) IS NULL AND jaccard IS NULL"
-                  "        OR abs(simhash_jaccard(?1, ?2, ?3) - jaccard) < 1e-9)"
-                  " FROM (") +
-      kModel + ")";
+  const std::string agree = std::string(
+                                "SELECT (simhash_cosine(?1, ?2, ?3) IS NULL AND cosine IS NULL"
+                                "        OR abs(simhash_cosine(?1, ?2, ?3) - cosine) < 1e-9)"
+                                "   AND (simhash_jaccard(?1, ?2, ?3) IS NULL AND jaccard IS NULL"
+                                "        OR abs(simhash_jaccard(?1, ?2, ?3) - jaccard) < 1e-9)"
+                                " FROM (") +
+                            kModel + ")";
   int compared = 0;
   for (const std::string& options : sample_options()) {
     for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -119,19 +119,22 @@ TEST(Similarity, RememberedVectorsNeverGoStale) {
                     "('a b c', 'a b d', NULL), ('a b c', 'a b d', 'weight=binary'))"),
             (std::vector<Row>{{"0.5"}, {"0.333333333333333"}, {"0.5"}, {"0.5"}}));
   // The same text moving between the two arguments, and repeating.
-  EXPECT_EQ(db.rows("SELECT simhash_jaccard(column1, column2) FROM (VALUES ('x y', 'x z'), ('x z', 'x y'),"
-                    "('x z', 'x z'), ('x y', 'x y z'), ('x y', 'x y z'))"),
-            (std::vector<Row>{{"0.333333333333333"},
-                              {"0.333333333333333"},
-                              {"1.0"},
-                              {"0.666666666666667"},
-                              {"0.666666666666667"}}));
+  EXPECT_EQ(
+      db.rows(
+          "SELECT simhash_jaccard(column1, column2) FROM (VALUES ('x y', 'x z'), ('x z', 'x y'),"
+          "('x z', 'x z'), ('x y', 'x y z'), ('x y', 'x y z'))"),
+      (std::vector<Row>{{"0.333333333333333"},
+                        {"0.333333333333333"},
+                        {"1.0"},
+                        {"0.666666666666667"},
+                        {"0.666666666666667"}}));
   // A table walked by its first row, then changed between statements: every
   // pair agrees with the model computed afresh.
   db.exec("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)");
   for (int i = 0; i < 12; ++i) {
-    run_bound(db.handle(), "INSERT INTO t(body) VALUES (?)",
-              {word_soup(40 + 17 * static_cast<std::size_t>(i), static_cast<std::uint64_t>(i % 4))});
+    run_bound(
+        db.handle(), "INSERT INTO t(body) VALUES (?)",
+        {word_soup(40 + 17 * static_cast<std::size_t>(i), static_cast<std::uint64_t>(i % 4))});
   }
   const std::string matches_model =
       std::string("SELECT abs(?4 - jaccard) < 1e-9 FROM (") + kModel + ")";
