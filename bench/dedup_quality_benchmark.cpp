@@ -230,9 +230,13 @@ void keep_one_audit(const std::vector<Text>& texts) {
   constexpr int kLargestRadius = 10;
   std::vector<Pair> pairs;  // every pair within kLargestRadius bits, a < b
   for (std::uint32_t a = 0; a < texts.size(); ++a) {
-    if (!texts[a].has_fingerprint) continue;
+    if (!texts[a].has_fingerprint) {
+      continue;
+    }
     for (std::uint32_t b = a + 1; b < texts.size(); ++b) {
-      if (!texts[b].has_fingerprint) continue;
+      if (!texts[b].has_fingerprint) {
+        continue;
+      }
       const int bits = distance(texts[a], texts[b]);
       if (bits <= kLargestRadius) {
         pairs.push_back({a, b, bits});
@@ -247,7 +251,9 @@ void keep_one_audit(const std::vector<Text>& texts) {
     // Single link: the smallest id of each component is kept.
     simhash::UnionFind components(static_cast<std::uint32_t>(texts.size()));
     for (const Pair& pair : pairs) {
-      if (pair.bits <= radius) components.unite(pair.a, pair.b);
+      if (pair.bits <= radius) {
+        components.unite(pair.a, pair.b);
+      }
     }
     std::vector<std::size_t> smallest(texts.size(), SIZE_MAX);
     for (std::uint32_t id = 0; id < texts.size(); ++id) {
@@ -257,14 +263,18 @@ void keep_one_audit(const std::vector<Text>& texts) {
     std::vector<Removal> single_link;
     for (std::uint32_t id = 0; id < texts.size(); ++id) {
       const std::size_t kept = smallest[components.find(id)];
-      if (kept != id) single_link.push_back({id, kept});
+      if (kept != id) {
+        single_link.push_back({id, kept});
+      }
     }
     audit("single link (`simhash_components`)", radius, texts, single_link);
 
     // Leader grouping on the radius.
     std::vector<simhash::IdFingerprint> records;
     for (std::uint32_t id = 0; id < texts.size(); ++id) {
-      if (texts[id].has_fingerprint) records.push_back({id, texts[id].fingerprint});
+      if (texts[id].has_fingerprint) {
+        records.push_back({id, texts[id].fingerprint});
+      }
     }
     std::vector<Removal> leader;
     for (const auto& place : simhash::find_leader_groups(records, radius)) {
@@ -313,6 +323,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<std::size_t> words;
+  words.reserve(descriptions.size());
   for (const std::string& description : descriptions) {
     words.push_back(
         static_cast<std::size_t>(std::count(description.begin(), description.end(), ' ') + 1));
