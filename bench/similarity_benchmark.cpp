@@ -176,8 +176,8 @@ void measure(const std::string& path, const char* label, int runs) {
   struct Query {
     const char* name;
     std::string sql;
-    std::string untimed;
-    std::string timed;
+    std::string untimed{};
+    std::string timed{};
   };
   const auto over = [](const char* select, const char* table) {
     return format((std::string("SELECT ") + select +
