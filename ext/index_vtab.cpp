@@ -203,7 +203,17 @@ int x_destroy(sqlite3_vtab* vtab) {
   return rc;
 }
 
-// The radius a constraint value asks for; nullopt for NULL (no row matches).
+// The MATCH plan's idxStr starts with one code per argument it asks xFilter
+// for, then a space and the plan as EXPLAIN QUERY PLAN shows it:
+//   q  the query fingerprint (MATCH, or the hidden column `query`)
+//   l  distance <= value       t  distance < value
+//   e  distance = value (also each value of an IN list; SQLite still checks it)
+//   r  the hidden column `radius` (the table-valued function's second argument)
+// Every l, t, e and r is an upper bound: the search radius is the smallest.
+
+// The radius a constraint value asks for; nullopt when no row can match (a
+// NULL value, or a distance bound below 0). A negative `radius` argument is
+// an error, as is a value that is not a number.
 std::optional<int> radius_from(char code, sqlite3_value* value, const std::string& name) {
   const int type = sqlite3_value_type(value);
   if (type == SQLITE_NULL) {
@@ -219,13 +229,16 @@ std::optional<int> radius_from(char code, sqlite3_value* value, const std::strin
         static_cast<double>(std::clamp<sqlite3_int64>(sqlite3_value_int64(value), -1000, 1000));
   }
   double radius = number;
-  if (code == 'l') {
-    radius = std::floor(number);
+  if (code == 'l' || code == 'e') {
+    radius = std::floor(number);  // distances are integers; SQLite checks `=` itself
   } else if (code == 't') {
     radius = std::ceil(number) - 1;
   } else if (std::floor(number) != number) {
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": radius must be an integer, got " +
                                         std::to_string(number));
+  }
+  if (code != 'r' && radius < 0) {
+    return std::nullopt;  // no distance is below 0
   }
   if (std::isnan(radius) || radius < 0) {
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name +
@@ -235,12 +248,31 @@ std::optional<int> radius_from(char code, sqlite3_value* value, const std::strin
   return static_cast<int>(std::min(radius, 64.0));
 }
 
+// The code of a constraint that bounds the search radius, or 0.
+char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint) {
+  if (constraint.iColumn == kColumnDistance) {
+    switch (constraint.op) {
+      case SQLITE_INDEX_CONSTRAINT_LE:
+        return 'l';
+      case SQLITE_INDEX_CONSTRAINT_LT:
+        return 't';
+      case SQLITE_INDEX_CONSTRAINT_EQ:
+        return 'e';
+      default:
+        return 0;
+    }
+  }
+  return constraint.iColumn == kColumnRadius && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ ? 'r'
+                                                                                            : 0;
+}
+
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   IndexTable* table = table_of(vtab);
   return guard(vtab, [&] {
     const PermutationPlan& plan = table->storage->plan();
     int match = -1;
     bool match_unusable = false;
+    bool bound_unusable = false;
     int rowid_eq = -1;
     std::vector<std::pair<int, char>> radius_constraints;
     for (int i = 0; i < info->nConstraint; ++i) {
@@ -256,21 +288,21 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         }
         continue;
       }
-      if (!constraint.usable) {
-        continue;
-      }
-      if (constraint.iColumn == kColumnDistance && constraint.op == SQLITE_INDEX_CONSTRAINT_LE) {
-        radius_constraints.emplace_back(i, 'l');
-      } else if (constraint.iColumn == kColumnDistance &&
-                 constraint.op == SQLITE_INDEX_CONSTRAINT_LT) {
-        radius_constraints.emplace_back(i, 't');
-      } else if (constraint.iColumn == kColumnRadius &&
-                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ) {
-        radius_constraints.emplace_back(i, 'r');
-      } else if (constraint.iColumn == -1 && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ &&
-                 rowid_eq < 0) {
+      const char code = radius_code(constraint);
+      if (code != 0 && !constraint.usable) {
+        bound_unusable = true;
+      } else if (code != 0) {
+        radius_constraints.emplace_back(i, code);
+      } else if (constraint.usable && constraint.iColumn == -1 &&
+                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && rowid_eq < 0) {
         rowid_eq = i;
       }
+    }
+    // A search whose radius comes from a value SQLite cannot give yet (a
+    // column of a table later in the join) would run at radius k and miss
+    // rows: refuse it, so that SQLite picks a join order that supplies it.
+    if (match >= 0 && bound_unusable) {
+      return SQLITE_CONSTRAINT;
     }
     std::string codes;
     std::string description;
@@ -282,9 +314,13 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       // A constant radius is known now, so the plan text can say whether it scans.
       std::optional<int> known_radius;
       bool all_known = true;
+      bool distance_equal = false;
       for (auto [index, code] : radius_constraints) {
         info->aConstraintUsage[index].argvIndex = ++argument;
-        info->aConstraintUsage[index].omit = 1;
+        // `=` stays for SQLite to check: the search returns every row within
+        // the radius, and an IN list runs one search per value.
+        info->aConstraintUsage[index].omit = code == 'e' ? 0 : 1;
+        distance_equal = distance_equal || code == 'e';
         codes += code;
         sqlite3_value* value = nullptr;
         std::optional<int> radius;
@@ -310,8 +346,10 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       } else {
         description = "index (" + tables + ", k=" + k + "; scan if radius > " + k + ")";
       }
+      // One search per IN value would return each value's rows sorted, but
+      // not the whole answer: leave ORDER BY to SQLite then.
       bool sorted = false;
-      if (info->nOrderBy >= 1 && info->aOrderBy[0].iColumn == kColumnDistance &&
+      if (!distance_equal && info->nOrderBy >= 1 && info->aOrderBy[0].iColumn == kColumnDistance &&
           !info->aOrderBy[0].desc) {
         sorted = info->nOrderBy == 1 || (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 &&
                                          !info->aOrderBy[1].desc);

@@ -87,6 +87,12 @@ TEST(IndexSql, QueryForms) {
                 "1:0 2:1 3:2 "},
            Case{"SELECT rowid, distance FROM near WHERE fp MATCH NULL", ""},
            Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= NULL", ""},
+           // No distance is below 0: an empty answer, as a scan would give.
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance <= -1", ""},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance < 0", ""},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance = 4", "5:4 "},
+           Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 AND distance IN (1, 4)",
+                "2:1 5:4 "},
            Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance DESC",
                 "4:3 3:2 2:1 1:0 "},
            Case{"SELECT rowid, distance FROM near WHERE fp MATCH 0 ORDER BY distance LIMIT 2",
@@ -103,7 +109,6 @@ TEST(IndexSql, QueryForms) {
   }
   // Errors: (statement, part of the message).
   for (const Case& c : {
-           Case{"SELECT * FROM near WHERE fp MATCH 0 AND distance <= -1", "negative"},
            Case{"SELECT * FROM near(0, -2)", "negative"},
            Case{"SELECT * FROM near WHERE fp MATCH 'abc'", "got TEXT"},
            Case{"SELECT * FROM near WHERE fp MATCH 1.5", "got REAL"},
