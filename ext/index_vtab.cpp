@@ -114,7 +114,11 @@ IndexStorage::Config parse_options(int argc, const char* const* argv) {
       message += "'";
       throw SqliteError(SQLITE_ERROR, message);
     }
-    (key == "k" ? k : blocks) = number;
+    std::optional<int>& slot = key == "k" ? k : blocks;
+    if (slot) {
+      throw SqliteError(SQLITE_ERROR, "simhash_index: option " + key + " is given twice");
+    }
+    slot = number;
   }
   IndexStorage::Config config;
   config.k = k.value_or(3);
@@ -241,9 +245,11 @@ std::optional<int> radius_from(char code, sqlite3_value* value, const std::strin
     return std::nullopt;  // no distance is below 0
   }
   if (std::isnan(radius) || radius < 0) {
+    // The value as SQL shows it; a huge REAL has no int64 form.
+    const SqliteString shown(sqlite3_mprintf("%!.15g", radius));
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name +
                                         ": the radius must not be negative (got " +
-                                        std::to_string(static_cast<long long>(radius)) + ")");
+                                        (shown ? shown.get() : "?") + ")");
   }
   return static_cast<int>(std::min(radius, 64.0));
 }
@@ -440,9 +446,13 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     if (plan == kPlanRowid) {
       sqlite3_value* value = argv[0];
       const int type = sqlite3_value_numeric_type(value);
-      if (type == SQLITE_INTEGER ||
-          (type == SQLITE_FLOAT &&
-           sqlite3_value_double(value) == static_cast<double>(sqlite3_value_int64(value)))) {
+      // A REAL equals a rowid only when it is a whole number in int64's
+      // range: SQLite saturates the conversion, and 2^63 must not find the
+      // row 2^63 - 1.
+      constexpr double kTwoTo63 = 9223372036854775808.0;
+      const double real = type == SQLITE_FLOAT ? sqlite3_value_double(value) : 0;
+      if (type == SQLITE_INTEGER || (type == SQLITE_FLOAT && real >= -kTwoTo63 && real < kTwoTo63 &&
+                                     std::floor(real) == real)) {
         const std::int64_t id = sqlite3_value_int64(value);
         if (const auto fp = storage.lookup(id)) {
           cursor->hits.push_back(IndexHit{id, *fp, -1});
@@ -654,6 +664,17 @@ int x_rollback(sqlite3_vtab* vtab) {
 
 int x_rename(sqlite3_vtab* vtab, const char* new_name) {
   return guard(vtab, [&] {
+    // The table has a hidden column named after itself (for commands): a
+    // name equal to another column would declare that column twice, and the
+    // table could then not even be dropped.
+    const std::string lowered = lower(new_name);
+    for (const char* column : {"fp", "distance", "query", "radius", "rowid", "oid", "_rowid_"}) {
+      if (lowered == column) {
+        throw SqliteError(SQLITE_ERROR, "simhash_index " + table_of(vtab)->storage->name() +
+                                            ": cannot rename to '" + new_name +
+                                            "': the name of one of its columns");
+      }
+    }
     table_of(vtab)->storage->rename(new_name);
     return SQLITE_OK;
   });

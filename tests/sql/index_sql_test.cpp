@@ -31,10 +31,12 @@ TEST(IndexSql, BadOptionsNameTheOption) {
     const char* options;
     const char* expected;
   };
-  for (const Case& c : {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
-                        Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
-                        Case{"k=3, blocks=40", "tables"}, Case{"foo=1", "unknown option 'foo'"},
-                        Case{"k", "'k'"}, Case{"blocks=", "option blocks"}}) {
+  for (const Case& c :
+       {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
+        Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
+        Case{"k=3, blocks=40", "tables"}, Case{"foo=1", "unknown option 'foo'"}, Case{"k", "'k'"},
+        Case{"blocks=", "option blocks"}, Case{"k=3, k=5", "option k is given twice"},
+        Case{"blocks=4, K=3, Blocks=4", "option blocks is given twice"}}) {
     const std::string message =
         db.error(std::string("CREATE VIRTUAL TABLE bad USING simhash_index(") + c.options + ")");
     EXPECT_TRUE(contains(message, c.expected)) << c.options << ": " << message;
@@ -312,6 +314,40 @@ TEST(IndexSql, RenameAndDropCarryShadowTables) {
   EXPECT_EQ(db.rows("SELECT rowid FROM far(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
   db.exec("DROP TABLE far");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0);
+}
+
+// Issue 11 item 1: renamed to one of its column names, the table would
+// declare that column twice and could no longer be used or dropped.
+TEST(IndexSql, RenameToAColumnNameIsRefused) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (1, 5)");
+  for (const char* name : {"distance", "fp", "Query", "RADIUS", "rowid"}) {
+    EXPECT_EQ(db.error(std::string("ALTER TABLE near RENAME TO ") + name),
+              std::string("simhash_index near: cannot rename to '") + name +
+                  "': the name of one of its columns");
+  }
+  EXPECT_EQ(db.rows("SELECT rowid FROM near(5)"), std::vector<Row>{{"1"}});
+  db.exec("DROP TABLE near");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0);
+}
+
+// Issue 11 item 5: a REAL compares with rowids as SQLite compares it.
+TEST(IndexSql, RealRowidsAndRadiiCompareAsSqliteDoes) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (9223372036854775807, 1), (5, 2)");
+  db.exec("CREATE TABLE plain(id INTEGER PRIMARY KEY)");
+  db.exec("INSERT INTO plain VALUES (9223372036854775807), (5)");
+  for (const char* value : {"9223372036854775808.0", "9.3e18", "-9.3e18", "5.0", "5.5", "1e300"}) {
+    EXPECT_EQ(db.rows(std::string("SELECT rowid FROM near WHERE rowid = ") + value),
+              db.rows(std::string("SELECT id FROM plain WHERE id = ") + value))
+        << value;
+  }
+  EXPECT_EQ(db.error("SELECT * FROM near(0, -1e300)"),
+            "simhash_index near: the radius must not be negative (got -1.0e+300)");
+  EXPECT_EQ(db.rows("SELECT rowid FROM near WHERE fp MATCH 0 AND distance <= -1e300"),
+            std::vector<Row>{});
 }
 
 TEST(IndexSql, AttachedSchema) {
