@@ -245,11 +245,11 @@ std::optional<int> radius_from(char code, sqlite3_value* value, const std::strin
     return std::nullopt;  // no distance is below 0
   }
   if (std::isnan(radius) || radius < 0) {
-    // The value as SQL shows it; a huge REAL has no int64 form.
-    const SqliteString shown(sqlite3_mprintf("%!.15g", radius));
+    // The value as SQL shows it (a huge REAL has no int64 form).
+    const auto* shown = reinterpret_cast<const char*>(sqlite3_value_text(value));
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name +
                                         ": the radius must not be negative (got " +
-                                        (shown ? shown.get() : "?") + ")");
+                                        (shown != nullptr ? shown : "?") + ")");
   }
   return static_cast<int>(std::min(radius, 64.0));
 }
@@ -519,6 +519,11 @@ int x_eof(sqlite3_vtab_cursor* base) {
 
 int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
   const IndexCursor* cursor = cursor_of(base);
+  // An UPDATE reads the columns it does not set with this flag; leaving the
+  // computed ones without a value lets xUpdate tell them from written ones.
+  if (column != kColumnFp && sqlite3_vtab_nochange(context)) {
+    return SQLITE_OK;
+  }
   std::int64_t fp = 0;
   int distance = -1;
   if (cursor->scan_mode) {
@@ -597,6 +602,16 @@ std::int64_t rowid_argument(sqlite3_value* value, const std::string& name) {
   return sqlite3_value_int64(value);
 }
 
+[[noreturn]] void throw_computed_column_written(int column, const std::string& name) {
+  if (column == kColumnCommand) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": column " + name +
+                                        " takes commands in INSERT only");
+  }
+  const char* const names[] = {"fp", "distance", "query", "radius"};
+  throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": column " + names[column] +
+                                      " is computed by queries and cannot be written");
+}
+
 int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
   IndexTable* table = table_of(vtab);
   const int conflict = sqlite3_vtab_on_conflict(table->db);
@@ -614,10 +629,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
       }
       for (int column : {kColumnDistance, kColumnQuery, kColumnRadius}) {
         if (sqlite3_value_type(columns[column]) != SQLITE_NULL) {
-          static const char* const names[] = {"fp", "distance", "query", "radius"};
-          throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() + ": column " +
-                                              names[column] +
-                                              " is computed by queries and cannot be written");
+          throw_computed_column_written(column, storage.name());
         }
       }
       const std::int64_t fp = fingerprint_argument(columns[kColumnFp], storage.name());
@@ -627,6 +639,12 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
       }
       *rowid = storage.insert(id, fp, conflict);
       return SQLITE_OK;
+    }
+    // UPDATE: every column it does not set arrives unchanged (see x_column).
+    for (int column : {kColumnDistance, kColumnQuery, kColumnRadius, kColumnCommand}) {
+      if (!sqlite3_value_nochange(columns[column])) {
+        throw_computed_column_written(column, storage.name());
+      }
     }
     const std::int64_t fp = fingerprint_argument(columns[kColumnFp], storage.name());
     const std::int64_t new_id = rowid_argument(argv[1], storage.name());

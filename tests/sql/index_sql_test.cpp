@@ -332,6 +332,30 @@ TEST(IndexSql, RenameToAColumnNameIsRefused) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0);
 }
 
+// Issue 11 item 4: an UPDATE that writes a computed column is an error, not
+// one reported change that changes nothing; UPDATEs of fp and rowid work
+// whether they find their rows by rowid or by MATCH.
+TEST(IndexSql, UpdatesOfComputedColumnsAreErrors) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (100, 5), (101, 7)");
+  for (const char* column : {"distance", "query", "radius"}) {
+    EXPECT_EQ(db.error(std::string("UPDATE near SET ") + column + " = 9 WHERE rowid = 100"),
+              std::string("simhash_index near: column ") + column +
+                  " is computed by queries and cannot be written");
+    EXPECT_EQ(db.error(std::string("UPDATE near SET ") + column + " = NULL WHERE fp MATCH 5"),
+              std::string("simhash_index near: column ") + column +
+                  " is computed by queries and cannot be written");
+  }
+  EXPECT_EQ(db.error("UPDATE near SET near = 'rebuild'"),
+            "simhash_index near: column near takes commands in INSERT only");
+  EXPECT_EQ(db.rows("SELECT rowid, fp FROM near"), (std::vector<Row>{{"100", "5"}, {"101", "7"}}));
+  db.exec("UPDATE near SET fp = fp + 1 WHERE fp MATCH 5 AND distance = 0");
+  db.exec("UPDATE near SET rowid = 102 WHERE rowid = 101");
+  EXPECT_EQ(db.rows("SELECT rowid, fp FROM near"), (std::vector<Row>{{"100", "6"}, {"102", "7"}}));
+  db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+}
+
 // Issue 11 item 5: a REAL compares with rowids as SQLite compares it.
 TEST(IndexSql, RealRowidsAndRadiiCompareAsSqliteDoes) {
   TestDatabase db;
