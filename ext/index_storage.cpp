@@ -82,8 +82,21 @@ IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& s
   bool seen_blocks = false;
   bool seen_format = false;
   while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
-    const std::string key = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
-    const int value = sqlite3_column_int(statement.get(), 1);
+    const auto* key_text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
+    const std::string key = key_text != nullptr ? key_text : "";
+    if (key != "k" && key != "blocks" && key != "format") {
+      continue;
+    }
+    // A value that is not a small INTEGER must not be read as some number.
+    const sqlite3_int64 stored = sqlite3_column_int64(statement.get(), 1);
+    if (sqlite3_column_type(statement.get(), 1) != SQLITE_INTEGER || stored < 0 ||
+        stored > 1'000'000) {
+      const auto* shown = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
+      throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": the config table's " +
+                                                 key + " is '" + (shown ? shown : "NULL") +
+                                                 "', not a count");
+    }
+    const auto value = static_cast<int>(stored);
     if (key == "k") {
       config.k = value;
       seen_k = true;

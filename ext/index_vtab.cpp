@@ -43,7 +43,21 @@ constexpr int kSortedByDistance = 4;
 struct IndexTable {
   sqlite3_vtab base{};  // must be first: SQLite sees this struct as a sqlite3_vtab
   sqlite3* db = nullptr;
+  std::string schema;
+  std::string name;
+  // Null when the stored config cannot be read (a newer format, damage):
+  // the table then connects only so that DROP TABLE can remove it, and
+  // every other use fails with `unreadable`.
   std::unique_ptr<IndexStorage> storage;
+  std::string unreadable;
+  int unreadable_code = SQLITE_ERROR;
+
+  IndexStorage& usable_storage() const {
+    if (!storage) {
+      throw SqliteError(unreadable_code, unreadable);
+    }
+    return *storage;
+  }
 };
 
 struct IndexCursor {
@@ -155,14 +169,28 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       config = parse_options(argc, argv);
       make_plan(config);  // validates before anything is created
       IndexStorage::create_tables(db, schema, name, config);
-    } else {
-      config = IndexStorage::read_config(db, schema, name);
-      if (config.k < 0 || config.k > kMaxSqlK) {
-        throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": stored k=" +
-                                                   std::to_string(config.k) + " is invalid");
-      }
     }
-    const PermutationPlan plan = make_plan(config);
+    auto table = std::make_unique<IndexTable>();
+    table->db = db;
+    table->schema = schema;
+    table->name = name;
+    std::optional<PermutationPlan> plan;
+    try {
+      if (!create) {
+        config = IndexStorage::read_config(db, schema, name);
+        if (config.k < 0 || config.k > kMaxSqlK) {
+          throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": stored k=" +
+                                                     std::to_string(config.k) + " is invalid");
+        }
+      }
+      plan.emplace(make_plan(config));
+    } catch (const SqliteError& error) {
+      if (create) {
+        throw;
+      }
+      table->unreadable = std::string(error.what()) + " (DROP TABLE " + name + " still removes it)";
+      table->unreadable_code = error.code();
+    }
     const std::string declaration = format_sql(
         "CREATE TABLE x(fp, distance, query HIDDEN, radius HIDDEN, \"%w\" HIDDEN)", name.c_str());
     const int rc = sqlite3_declare_vtab(db, declaration.c_str());
@@ -170,9 +198,9 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       throw SqliteError(rc, sqlite3_errmsg(db));
     }
     sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
-    auto table = std::make_unique<IndexTable>();
-    table->db = db;
-    table->storage = std::make_unique<IndexStorage>(db, schema, name, plan);
+    if (plan) {
+      table->storage = std::make_unique<IndexStorage>(db, schema, name, *plan);
+    }
     *vtab = &table.release()->base;
     return SQLITE_OK;
   });
@@ -196,9 +224,11 @@ int x_disconnect(sqlite3_vtab* vtab) {
 int x_destroy(sqlite3_vtab* vtab) {
   IndexTable* table = table_of(vtab);
   const int rc = guard(vtab, [&] {
-    table->storage->discard_pending();
-    table->storage->finalize_statements();
-    IndexStorage::drop_tables(table->db, table->storage->schema(), table->storage->name());
+    if (table->storage) {
+      table->storage->discard_pending();
+      table->storage->finalize_statements();
+    }
+    IndexStorage::drop_tables(table->db, table->schema, table->name);
     return SQLITE_OK;
   });
   if (rc == SQLITE_OK) {
@@ -275,7 +305,7 @@ char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint)
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   IndexTable* table = table_of(vtab);
   return guard(vtab, [&] {
-    const PermutationPlan& plan = table->storage->plan();
+    const PermutationPlan& plan = table->usable_storage().plan();
     int match = -1;
     bool match_unusable = false;
     bool bound_unusable = false;
@@ -332,7 +362,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         std::optional<int> radius;
         if (sqlite3_vtab_rhs_value(info, index, &value) == SQLITE_OK && value != nullptr) {
           try {
-            radius = radius_from(code, value, table->storage->name());
+            radius = radius_from(code, value, table->name);
           } catch (const SqliteError&) {
             radius.reset();  // reported by xFilter
           }
@@ -421,7 +451,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
   IndexCursor* cursor = cursor_of(base);
   IndexTable* table = table_of(base->pVtab);
   return guard(base->pVtab, [&] {
-    IndexStorage& storage = *table->storage;
+    IndexStorage& storage = table->usable_storage();
     cursor->hits.clear();
     cursor->position = 0;
     // A scan statement stays with the cursor for the next xFilter (a scan on
@@ -565,7 +595,7 @@ int x_rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
 }
 
 int run_command(IndexTable* table, sqlite3_value* command) {
-  IndexStorage& storage = *table->storage;
+  IndexStorage& storage = table->usable_storage();
   const std::string text = sqlite3_value_type(command) == SQLITE_TEXT
                                ? reinterpret_cast<const char*>(sqlite3_value_text(command))
                                : std::string();
@@ -617,7 +647,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
   const int conflict = sqlite3_vtab_on_conflict(table->db);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(table->db);
   const int rc = guard(vtab, [&] {
-    IndexStorage& storage = *table->storage;
+    IndexStorage& storage = table->usable_storage();
     if (argc == 1) {
       storage.remove(sqlite3_value_int64(argv[0]));
       return SQLITE_OK;
@@ -665,18 +695,22 @@ int x_begin(sqlite3_vtab*) { return SQLITE_OK; }
 
 int x_sync(sqlite3_vtab* vtab) {
   return guard(vtab, [&] {
-    table_of(vtab)->storage->flush();
+    table_of(vtab)->usable_storage().flush();
     return SQLITE_OK;
   });
 }
 
 int x_commit(sqlite3_vtab* vtab) {
-  table_of(vtab)->storage->discard_pending();
+  if (IndexTable* table = table_of(vtab); table->storage) {
+    table->storage->discard_pending();
+  }
   return SQLITE_OK;
 }
 
 int x_rollback(sqlite3_vtab* vtab) {
-  table_of(vtab)->storage->discard_pending();
+  if (IndexTable* table = table_of(vtab); table->storage) {
+    table->storage->discard_pending();
+  }
   return SQLITE_OK;
 }
 
@@ -688,19 +722,20 @@ int x_rename(sqlite3_vtab* vtab, const char* new_name) {
     const std::string lowered = lower(new_name);
     for (const char* column : {"fp", "distance", "query", "radius", "rowid", "oid", "_rowid_"}) {
       if (lowered == column) {
-        throw SqliteError(SQLITE_ERROR, "simhash_index " + table_of(vtab)->storage->name() +
+        throw SqliteError(SQLITE_ERROR, "simhash_index " + table_of(vtab)->name +
                                             ": cannot rename to '" + new_name +
                                             "': the name of one of its columns");
       }
     }
-    table_of(vtab)->storage->rename(new_name);
+    table_of(vtab)->usable_storage().rename(new_name);
+    table_of(vtab)->name = new_name;
     return SQLITE_OK;
   });
 }
 
 int x_savepoint(sqlite3_vtab* vtab, int) {
   return guard(vtab, [&] {
-    table_of(vtab)->storage->flush();
+    table_of(vtab)->usable_storage().flush();
     return SQLITE_OK;
   });
 }
@@ -708,7 +743,9 @@ int x_savepoint(sqlite3_vtab* vtab, int) {
 int x_release(sqlite3_vtab*, int) { return SQLITE_OK; }
 
 int x_rollback_to(sqlite3_vtab* vtab, int) {
-  table_of(vtab)->storage->discard_pending();
+  if (IndexTable* table = table_of(vtab); table->storage) {
+    table->storage->discard_pending();
+  }
   return SQLITE_OK;
 }
 
@@ -720,7 +757,7 @@ int x_shadow_name(const char* suffix) {
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
   return guard(vtab, [&] {
-    const std::string problem = table_of(vtab)->storage->integrity_problem();
+    const std::string problem = table_of(vtab)->usable_storage().integrity_problem();
     if (!problem.empty()) {
       *error = sqlite3_mprintf("%s", problem.c_str());
     }

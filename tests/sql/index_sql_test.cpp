@@ -428,6 +428,38 @@ TEST(IndexSql, NewerFormatFailsClearly) {
     TestDatabase db(path);
     const std::string message = db.error("SELECT * FROM near");
     EXPECT_TRUE(contains(message, damage.expected)) << message;
+    EXPECT_TRUE(contains(message, "DROP TABLE near still removes it")) << message;
+  }
+}
+
+// Issue 11 item 2: every state the index refuses to read can still be
+// dropped, shadow tables included; other uses fail with the reason.
+TEST(IndexSql, UnreadableTablesCanBeDropped) {
+  const TempDatabaseFile file("simhash_unreadable");
+  for (const char* damage :
+       {"UPDATE near_config SET value = 3 WHERE key = 'format'",
+        "UPDATE near_config SET value = 1 WHERE key = 'format'",
+        "UPDATE near_config SET value = 'garbage' WHERE key = 'k'", "DELETE FROM near_config",
+        "UPDATE near_config SET value = 30 WHERE key = 'k'"}) {
+    {
+      TestDatabase db(file.path());
+      db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+      db.exec("INSERT INTO near(rowid, fp) VALUES (1, 5)");
+    }
+    {
+      TestDatabase db(file.path(), false);
+      db.exec(damage);
+    }
+    TestDatabase db(file.path());
+    for (const char* use :
+         {"SELECT * FROM near", "SELECT * FROM near(5)", "INSERT INTO near(fp) VALUES (1)",
+          "DELETE FROM near", "ALTER TABLE near RENAME TO far"}) {
+      const std::string message = db.error(use);
+      EXPECT_TRUE(contains(message, "DROP TABLE near still removes it"))
+          << damage << ": " << message;
+    }
+    db.exec("DROP TABLE near");
+    EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0) << damage;
   }
 }
 
