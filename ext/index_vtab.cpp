@@ -198,6 +198,11 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       throw SqliteError(rc, sqlite3_errmsg(db));
     }
     sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+    // Innocuous, as rtree is: a statement on the index reads and writes only
+    // the index's own shadow tables in the same database, so a trigger or a
+    // view of an untrusted schema can do nothing through it that it could
+    // not do to an ordinary table (PRAGMA trusted_schema=OFF allows it).
+    sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
     if (plan) {
       table->storage = std::make_unique<IndexStorage>(db, schema, name, *plan);
     }

@@ -49,5 +49,40 @@ TEST(FunctionFlags, InnocuousUnderUntrustedSchema) {
   EXPECT_EQ(db.rows("SELECT fp FROM aggregated").size(), 1U);
 }
 
+// Issue 11 item 7: the index is innocuous too, so the README's way of
+// keeping it in step with its table (triggers) and a view over it work in a
+// database opened with PRAGMA trusted_schema=OFF.
+TEST(FunctionFlags, IndexTriggersAndViewsUnderUntrustedSchema) {
+  const TempDatabaseFile file("simhash_index_flags");
+  {
+    TestDatabase db(file.path());
+    db.exec(
+        "CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT);"
+        "CREATE VIRTUAL TABLE near USING simhash_index(k=3);"
+        "CREATE TRIGGER docs_ai AFTER INSERT ON docs WHEN simhash(new.body) IS NOT NULL BEGIN"
+        "  INSERT INTO near(rowid, fp) VALUES (new.id, simhash(new.body)); END;"
+        "CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN"
+        "  DELETE FROM near WHERE rowid = old.id; END;"
+        "CREATE VIEW similar AS SELECT d.id, n.rowid AS other, n.distance"
+        "  FROM docs AS d, near(simhash(d.body)) AS n WHERE n.rowid <> d.id;"
+        "CREATE VIEW similar_by_match AS SELECT d.id, n.rowid AS other"
+        "  FROM docs AS d JOIN near AS n ON n.fp MATCH simhash(d.body);");
+  }
+  TestDatabase db(file.path());
+  db.exec("PRAGMA trusted_schema = OFF");
+  db.exec(
+      "INSERT INTO docs(body) VALUES ('one two three four five'), ('One, two, three, four, five.'),"
+      "('entirely other words here')");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM near"), 3);
+  EXPECT_EQ(db.rows("SELECT id, other FROM similar ORDER BY id"),
+            (std::vector<Row>{{"1", "2"}, {"2", "1"}}));
+  // SQLite's own match() is not innocuous, so a view that uses the MATCH
+  // operator needs a trusted schema (as with FTS5); the table-valued form
+  // above does not.
+  EXPECT_EQ(db.error("SELECT * FROM similar_by_match"), "unsafe use of MATCH()");
+  db.exec("DELETE FROM docs WHERE id = 2");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM near"), 2);
+}
+
 }  // namespace
 }  // namespace simhash::testing
