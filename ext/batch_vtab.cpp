@@ -248,8 +248,8 @@ std::vector<ClusterRow> group_source(sqlite3* db, const std::string& requested,
   if (source->is_simhash_index()) {
     const ResolvedIndex index = open_index(db, *source, function);
     used_radius = radius.value_or(index.k);
-    const std::vector<FingerprintLeader> leaders =
-        find_leader_groups(read_fingerprints(db, index, function), *used_radius);
+    const std::vector<FingerprintLeader> leaders = find_leader_groups(
+        read_fingerprints(db, index, function), *used_radius, [db] { throw_if_interrupted(db); });
     rows.reserve(leaders.size());
     for (const FingerprintLeader& row : leaders) {
       rows.push_back({row.id, row.leader, row.distance, std::nullopt});
@@ -326,10 +326,14 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->radius = chosen_radius;
     std::vector<IdFingerprint> records = read_fingerprints(table->db, index, function);
     if (table->kind == BatchKind::kPairs) {
-      cursor->finder = std::make_unique<PairFinder>(std::move(records), chosen_radius);
+      sqlite3* db = table->db;
+      cursor->finder = std::make_unique<PairFinder>(std::move(records), chosen_radius,
+                                                    [db] { throw_if_interrupted(db); });
       cursor->eof = !cursor->finder->next(cursor->pairs);
     } else {
-      for (const IdCluster& row : find_clusters(std::move(records), chosen_radius)) {
+      sqlite3* db = table->db;
+      for (const IdCluster& row :
+           find_clusters(std::move(records), chosen_radius, [db] { throw_if_interrupted(db); })) {
         cursor->clusters.push_back({row.id, row.cluster, std::nullopt, std::nullopt});
       }
       cursor->eof = cursor->clusters.empty();

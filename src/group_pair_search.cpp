@@ -78,11 +78,15 @@ constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
 
 }  // namespace
 
-GroupPairSearch::GroupPairSearch(std::span<const std::uint64_t> fingerprints, BatchPlan plan)
-    : fingerprints_(fingerprints), plan_(std::move(plan)) {}
+GroupPairSearch::GroupPairSearch(std::span<const std::uint64_t> fingerprints, BatchPlan plan,
+                                 CheckPoint check)
+    : fingerprints_(fingerprints), plan_(std::move(plan)), check_(std::move(check)) {}
 
 bool GroupPairSearch::next(std::vector<GroupPair>& out) {
   out.clear();
+  if (check_) {
+    check_();
+  }
   switch (plan_.method()) {
     case BatchPlan::Method::kIdenticalOnly:
       return false;

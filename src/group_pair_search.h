@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "batch_plan.h"
+#include "check_point.h"
 #include "radix_sort.h"
 
 namespace simhash {
@@ -23,7 +24,9 @@ struct GroupPair {
 class GroupPairSearch {
  public:
   // `fingerprints` must be distinct, ascending, and outlive the search.
-  GroupPairSearch(std::span<const std::uint64_t> fingerprints, BatchPlan plan);
+  // `check` runs before each table or slice.
+  GroupPairSearch(std::span<const std::uint64_t> fingerprints, BatchPlan plan,
+                  CheckPoint check = {});
 
   // Replaces `out` with the pairs of the next table or slice (possibly none);
   // returns false, with `out` empty, once the search is over.
@@ -37,6 +40,7 @@ class GroupPairSearch {
 
   std::span<const std::uint64_t> fingerprints_;
   BatchPlan plan_;
+  CheckPoint check_;
   int next_table_ = 0;
   std::size_t next_row_ = 0;
   RadixSorter sorter_;

@@ -106,7 +106,11 @@ std::vector<std::uint32_t> group_of_records(const FingerprintGroups& groups) {
 
 // The all-pairs method: each record of a node without a representative
 // compares with the representatives made since its node last looked.
-std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& groups, int radius) {
+std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& groups, int radius,
+                                                     const CheckPoint& check) {
+  // Comparisons between calls of `check`, as a slice of the batch search.
+  constexpr std::size_t kComparisonsPerCheck = std::size_t{1} << 24;
+  std::size_t comparisons = 0;
   const auto records = groups.records();
   const auto fingerprints = groups.fingerprints();
   const std::vector<std::uint32_t> node_of = group_of_records(groups);
@@ -128,6 +132,11 @@ std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& gr
       continue;
     }
     Best& found = best[node];
+    comparisons += leaders.size() - found.seen;
+    if (comparisons >= kComparisonsPerCheck && check) {
+      comparisons = 0;
+      check();
+    }
     for (; found.seen < leaders.size(); ++found.seen) {
       const std::uint32_t leader = leaders[found.seen];
       const int distance = hamming_distance(fingerprints[node], records[leader].fp);
@@ -149,18 +158,19 @@ std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& gr
 
 }  // namespace
 
-std::vector<FingerprintLeader> find_leader_groups(std::vector<IdFingerprint> records, int radius) {
+std::vector<FingerprintLeader> find_leader_groups(std::vector<IdFingerprint> records, int radius,
+                                                  const CheckPoint& check) {
   const FingerprintGroups groups(std::move(records));
-  return find_leader_groups(groups, BatchPlan::choose(radius, groups.group_count()));
+  return find_leader_groups(groups, BatchPlan::choose(radius, groups.group_count()), check);
 }
 
 std::vector<FingerprintLeader> find_leader_groups(const FingerprintGroups& groups,
-                                                  const BatchPlan& plan) {
+                                                  const BatchPlan& plan, const CheckPoint& check) {
   if (plan.method() == BatchPlan::Method::kAllPairs) {
-    return leaders_by_comparison(groups, plan.radius());
+    return leaders_by_comparison(groups, plan.radius(), check);
   }
   std::vector<Link> links;
-  GroupPairSearch search(groups.fingerprints(), plan);
+  GroupPairSearch search(groups.fingerprints(), plan, check);
   std::vector<GroupPair> found;
   while (search.next(found)) {
     for (const GroupPair& pair : found) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "batch_plan.h"
+#include "check_point.h"
 #include "fingerprint_groups.h"
 
 namespace simhash {
@@ -30,10 +31,13 @@ struct FingerprintLeader {
 // Links are "within `radius` bits"; nearer means a smaller distance. Every
 // record, in ascending id order. Throws std::invalid_argument for a negative
 // radius or repeated ids.
-std::vector<FingerprintLeader> find_leader_groups(std::vector<IdFingerprint> records, int radius);
+// `check` runs between bounded pieces of the work (check_point.h).
+std::vector<FingerprintLeader> find_leader_groups(std::vector<IdFingerprint> records, int radius,
+                                                  const CheckPoint& check = {});
 // The same with a plan made by the caller (tests exercise several plans).
 std::vector<FingerprintLeader> find_leader_groups(const FingerprintGroups& groups,
-                                                  const BatchPlan& plan);
+                                                  const BatchPlan& plan,
+                                                  const CheckPoint& check = {});
 
 // A link given by the caller (a verified pair): nearer means a smaller rank.
 struct RankedPair {

@@ -12,15 +12,17 @@
 
 namespace simhash {
 
-std::vector<IdCluster> find_clusters(std::vector<IdFingerprint> records, int radius) {
+std::vector<IdCluster> find_clusters(std::vector<IdFingerprint> records, int radius,
+                                     const CheckPoint& check) {
   const FingerprintGroups groups(std::move(records));
-  return find_clusters(groups, BatchPlan::choose(radius, groups.group_count()));
+  return find_clusters(groups, BatchPlan::choose(radius, groups.group_count()), check);
 }
 
-std::vector<IdCluster> find_clusters(const FingerprintGroups& groups, const BatchPlan& plan) {
+std::vector<IdCluster> find_clusters(const FingerprintGroups& groups, const BatchPlan& plan,
+                                     const CheckPoint& check) {
   const auto group_count = static_cast<std::uint32_t>(groups.group_count());
   UnionFind components(group_count);
-  GroupPairSearch search(groups.fingerprints(), plan);
+  GroupPairSearch search(groups.fingerprints(), plan, check);
   std::vector<GroupPair> found;
   while (search.next(found)) {
     for (const GroupPair& pair : found) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "batch_plan.h"
+#include "check_point.h"
 #include "fingerprint_groups.h"
 
 namespace simhash {
@@ -17,9 +18,12 @@ struct IdCluster {
 
 // Every record in ascending id order; a record with no neighbour is its own
 // cluster. Throws std::invalid_argument for a negative radius or repeated ids.
-std::vector<IdCluster> find_clusters(std::vector<IdFingerprint> records, int radius);
+// `check` runs between bounded pieces of the work (check_point.h).
+std::vector<IdCluster> find_clusters(std::vector<IdFingerprint> records, int radius,
+                                     const CheckPoint& check = {});
 // The same with a plan made by the caller from the number of distinct
 // fingerprints (tests use it to exercise several plans).
-std::vector<IdCluster> find_clusters(const FingerprintGroups& groups, const BatchPlan& plan);
+std::vector<IdCluster> find_clusters(const FingerprintGroups& groups, const BatchPlan& plan,
+                                     const CheckPoint& check = {});
 
 }  // namespace simhash

@@ -8,9 +8,11 @@
 
 namespace simhash {
 
-PairFinder::PairFinder(std::vector<IdFingerprint> records, int radius)
-    : PairFinder(std::move(records),
-                 [radius](std::size_t distinct) { return BatchPlan::choose(radius, distinct); }) {}
+PairFinder::PairFinder(std::vector<IdFingerprint> records, int radius, CheckPoint check)
+    : PairFinder(
+          std::move(records),
+          [radius](std::size_t distinct) { return BatchPlan::choose(radius, distinct); },
+          std::move(check)) {}
 
 bool PairFinder::expand_identical(std::vector<NearPair>& out) {
   const auto members = groups_.members(group_);

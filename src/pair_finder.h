@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "batch_plan.h"
+#include "check_point.h"
 #include "fingerprint_groups.h"
 #include "group_pair_search.h"
 
@@ -25,14 +26,15 @@ struct NearPair {
 class PairFinder {
  public:
   // The cheapest plan for the radius (BatchPlan::choose); throws
-  // std::invalid_argument for a negative radius or repeated ids.
-  PairFinder(std::vector<IdFingerprint> records, int radius);
+  // std::invalid_argument for a negative radius or repeated ids. `check`
+  // runs between bounded pieces of the search (check_point.h).
+  PairFinder(std::vector<IdFingerprint> records, int radius, CheckPoint check = {});
   // A plan chosen by the caller (tests use it to exercise several plans);
   // `make_plan` gets the number of distinct fingerprints.
   template <typename MakePlan>
-  PairFinder(std::vector<IdFingerprint> records, MakePlan make_plan)
+  PairFinder(std::vector<IdFingerprint> records, MakePlan make_plan, CheckPoint check = {})
       : groups_(std::move(records)),
-        search_(groups_.fingerprints(), make_plan(groups_.group_count())) {}
+        search_(groups_.fingerprints(), make_plan(groups_.group_count()), std::move(check)) {}
 
   PairFinder(const PairFinder&) = delete;
   PairFinder& operator=(const PairFinder&) = delete;
