@@ -15,10 +15,22 @@ bool is_separator(char c) {
 
 // Builds a message piece by piece: GCC 12 warns falsely (-Wrestrict) on
 // chains of std::string operator+.
+// Control bytes in what the user wrote appear as \xNN: a NUL would
+// otherwise end the message where SQLite reads it as a C string.
 std::string message(std::initializer_list<std::string_view> pieces) {
   std::string text;
   for (const std::string_view piece : pieces) {
-    text.append(piece);
+    for (const char c : piece) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte < 0x20 || byte == 0x7f) {
+        constexpr char kHex[] = "0123456789abcdef";
+        text += "\\x";
+        text += kHex[byte >> 4U];
+        text += kHex[byte & 0xfU];
+      } else {
+        text += c;
+      }
+    }
   }
   return text;
 }

@@ -70,6 +70,16 @@ TEST(SimhashOptions, UnknownKeyIsNamed) {
             "simhash: unknown option \"Unit\" (known: unit, n, weight)");
 }
 
+// Issue 11 item 8: a NUL (or another control byte) in the options is shown
+// escaped, so SQLite, which reads the message as a C string, shows it whole.
+TEST(SimhashOptions, ControlBytesAreEscapedInMessages) {
+  using namespace std::string_literals;
+  EXPECT_EQ(parse_error("n=3\0x=1"s),
+            "simhash: option n must be an integer from 1 to 16, got \"3\\x00x=1\"");
+  EXPECT_EQ(parse_error("col\x01our=1"),
+            "simhash: unknown option \"col\\x01our\" (known: unit, n, weight)");
+}
+
 TEST(SimhashOptions, PairWithoutEqualsIsNamed) {
   EXPECT_EQ(parse_error("n"), "simhash: expected key=value in options, got \"n\"");
   EXPECT_EQ(parse_error("unit=word char"), "simhash: expected key=value in options, got \"char\"");
