@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu_dispatch.h"
+
 namespace simhash {
 namespace {
 
@@ -129,9 +131,10 @@ int choose_rice(std::span<const BucketEntry> entries) {
 
 // The probe's inner loop: one 8-byte load, XOR and popcount per entry. Built
 // twice so CPUs with POPCNT use the instruction.
-[[gnu::target_clones("popcnt", "default")]] void find_close_rests(
-    const unsigned char* rests, std::size_t count, int rest_bytes, std::size_t available,
-    std::uint64_t query_rest, std::uint64_t prefix_mask, int radius, std::vector<CloseEntry>& out) {
+SIMHASH_POPCNT_CLONES void find_close_rests(const unsigned char* rests, std::size_t count,
+                                            int rest_bytes, std::size_t available,
+                                            std::uint64_t query_rest, std::uint64_t prefix_mask,
+                                            int radius, std::vector<CloseEntry>& out) {
   const std::size_t fast =
       available < 8 ? 0
                     : std::min(count, (available - 8) / static_cast<std::size_t>(rest_bytes) + 1);

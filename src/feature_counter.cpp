@@ -63,7 +63,9 @@ void FeatureCounter::clear(std::size_t expected_features) {
 
 void FeatureCounter::grow() {
   const std::size_t size = std::max(kMinimumSlots, 2 * slots_.size());
-  if (size > (std::size_t{1} << 32U)) {  // entry indexes are 32-bit
+  // Entry indexes are 32-bit (compared in 64 bits: a 32-bit size_t cannot
+  // be shifted by 32).
+  if (static_cast<std::uint64_t>(size) > (std::uint64_t{1} << 32U)) {
     throw std::length_error("simhash: too many distinct features");
   }
   slots_.assign(size, Slot{0, 0});

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cpu_dispatch.h"
+
 namespace simhash {
 namespace {
 
@@ -19,10 +21,11 @@ constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
 // Walks the runs of sorted fingerprints equal under `mask` (the table's
 // prefix blocks) and reports the pairs within `radius` that no earlier table
 // shares, by their index in `fingerprints` (sorted, distinct).
-[[gnu::target_clones("popcnt", "default")]] void walk_runs(
-    const std::uint64_t* sorted, std::size_t count, std::uint64_t mask, int radius,
-    std::span<const std::uint64_t> fingerprints, const std::uint64_t* earlier_masks,
-    int earlier_count, std::vector<GroupPair>& out) {
+SIMHASH_POPCNT_CLONES void walk_runs(const std::uint64_t* sorted, std::size_t count,
+                                     std::uint64_t mask, int radius,
+                                     std::span<const std::uint64_t> fingerprints,
+                                     const std::uint64_t* earlier_masks, int earlier_count,
+                                     std::vector<GroupPair>& out) {
   const auto index_of = [&](std::uint64_t fp) {
     return static_cast<std::uint32_t>(
         std::lower_bound(fingerprints.begin(), fingerprints.end(), fp) - fingerprints.begin());
@@ -59,11 +62,9 @@ constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
   }
 }
 
-[[gnu::target_clones("popcnt", "default")]] void compare_rows(const std::uint64_t* fingerprints,
-                                                              std::size_t count,
-                                                              std::size_t row_begin,
-                                                              std::size_t row_end, int radius,
-                                                              std::vector<GroupPair>& out) {
+SIMHASH_POPCNT_CLONES void compare_rows(const std::uint64_t* fingerprints, std::size_t count,
+                                        std::size_t row_begin, std::size_t row_end, int radius,
+                                        std::vector<GroupPair>& out) {
   for (std::size_t i = row_begin; i < row_end; ++i) {
     const std::uint64_t fp = fingerprints[i];
     for (std::size_t j = i + 1; j < count; ++j) {
