@@ -8,9 +8,25 @@ SQLITE_EXTENSION_INIT1
 #include "registration.h"
 #include "sqlite_simhash.h"
 
+namespace {
+
+// The oldest SQLite the extension runs on (Debian 12's; it needs
+// sqlite3_vtab_rhs_value and sqlite3_vtab_in, 3.38): loading into an older
+// one is refused before any of those is called.
+constexpr int kMinimumSqlite = 3040000;
+
+}  // namespace
+
 extern "C" __attribute__((visibility("default"))) int sqlite3_simhash_init(
     sqlite3* db, char** pzErrMsg, const sqlite3_api_routines* pApi) {
   SQLITE_EXTENSION_INIT2(pApi);
+  if (sqlite3_libversion_number() < kMinimumSqlite) {
+    if (pzErrMsg != nullptr) {
+      *pzErrMsg = sqlite3_mprintf("simhash: needs SQLite 3.40.0 or newer, but this is SQLite %s",
+                                  sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
   using namespace simhash::sql;
   for (auto* registration : {register_scalar_functions, register_features_table,
                              register_index_module, register_batch_tables}) {
