@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
-          libbenchmark-dev python3)
+          libbenchmark-dev python3 clang g++-aarch64-linux-gnu)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(manpages-zh)
 elif [ $# -gt 0 ]; then

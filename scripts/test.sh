@@ -1,18 +1,67 @@
 #!/usr/bin/env bash
-# Every test: builds the Release build (build/) and the AddressSanitizer +
-# UndefinedBehaviorSanitizer build (build-sanitize/), and runs the whole
-# suite in both with ctest.
+# Every test, each stage timed:
+#   the Release build (build/, g++) and the whole suite in it with ctest;
+#   the AddressSanitizer + UndefinedBehaviorSanitizer build (build-sanitize/)
+#     and the whole suite in it;
+#   a clang++ build (build-clang/) and the whole suite in it;
+#   an aarch64 compile check: every source of the engine and the glue
+#     compiled with Debian's g++-aarch64-linux-gnu and -Werror (compile only:
+#     the arm64 -dev libraries are not installed, so nothing is linked or run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 jobs=${JOBS:-2}
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$jobs"
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DSIMHASH_SANITIZE=ON -DSIMHASH_BUILD_BENCH=OFF
-cmake --build build-sanitize -j"$jobs"
+timings=()
 
-echo "== sanitizer build (AddressSanitizer + UndefinedBehaviorSanitizer) =="
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
-echo "== Release build =="
-ctest --test-dir build --output-on-failure -j"$jobs"
+stage() {
+  local name=$1
+  shift
+  local start=$SECONDS
+  echo "== $name =="
+  "$@"
+  local took=$((SECONDS - start))
+  timings+=("$(printf '%5d s  %s' "$took" "$name")")
+  echo "== $name: ${took} s =="
+}
+
+release_build() {
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+  cmake --build build -j"$jobs"
+}
+
+sanitizer_build() {
+  cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DSIMHASH_SANITIZE=ON \
+    -DSIMHASH_BUILD_BENCH=OFF
+  cmake --build build-sanitize -j"$jobs"
+}
+
+sanitizer_tests() {
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+}
+
+clang_build() {
+  CC=clang CXX=clang++ cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release \
+    -DSIMHASH_BUILD_BENCH=OFF
+  cmake --build build-clang -j"$jobs"
+}
+
+aarch64_compile_check() {
+  mkdir -p build-aarch64
+  printf '%s\n' src/*.cpp ext/*.cpp |
+    xargs -P "$jobs" -I{} sh -c 'aarch64-linux-gnu-g++ -std=c++20 -O2 -Wall -Wextra -Werror \
+      -fPIC -fvisibility=hidden -DSIMHASH_VERSION="\"check\"" -Isrc -Iext -Iinclude \
+      -c "$1" -o "build-aarch64/$(basename "$1").o"' _ {}
+  echo "compiled $(ls build-aarch64/*.o | wc -l) files for aarch64"
+}
+
+stage "Release build (g++)" release_build
+stage "Release tests" ctest --test-dir build --output-on-failure -j"$jobs"
+stage "ASan+UBSan build" sanitizer_build
+stage "ASan+UBSan tests" sanitizer_tests
+stage "clang++ build" clang_build
+stage "clang++ tests" ctest --test-dir build-clang --output-on-failure -j"$jobs"
+stage "aarch64 compile check" aarch64_compile_check
+
+echo "== stage times =="
+printf '%s\n' "${timings[@]}"
