@@ -509,6 +509,34 @@ void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& 
   }
 }
 
+void IndexStorage::scan_nearest(std::uint64_t query, std::size_t count,
+                                std::vector<IndexHit>& out) {
+  out.clear();
+  if (count == 0) {
+    return;
+  }
+  // A max-heap by (distance, id): its front is the farthest row kept.
+  const auto nearer = [](const IndexHit& a, const IndexHit& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+  };
+  sqlite3_stmt* statement = cached(scan_data_, kSelectAllRows);
+  ResetOnExit reset(statement);
+  while (step_row(statement)) {
+    const std::int64_t fp = sqlite3_column_int64(statement, 1);
+    const IndexHit hit{sqlite3_column_int64(statement, 0), fp,
+                       hamming_distance(static_cast<std::uint64_t>(fp), query)};
+    if (out.size() < count) {
+      out.push_back(hit);
+      std::push_heap(out.begin(), out.end(), nearer);
+    } else if (nearer(hit, out.front())) {
+      std::pop_heap(out.begin(), out.end(), nearer);
+      out.back() = hit;
+      std::push_heap(out.begin(), out.end(), nearer);
+    }
+  }
+  std::sort_heap(out.begin(), out.end(), nearer);
+}
+
 Statement IndexStorage::select_all_rows() const { return prepare_table_sql(kSelectAllRows); }
 
 std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows() {

@@ -86,6 +86,9 @@ class IndexStorage {
   std::optional<std::int64_t> lookup(std::int64_t id);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+  // The `count` rows nearest to `query` at any distance, ties by rowid, by
+  // one pass over the data table keeping only `count` of them; sorted.
+  void scan_nearest(std::uint64_t query, std::size_t count, std::vector<IndexHit>& out);
   // A new statement over every (id, fp) of the data table in id order, for a
   // caller that steps it itself (a full-scan cursor; several may be open).
   Statement select_all_rows() const;

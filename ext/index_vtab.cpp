@@ -248,7 +248,11 @@ int x_destroy(sqlite3_vtab* vtab) {
 //   l  distance <= value       t  distance < value
 //   e  distance = value (also each value of an IN list; SQLite still checks it)
 //   r  the hidden column `radius` (the table-valued function's second argument)
+//   n  LIMIT, o  OFFSET (only with no l, t, e or r, and ORDER BY distance)
 // Every l, t, e and r is an upper bound: the search radius is the smallest.
+// With none of them, ORDER BY distance and a LIMIT, the plan returns the
+// LIMIT + OFFSET nearest rows at any distance ("nearest"): the index answers
+// when it finds that many within k, else one pass over the data does.
 
 // The radius a constraint value asks for; nullopt when no row can match (a
 // NULL value, or a distance bound below 0). A negative `radius` argument is
@@ -315,6 +319,8 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     bool match_unusable = false;
     bool bound_unusable = false;
     int rowid_eq = -1;
+    int limit = -1;
+    int offset = -1;
     std::vector<std::pair<int, char>> radius_constraints;
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& constraint = info->aConstraint[i];
@@ -337,6 +343,10 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       } else if (constraint.usable && constraint.iColumn == -1 &&
                  constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && rowid_eq < 0) {
         rowid_eq = i;
+      } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_LIMIT) {
+        limit = i;
+      } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_OFFSET) {
+        offset = i;
       }
     }
     // A search whose radius comes from a value SQLite cannot give yet (a
@@ -399,6 +409,18 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         info->orderByConsumed = 1;
         description += ", sorted by distance";
       }
+      // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
+      // produce the first LIMIT + OFFSET rows in order.
+      if (sorted && radius_constraints.empty() && limit >= 0) {
+        info->aConstraintUsage[limit].argvIndex = ++argument;
+        codes += 'n';
+        if (offset >= 0) {
+          info->aConstraintUsage[offset].argvIndex = ++argument;
+          codes += 'o';
+        }
+        description = "nearest (index, k=" + k + "; scan if fewer within " + k +
+                      " than LIMIT + OFFSET), sorted by distance";
+      }
       info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
       info->estimatedCost = 20.0 * plan.table_count();
       info->estimatedRows = 10;
@@ -451,6 +473,28 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
   }
 }
 
+// The `wanted` rows nearest to the query at any distance, ties by rowid. All
+// rows within k come from the index; when they are at least `wanted`, the
+// first `wanted` of them are the answer (any nearer row is within k too).
+// Otherwise one pass over the data keeps the nearest.
+void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted,
+                  IndexCursor& cursor) {
+  const auto nearer = [](const IndexHit& a, const IndexHit& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+  };
+  const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
+  storage.flush();
+  storage.probe(query, storage.plan().k(), cursor.hits);
+  cursor.radius = storage.plan().k();
+  if (cursor.hits.size() >= count) {
+    std::sort(cursor.hits.begin(), cursor.hits.end(), nearer);
+    cursor.hits.resize(count);
+    return;
+  }
+  cursor.radius = 64;
+  storage.scan_nearest(query, count, cursor.hits);
+}
+
 int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int argc,
              sqlite3_value** argv) {
   IndexCursor* cursor = cursor_of(base);
@@ -495,7 +539,8 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       }
       return SQLITE_OK;
     }
-    // MATCH: argv follows the codes (q, then radius constraints).
+    // MATCH: argv follows the codes (q, then radius constraints, or LIMIT
+    // and OFFSET).
     sqlite3_value* query = argv[0];
     if (sqlite3_value_type(query) == SQLITE_NULL) {
       return SQLITE_OK;
@@ -506,7 +551,19 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
                                           type_name(query));
     }
     std::optional<int> radius;
+    std::optional<std::int64_t> nearest;  // rows wanted: LIMIT + OFFSET
     for (std::size_t i = 1; i < codes.size() && static_cast<int>(i) < argc; ++i) {
+      if (codes[i] == 'n' || codes[i] == 'o') {
+        // SQLite passes LIMIT and OFFSET as integers; a negative LIMIT means
+        // none, and then the plain search (within k) applies.
+        const std::int64_t value = std::max<std::int64_t>(0, sqlite3_value_int64(argv[i]));
+        if (codes[i] == 'n' && sqlite3_value_int64(argv[i]) >= 0) {
+          nearest = value;
+        } else if (codes[i] == 'o' && nearest) {
+          nearest = *nearest > INT64_MAX - value ? INT64_MAX : *nearest + value;
+        }
+        continue;
+      }
       const std::optional<int> asked = radius_from(codes[i], argv[i], storage.name());
       if (!asked) {
         return SQLITE_OK;  // a NULL bound matches nothing
@@ -517,6 +574,10 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     cursor->query = sqlite3_value_int64(query);
     cursor->radius = radius.value_or(storage.plan().k());
     const auto query_bits = static_cast<std::uint64_t>(cursor->query);
+    if (nearest) {
+      find_nearest(storage, query_bits, static_cast<std::uint64_t>(*nearest), *cursor);
+      return SQLITE_OK;
+    }
     if (cursor->radius <= storage.plan().k()) {
       storage.flush();
       storage.probe(query_bits, cursor->radius, cursor->hits);

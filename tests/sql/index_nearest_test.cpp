@@ -1,0 +1,137 @@
+// The n nearest rows at any distance (issue 10 §2): the table-valued form
+// and `query =` with ORDER BY distance LIMIT n [OFFSET m], against a
+// brute-force hamming() scan ordered by (distance, rowid), for queries the
+// index can answer (n rows within k) and queries that need the scan, with
+// ties, n above the row count, OFFSET, pending writes and a rollback.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../engine/batch_test_data.h"
+#include "test_database.h"
+
+namespace simhash::testing {
+namespace {
+
+// "rowid:distance" of each row of `sql`, ?1 bound to `query`.
+std::vector<std::string> rows_of(sqlite3* db, const std::string& sql, std::int64_t query) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+    return {std::string("error: ") + sqlite3_errmsg(db)};
+  }
+  sqlite3_bind_int64(statement, 1, query);
+  std::vector<std::string> rows;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+    std::string row = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    row += ':';
+    row += reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
+    rows.push_back(row);
+  }
+  if (rc != SQLITE_DONE) {
+    rows = {std::string("error: ") + sqlite3_errmsg(db)};
+  }
+  sqlite3_finalize(statement);
+  return rows;
+}
+
+class Nearest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+    db_.exec("CREATE TABLE plain(id INTEGER PRIMARY KEY, fp INTEGER)");
+    std::mt19937_64 random(77);
+    db_.exec("BEGIN");
+    for (int id = 1; id <= 1500; ++id) {
+      // A cluster around kNear (many ties at each distance), and the rest
+      // random; ids in a shuffled order so ties are broken by rowid, not by
+      // insertion.
+      const std::uint64_t fp =
+          id % 3 == 0 ? random() : flip_random_bits(kNear, static_cast<int>(random() % 9), random);
+      add(static_cast<std::int64_t>((id * 7919) % 100003), fp);
+    }
+    db_.exec("COMMIT");
+  }
+
+  void add(std::int64_t id, std::uint64_t fp) {
+    std::string values = "(";
+    values += std::to_string(id);
+    values += ", ";
+    values += std::to_string(static_cast<std::int64_t>(fp));
+    values += ")";
+    db_.exec("INSERT INTO near(rowid, fp) VALUES " + values);
+    db_.exec("INSERT INTO plain(id, fp) VALUES " + values);
+  }
+
+  void expect_nearest(std::int64_t query) {
+    for (const int limit : {0, 1, 5, 10, 37, 200, 5000}) {
+      for (const int offset : {0, 3}) {
+        const std::string tail = " ORDER BY distance LIMIT " + std::to_string(limit) +
+                                 (offset > 0 ? " OFFSET " + std::to_string(offset) : "");
+        const std::vector<std::string> expected = rows_of(
+            db_.handle(),
+            "SELECT id, hamming(fp, ?1) AS distance FROM plain ORDER BY distance, id LIMIT " +
+                std::to_string(limit) + " OFFSET " + std::to_string(offset),
+            query);
+        for (const std::string& sql : {
+                 "SELECT rowid, distance FROM near(?1)" + tail,
+                 "SELECT rowid, distance FROM near WHERE query = ?1" + tail,
+             }) {
+          EXPECT_EQ(rows_of(db_.handle(), sql, query), expected) << sql;
+        }
+        const std::string with_rowid =
+            "SELECT rowid, distance FROM near(?1) ORDER BY distance, "
+            "rowid LIMIT " +
+            std::to_string(limit) + " OFFSET " + std::to_string(offset);
+        EXPECT_EQ(rows_of(db_.handle(), with_rowid, query), expected) << with_rowid;
+      }
+    }
+  }
+
+  static constexpr std::uint64_t kNear = 0x0123'4567'89ab'cdefULL;
+  TestDatabase db_;
+};
+
+TEST_F(Nearest, InsideTheClusterTheIndexAnswers) {
+  expect_nearest(static_cast<std::int64_t>(kNear));
+}
+
+TEST_F(Nearest, FarFromEverythingTheScanAnswers) {
+  expect_nearest(static_cast<std::int64_t>(~kNear));
+  expect_nearest(0);
+}
+
+TEST_F(Nearest, PendingWritesAndRollback) {
+  db_.exec("BEGIN");
+  add(200001, kNear);
+  add(200002, kNear ^ 1U);
+  db_.exec("DELETE FROM plain WHERE id IN (SELECT id FROM plain ORDER BY id LIMIT 5)");
+  db_.exec("DELETE FROM near WHERE rowid IN (SELECT rowid FROM near ORDER BY rowid LIMIT 5)");
+  expect_nearest(static_cast<std::int64_t>(kNear));
+  db_.exec("ROLLBACK");
+  expect_nearest(static_cast<std::int64_t>(kNear));
+}
+
+TEST_F(Nearest, PlanAndTheMatchForm) {
+  TestDatabase& db = db_;
+  const std::vector<Row> plan =
+      db.rows("EXPLAIN QUERY PLAN SELECT rowid FROM near(1) ORDER BY distance LIMIT 5");
+  ASSERT_FALSE(plan.empty());
+  EXPECT_NE(plan.back().back()->find("nearest"), std::string::npos) << *plan.back().back();
+  // With a bound, LIMIT only trims the rows within it.
+  EXPECT_EQ(db.rows("SELECT count(*) FROM (SELECT rowid FROM near(0, 3) ORDER BY distance "
+                    "LIMIT 5)"),
+            db.rows("SELECT min(5, count(*)) FROM plain WHERE hamming(fp, 0) <= 3"));
+  // SQLite does not hand LIMIT to a MATCH term: that form keeps its meaning,
+  // the nearest rows within k.
+  EXPECT_EQ(db.rows("SELECT count(*) FROM (SELECT rowid FROM near WHERE fp MATCH 0 ORDER BY "
+                    "distance LIMIT 5)"),
+            db.rows("SELECT min(5, count(*)) FROM plain WHERE hamming(fp, 0) <= 3"));
+}
+
+}  // namespace
+}  // namespace simhash::testing
