@@ -92,9 +92,13 @@ IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& s
     if (sqlite3_column_type(statement.get(), 1) != SQLITE_INTEGER || stored < 0 ||
         stored > 1'000'000) {
       const auto* shown = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
-      throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": the config table's " +
-                                                 key + " is '" + (shown ? shown : "NULL") +
-                                                 "', not a count");
+      std::string message = "simhash_index " + name;
+      message += ": the config table's ";
+      message += key;
+      message += " is '";
+      message += shown != nullptr ? shown : "NULL";
+      message += "', not a count";
+      throw SqliteError(SQLITE_CORRUPT_VTAB, message);
     }
     const auto value = static_cast<int>(stored);
     if (key == "k") {
