@@ -519,10 +519,7 @@ void IndexStorage::scan_nearest(std::uint64_t query, std::size_t count,
   if (count == 0) {
     return;
   }
-  // A max-heap by (distance, id): its front is the farthest row kept.
-  const auto nearer = [](const IndexHit& a, const IndexHit& b) {
-    return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
-  };
+  // A max-heap by nearer(): its front is the farthest row kept.
   sqlite3_stmt* statement = cached(scan_data_, kSelectAllRows);
   ResetOnExit reset(statement);
   while (step_row(statement)) {

@@ -26,6 +26,11 @@ struct IndexHit {
   int distance;
 };
 
+// The order of "nearest first": by distance, ties by rowid.
+inline bool nearer(const IndexHit& a, const IndexHit& b) {
+  return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+}
+
 // A prepared statement kept for the life of the table, compiled on first use.
 class CachedStatement {
  public:

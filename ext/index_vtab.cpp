@@ -479,9 +479,6 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
 // Otherwise one pass over the data keeps the nearest.
 void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted,
                   IndexCursor& cursor) {
-  const auto nearer = [](const IndexHit& a, const IndexHit& b) {
-    return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
-  };
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
   storage.flush();
   storage.probe(query, storage.plan().k(), cursor.hits);
@@ -585,9 +582,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       storage.scan(query_bits, cursor->radius, cursor->hits);
     }
     if (idx_num & kSortedByDistance) {
-      std::sort(cursor->hits.begin(), cursor->hits.end(), [](const IndexHit& a, const IndexHit& b) {
-        return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
-      });
+      std::sort(cursor->hits.begin(), cursor->hits.end(), nearer);
     } else {
       std::sort(cursor->hits.begin(), cursor->hits.end(),
                 [](const IndexHit& a, const IndexHit& b) { return a.id < b.id; });
