@@ -26,6 +26,12 @@
 namespace simhash::sql {
 namespace {
 
+// The engine's CheckPoint for this connection: stops a long search with
+// SQLITE_INTERRUPT once the statement is interrupted.
+CheckPoint stop_when_interrupted(sqlite3* db) {
+  return [db] { throw_if_interrupted(db); };
+}
+
 enum class BatchKind { kPairs, kClusters, kComponents };
 
 // Columns: the result columns, then the hidden arguments "index" and radius.
@@ -249,7 +255,7 @@ std::vector<ClusterRow> group_source(sqlite3* db, const std::string& requested,
     const ResolvedIndex index = open_index(db, *source, function);
     used_radius = radius.value_or(index.k);
     const std::vector<FingerprintLeader> leaders = find_leader_groups(
-        read_fingerprints(db, index, function), *used_radius, [db] { throw_if_interrupted(db); });
+        read_fingerprints(db, index, function), *used_radius, stop_when_interrupted(db));
     rows.reserve(leaders.size());
     for (const FingerprintLeader& row : leaders) {
       rows.push_back({row.id, row.leader, row.distance, std::nullopt});
@@ -326,14 +332,12 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->radius = chosen_radius;
     std::vector<IdFingerprint> records = read_fingerprints(table->db, index, function);
     if (table->kind == BatchKind::kPairs) {
-      sqlite3* db = table->db;
       cursor->finder = std::make_unique<PairFinder>(std::move(records), chosen_radius,
-                                                    [db] { throw_if_interrupted(db); });
+                                                    stop_when_interrupted(table->db));
       cursor->eof = !cursor->finder->next(cursor->pairs);
     } else {
-      sqlite3* db = table->db;
       for (const IdCluster& row :
-           find_clusters(std::move(records), chosen_radius, [db] { throw_if_interrupted(db); })) {
+           find_clusters(std::move(records), chosen_radius, stop_when_interrupted(table->db))) {
         cursor->clusters.push_back({row.id, row.cluster, std::nullopt, std::nullopt});
       }
       cursor->eof = cursor->clusters.empty();

@@ -96,6 +96,14 @@ std::string lower(std::string text) {
   return text;
 }
 
+// True when `name` (any case) is one of the declared columns. The table also
+// declares a hidden column named after itself (for commands), so a table of
+// such a name would declare that column twice and be unusable.
+bool is_column_name(std::string_view name) {
+  const std::string lowered = lower(std::string(name));
+  return lowered == "fp" || lowered == "distance" || lowered == "query" || lowered == "radius";
+}
+
 // Parses the CREATE VIRTUAL TABLE arguments into k and blocks.
 IndexStorage::Config parse_options(int argc, const char* const* argv) {
   std::optional<int> k;
@@ -161,8 +169,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     const std::string name = argv[2];
     IndexStorage::Config config;
     if (create) {
-      const std::string lowered = lower(name);
-      if (lowered == "fp" || lowered == "distance" || lowered == "query" || lowered == "radius") {
+      if (is_column_name(name)) {
         throw SqliteError(SQLITE_ERROR, "simhash_index: a table cannot be named '" + name +
                                             "' (a column has that name)");
       }
@@ -550,14 +557,16 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     std::optional<int> radius;
     std::optional<std::int64_t> nearest;  // rows wanted: LIMIT + OFFSET
     for (std::size_t i = 1; i < codes.size() && static_cast<int>(i) < argc; ++i) {
-      if (codes[i] == 'n' || codes[i] == 'o') {
-        // SQLite passes LIMIT and OFFSET as integers; a negative LIMIT means
-        // none, and then the plain search (within k) applies.
-        const std::int64_t value = std::max<std::int64_t>(0, sqlite3_value_int64(argv[i]));
-        if (codes[i] == 'n' && sqlite3_value_int64(argv[i]) >= 0) {
-          nearest = value;
-        } else if (codes[i] == 'o' && nearest) {
-          nearest = *nearest > INT64_MAX - value ? INT64_MAX : *nearest + value;
+      // SQLite passes LIMIT and OFFSET as integers, LIMIT first; a negative
+      // LIMIT means none, and then the plain search (within k) applies.
+      const std::int64_t number = sqlite3_value_int64(argv[i]);
+      if (codes[i] == 'n') {
+        nearest = number >= 0 ? std::optional<std::int64_t>(number) : std::nullopt;
+        continue;
+      }
+      if (codes[i] == 'o') {
+        if (nearest && number > 0) {
+          nearest = *nearest > INT64_MAX - number ? INT64_MAX : *nearest + number;
         }
         continue;
       }
@@ -777,16 +786,15 @@ int x_rollback(sqlite3_vtab* vtab) {
 
 int x_rename(sqlite3_vtab* vtab, const char* new_name) {
   return guard(vtab, [&] {
-    // The table has a hidden column named after itself (for commands): a
-    // name equal to another column would declare that column twice, and the
-    // table could then not even be dropped.
+    // Renamed after a column, the table could then not even be dropped
+    // (is_column_name); a rowid alias would hide the rowid behind the
+    // command column.
     const std::string lowered = lower(new_name);
-    for (const char* column : {"fp", "distance", "query", "radius", "rowid", "oid", "_rowid_"}) {
-      if (lowered == column) {
-        throw SqliteError(SQLITE_ERROR, "simhash_index " + table_of(vtab)->name +
-                                            ": cannot rename to '" + new_name +
-                                            "': the name of one of its columns");
-      }
+    if (is_column_name(new_name) || lowered == "rowid" || lowered == "oid" ||
+        lowered == "_rowid_") {
+      throw SqliteError(SQLITE_ERROR, "simhash_index " + table_of(vtab)->name +
+                                          ": cannot rename to '" + new_name +
+                                          "': the name of one of its columns");
     }
     table_of(vtab)->usable_storage().rename(new_name);
     table_of(vtab)->name = new_name;

@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../engine/batch_test_data.h"
-#include "test_database.h"
+#include "index_test_support.h"
 
 namespace simhash::testing {
 namespace {
@@ -66,14 +65,7 @@ class DistanceBounds : public ::testing::Test {
                                    ? random()
                                    : flip_random_bits(static_cast<std::uint64_t>(kQuery),
                                                       static_cast<int>(random() % 13), random);
-      // Built by appending: GCC 12 misreads "(" + std::string as overlapping.
-      std::string values = "(";
-      values += std::to_string(id);
-      values += ", ";
-      values += std::to_string(static_cast<std::int64_t>(fp));
-      values += ")";
-      db_.exec("INSERT INTO near(rowid, fp) VALUES " + values);
-      db_.exec("INSERT INTO plain(id, fp) VALUES " + values);
+      insert_into_near_and_plain(db_, id, fp);
     }
     db_.exec("COMMIT");
   }

@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../engine/batch_test_data.h"
-#include "test_database.h"
+#include "index_test_support.h"
 
 namespace simhash::testing {
 namespace {
@@ -57,15 +56,7 @@ class Nearest : public ::testing::Test {
     db_.exec("COMMIT");
   }
 
-  void add(std::int64_t id, std::uint64_t fp) {
-    std::string values = "(";
-    values += std::to_string(id);
-    values += ", ";
-    values += std::to_string(static_cast<std::int64_t>(fp));
-    values += ")";
-    db_.exec("INSERT INTO near(rowid, fp) VALUES " + values);
-    db_.exec("INSERT INTO plain(id, fp) VALUES " + values);
-  }
+  void add(std::int64_t id, std::uint64_t fp) { insert_into_near_and_plain(db_, id, fp); }
 
   void expect_nearest(std::int64_t query) {
     for (const int limit : {0, 1, 5, 10, 37, 200, 5000}) {

@@ -19,6 +19,7 @@
 // flip_random_bits: one definition for every test in sql_tests (a second
 // inline copy here would be an ODR violation once both are linked).
 #include "../engine/batch_test_data.h"
+#include "test_database.h"
 
 namespace simhash::testing {
 
@@ -58,6 +59,19 @@ inline std::vector<std::uint64_t> make_fingerprints(int count, std::mt19937_64& 
     }
   }
   return fps;
+}
+
+// Inserts one row into the index `near` and into `plain(id, fp)`, the
+// ordinary table that tests scan with hamming() as the brute-force answer.
+inline void insert_into_near_and_plain(TestDatabase& db, std::int64_t id, std::uint64_t fp) {
+  // Built by appending: GCC 12 misreads "(" + std::string as overlapping.
+  std::string values = "(";
+  values += std::to_string(id);
+  values += ", ";
+  values += std::to_string(static_cast<std::int64_t>(fp));
+  values += ")";
+  db.exec("INSERT INTO near(rowid, fp) VALUES " + values);
+  db.exec("INSERT INTO plain(id, fp) VALUES " + values);
 }
 
 inline Hits brute_force(const Model& model, std::uint64_t query, int radius) {
