@@ -138,5 +138,30 @@ TEST_F(Nearest, PlanAndTheMatchForm) {
   EXPECT_LT(db.integer("SELECT count(*) FROM plain WHERE hamming(fp, 0) <= 3"), 5);
 }
 
+// SQLite hands LIMIT to a virtual table only when it is alone in the FROM
+// clause: joined to the rows' texts, the nearest go in a subquery (which
+// the README shows); joined directly, the search keeps radius k.
+TEST_F(Nearest, JoinsTakeTheNearestFromASubquery) {
+  const std::int64_t query = static_cast<std::int64_t>(~kNear);
+  const std::vector<std::string> expected = rows_of(
+      db_.handle(),
+      "SELECT id, hamming(fp, ?1) AS distance FROM plain ORDER BY distance, id LIMIT 10", query);
+  ASSERT_EQ(expected.size(), 10U);
+  EXPECT_EQ(rows_of(db_.handle(),
+                    "SELECT n.rowid, n.distance FROM (SELECT rowid, distance FROM near(?1) "
+                    "ORDER BY distance LIMIT 10) AS n JOIN plain AS p ON p.id = n.rowid "
+                    "ORDER BY n.distance, n.rowid",
+                    query),
+            expected);
+  EXPECT_EQ(rows_of(db_.handle(),
+                    "SELECT n.rowid, n.distance FROM near(?1) AS n JOIN plain AS p ON p.id = "
+                    "n.rowid ORDER BY n.distance, n.rowid LIMIT 10",
+                    query),
+            rows_of(db_.handle(),
+                    "SELECT id, hamming(fp, ?1) AS distance FROM plain WHERE hamming(fp, ?1) <= 3 "
+                    "ORDER BY distance, id LIMIT 10",
+                    query));
+}
+
 }  // namespace
 }  // namespace simhash::testing
