@@ -154,7 +154,12 @@ void IndexStorage::drop_tables(sqlite3* db, const std::string& schema, const std
 
 IndexStorage::IndexStorage(sqlite3* db, std::string schema, std::string name,
                            const PermutationPlan& plan)
-    : db_(db), schema_(std::move(schema)), name_(std::move(name)), plan_(plan), layout_(plan) {}
+    : db_(db),
+      schema_(std::move(schema)),
+      name_(std::move(name)),
+      plan_(plan),
+      layout_(plan),
+      pending_(plan) {}
 
 std::string IndexStorage::table_sql(const char* format) const {
   return format_sql(format, schema_.c_str(), name_.c_str());
@@ -216,7 +221,7 @@ std::optional<std::int64_t> IndexStorage::lookup(std::int64_t id) {
 }
 
 void IndexStorage::flush_if_full() {
-  if (pending_.size() >= kMaxPending) {
+  if (pending_.size() >= (pending_.searched() ? kMaxPendingSearched : kMaxPending)) {
     flush();
   }
 }
@@ -428,6 +433,12 @@ sqlite3_stmt* IndexStorage::probe_statement(int parts) {
 }
 
 void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
+  const std::size_t first = out.size();
+  probe_buckets(query, radius, out);
+  pending_.apply_to(query, radius, out, first);
+}
+
+void IndexStorage::probe_buckets(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
   const int tables = plan_.table_count();
   for (int first = 0; first < tables; first += kProbeChunk) {
     const int parts = std::min(kProbeChunk, tables - first);

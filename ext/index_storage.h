@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bucket_codec.h"
+#include "pending_changes.h"
 #include "permutation_plan.h"
 #include "sqlite_support.h"
 
@@ -20,16 +21,8 @@ namespace simhash::sql {
 // is refused.
 inline constexpr int kIndexFormat = 2;
 
-struct IndexHit {
-  std::int64_t id;
-  std::int64_t fp;
-  int distance;
-};
-
-// The order of "nearest first": by distance, ties by rowid.
-inline bool nearer(const IndexHit& a, const IndexHit& b) {
-  return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
-}
+using simhash::IndexHit;
+using simhash::nearer;
 
 // A prepared statement kept for the life of the table, compiled on first use.
 class CachedStatement {
@@ -79,7 +72,9 @@ class IndexStorage {
   void remove(std::int64_t id);
   void update(std::int64_t old_id, std::int64_t new_id, std::int64_t fp, int conflict);
 
-  // Merges the pending changes into the buckets (xSync, xSavepoint, reads).
+  // Merges the pending changes into the buckets (xSync, xSavepoint, and
+  // writes when many are pending; never reads, which would change the
+  // caller's changes() and total_changes()).
   void flush();
   // Forgets the pending changes (their transaction or savepoint rolled back).
   void discard_pending() { pending_.clear(); }
@@ -87,7 +82,8 @@ class IndexStorage {
   void finalize_statements();
   void rename(const std::string& new_name);
 
-  // Reads. The index path needs radius <= k; the scan path takes any radius.
+  // Reads; they see the pending changes without merging them. The index
+  // path needs radius <= k; the scan path takes any radius.
   std::optional<std::int64_t> lookup(std::int64_t id);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
@@ -106,41 +102,11 @@ class IndexStorage {
   // Every (id, fp) of the data table, in id order.
   std::vector<std::pair<std::int64_t, std::uint64_t>> read_all_rows();
 
-  // Changes not yet merged into the buckets, in the order they happened:
-  // 16 bytes plus one bit each.
-  class PendingChanges {
-   public:
-    void push(std::int64_t id, std::uint64_t fp, bool insert) {
-      rows_.push_back(Row{id, fp});
-      inserts_.push_back(insert);
-    }
-    std::size_t size() const { return rows_.size(); }
-    bool empty() const { return rows_.empty(); }
-    std::int64_t id(std::size_t i) const { return rows_[i].id; }
-    std::uint64_t fp(std::size_t i) const { return rows_[i].fp; }
-    bool is_insert(std::size_t i) const { return inserts_[i]; }
-    // Also returns the memory when it is large (after a big transaction).
-    void clear() {
-      if (rows_.capacity() > kKeptCapacity) {
-        std::vector<Row>().swap(rows_);
-        std::vector<bool>().swap(inserts_);
-      }
-      rows_.clear();
-      inserts_.clear();
-    }
-
-   private:
-    static constexpr std::size_t kKeptCapacity = 4096;
-    struct Row {
-      std::int64_t id;
-      std::uint64_t fp;
-    };
-    std::vector<Row> rows_;
-    std::vector<bool> inserts_;
-  };
   // Flush when this many changes are pending, to bound memory (about 20 bytes
   // per change while merging: 16 pending, 4 of sort order).
   static constexpr std::size_t kMaxPending = std::size_t{1} << 23;
+  // The same once reads have searched them (plus 4 bytes per change per table).
+  static constexpr std::size_t kMaxPendingSearched = std::size_t{1} << 20;
 
   std::string table_sql(const char* format) const;
   // A new statement of table_sql(format); throws SqliteError if it does not compile.
@@ -158,6 +124,8 @@ class IndexStorage {
   void flush_if_full();
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
   sqlite3_stmt* probe_statement(int parts);
+  // probe() as the stored buckets answer, without the pending changes.
+  void probe_buckets(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
                     std::size_t size, int radius, std::vector<IndexHit>& out);
 

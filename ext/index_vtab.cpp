@@ -487,7 +487,6 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
 void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted,
                   IndexCursor& cursor) {
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
-  storage.flush();
   storage.probe(query, storage.plan().k(), cursor.hits);
   cursor.radius = storage.plan().k();
   if (cursor.hits.size() >= count) {
@@ -585,7 +584,6 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       return SQLITE_OK;
     }
     if (cursor->radius <= storage.plan().k()) {
-      storage.flush();
       storage.probe(query_bits, cursor->radius, cursor->hits);
     } else {
       storage.scan(query_bits, cursor->radius, cursor->hits);
@@ -725,6 +723,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
     sqlite3_value** columns = argv + 2;
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
       if (sqlite3_value_type(columns[kColumnCommand]) != SQLITE_NULL) {
+        *rowid = last_rowid;  // SQLite sets last_insert_rowid() to it
         return run_command(table, columns[kColumnCommand]);
       }
       for (int column : {kColumnDistance, kColumnQuery, kColumnRadius}) {
