@@ -3,8 +3,8 @@
 // 8-byte little-endian value; REAL features are refused, because hashing a
 // decimal rendering would freeze a formatting choice into stored fingerprints.
 // It is also a window function: a row leaving the frame adds its negated
-// weight. With integer weights (the default 1) every total is exact, so a
-// window gives the same fingerprint as the aggregate over its frame; with
+// weight. Integer weights (the default 1) are summed exactly, at any size, so
+// a window gives the same fingerprint as the aggregate over its frame; with
 // fractional weights a total may differ from it by a rounding error, as the
 // aggregate's own total differs between row orders.
 #include <cmath>
@@ -17,8 +17,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "exact_vote_totals.h"
 #include "feature_hash.h"
-#include "fingerprint_accumulator.h"
 #include "scalar_functions.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
@@ -37,15 +37,15 @@ struct AggregateHeader {
   std::int64_t rows;  // non-NULL features in the group or window frame
 };
 static_assert(std::is_trivial_v<AggregateHeader>, "lives in zero-filled memory");
-static_assert(std::is_trivially_destructible_v<FingerprintAccumulator>,
+static_assert(std::is_trivially_destructible_v<ExactVoteTotals>,
               "SQLite frees the aggregate context without running destructors");
 
 constexpr std::size_t kContextBytes =
-    sizeof(AggregateHeader) + sizeof(FingerprintAccumulator) + alignof(FingerprintAccumulator);
+    sizeof(AggregateHeader) + sizeof(ExactVoteTotals) + alignof(ExactVoteTotals);
 
 struct AggregateState {
   AggregateHeader* header = nullptr;
-  FingerprintAccumulator* accumulator = nullptr;
+  ExactVoteTotals* accumulator = nullptr;
 };
 
 // The state in `context` (from sqlite3_aggregate_context), constructing the
@@ -55,27 +55,26 @@ AggregateState state_in(void* context) {
   state.header = static_cast<AggregateHeader*>(context);
   void* room = static_cast<std::byte*>(context) + sizeof(AggregateHeader);
   std::size_t space = kContextBytes - sizeof(AggregateHeader);
-  room = std::align(alignof(FingerprintAccumulator), sizeof(FingerprintAccumulator), room, space);
+  room = std::align(alignof(ExactVoteTotals), sizeof(ExactVoteTotals), room, space);
   if (!state.header->constructed) {
-    new (room) FingerprintAccumulator();
+    new (room) ExactVoteTotals();
     state.header->constructed = true;
   }
-  state.accumulator = std::launder(static_cast<FingerprintAccumulator*>(room));
+  state.accumulator = std::launder(static_cast<ExactVoteTotals*>(room));
   return state;
 }
 
-double weight_of(sqlite3_value* weight) {
+// Checks the weight; REAL weights must be finite.
+void check_weight(sqlite3_value* weight) {
   switch (sqlite3_value_type(weight)) {
     case SQLITE_INTEGER:
-      return static_cast<double>(sqlite3_value_int64(weight));
-    case SQLITE_FLOAT: {
-      const double value = sqlite3_value_double(weight);
-      if (!std::isfinite(value)) {
+      return;
+    case SQLITE_FLOAT:
+      if (const double value = sqlite3_value_double(weight); !std::isfinite(value)) {
         throw std::runtime_error("simhash_agg: weight must be a finite number, got " +
                                  std::string(value > 0 ? "Inf" : "-Inf"));
       }
-      return value;
-    }
+      return;
     default:
       throw std::runtime_error(std::string("simhash_agg: weight must be a number, got ") +
                                type_name(weight));
@@ -102,14 +101,26 @@ void add_row(sqlite3_context* context, int argc, sqlite3_value** argv, int direc
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
     return;  // NULL features are skipped, whatever their weight
   }
-  const double weight = argc > 1 ? weight_of(argv[1]) : 1.0;
+  sqlite3_value* weight = argc > 1 ? argv[1] : nullptr;
+  if (weight != nullptr) {
+    check_weight(weight);
+  }
   const std::uint64_t hash = hash_of(argv[0]);
   void* memory = sqlite3_aggregate_context(context, static_cast<int>(kContextBytes));
   if (memory == nullptr) {
     throw std::bad_alloc();
   }
   const AggregateState state = state_in(memory);
-  state.accumulator->add(hash, direction * weight);
+  if (weight == nullptr || sqlite3_value_type(weight) == SQLITE_INTEGER) {
+    const std::int64_t value = weight == nullptr ? 1 : sqlite3_value_int64(weight);
+    if (direction > 0) {
+      state.accumulator->add_integer(hash, value);
+    } else {
+      state.accumulator->remove_integer(hash, value);
+    }
+  } else {
+    state.accumulator->add_real(hash, direction * sqlite3_value_double(weight));
+  }
   state.header->rows += direction;
 }
 

@@ -200,5 +200,37 @@ TEST_F(SimhashAgg, WindowFramesEqualTheAggregateOverTheFrame) {
             std::nullopt);
 }
 
+TEST_F(SimhashAgg, IntegerWeightsAreExactAtAnySize) {
+  // In doubles 2^53 + 1 rounds to 2^53, the votes cancel and the result
+  // would be 0; summed exactly the total of every bit is +-1.
+  EXPECT_EQ(db.integer("SELECT simhash_agg(f, w) FROM (SELECT column1 AS f, column2 AS w FROM "
+                       "(VALUES ('a', 9007199254740993), "
+                       "('a', -9007199254740992)))"),
+            db.integer("SELECT simhash_agg('a')"));
+  EXPECT_EQ(db.integer("SELECT simhash_agg(f, w) FROM (SELECT 'a' AS f, 9223372036854775807 AS w "
+                       "UNION ALL SELECT 'a', -9223372036854775807 - 1 UNION ALL SELECT 'a', 2)"),
+            db.integer("SELECT simhash_agg('a')"));
+  // A window frame that a huge weight has left equals the aggregate over
+  // the frame: the huge vote is taken back exactly.
+  std::mt19937_64 random(6);
+  const std::int64_t huge[] = {INT64_MAX, INT64_MIN, std::int64_t{1} << 62,
+                               (std::int64_t{1} << 53) + 1, -(std::int64_t{1} << 53)};
+  for (int row = 0; row < 200; ++row) {
+    std::string word(1, 'w');
+    word += std::to_string(random() % 20);
+    const std::int64_t weight =
+        random() % 3 == 0 ? huge[random() % 5] : static_cast<std::int64_t>(random() % 5) - 2;
+    insert(0, word, weight);
+  }
+  const auto windowed = db.rows(
+      "SELECT rowid, simhash_agg(feature, weight) OVER (ORDER BY rowid "
+      "ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) FROM f ORDER BY rowid");
+  const auto framed = db.rows(
+      "SELECT rowid, (SELECT simhash_agg(g.feature, g.weight) FROM (SELECT * FROM f AS h "
+      "WHERE h.rowid <= f.rowid ORDER BY h.rowid DESC LIMIT 4) AS g) FROM f ORDER BY rowid");
+  ASSERT_EQ(windowed.size(), 200U);
+  EXPECT_EQ(windowed, framed);
+}
+
 }  // namespace
 }  // namespace simhash::testing
