@@ -578,11 +578,16 @@ void IndexStorage::rebuild() {
       const std::uint64_t key = plan_.permute(table, fp);
       items.push_back(Item{layout_.bucket_of(table, key), {id, layout_.rest_of(table, key)}});
     }
+    throw_if_interrupted(db_);
     // Rows arrive in id order; a stable sort by bucket keeps each bucket sorted by id.
     std::stable_sort(items.begin(), items.end(),
                      [](const Item& a, const Item& b) { return a.bucket < b.bucket; });
+    throw_if_interrupted(db_);
     std::size_t begin = 0;
-    while (begin < items.size()) {
+    for (std::size_t bucket_count = 1; begin < items.size(); ++bucket_count) {
+      if (bucket_count % kBucketsBetweenInterruptChecks == 0) {
+        throw_if_interrupted(db_);
+      }
       entries.clear();
       std::size_t end = begin;
       while (end < items.size() && items[end].bucket == items[begin].bucket) {
@@ -596,8 +601,11 @@ void IndexStorage::rebuild() {
 }
 
 std::string IndexStorage::integrity_problem() {
-  flush();
-  const auto rows = read_all_rows();
+  // A read: the buckets are compared with the rows as they were before the
+  // pending changes, which are not merged (see flush()).
+  auto rows = read_all_rows();
+  pending_.undo(rows);
+  throw_if_interrupted(db_);
   const std::string prefix = "simhash_index " + name_ + ": ";
   {
     const Statement statement =
@@ -617,7 +625,10 @@ std::string IndexStorage::integrity_problem() {
     ResetOnExit reset(statement.get());
     sqlite3_bind_int64(statement.get(), 1, layout_.first_row_id(table));
     sqlite3_bind_int64(statement.get(), 2, layout_.first_row_id(table + 1));
-    while (step_row(statement.get())) {
+    for (std::size_t bucket_count = 1; step_row(statement.get()); ++bucket_count) {
+      if (bucket_count % kBucketsBetweenInterruptChecks == 0) {
+        throw_if_interrupted(db_);
+      }
       const std::int64_t row_id = sqlite3_column_int64(statement.get(), 0);
       const std::uint64_t bucket = static_cast<std::uint64_t>(row_id - layout_.first_row_id(table));
       if (bucket >> layout_.bucket_bits(table) != 0) {
@@ -641,6 +652,7 @@ std::string IndexStorage::integrity_problem() {
                            plan_.unpermute(table, layout_.key_of(table, bucket, entry.rest)));
       }
     }
+    throw_if_interrupted(db_);
     std::sort(found.begin(), found.end());
     if (found != rows) {
       return prefix + "permuted copy " + std::to_string(table) + " holds " +

@@ -95,13 +95,18 @@ class IndexStorage {
   Statement select_all_rows() const;
 
   void rebuild();
-  // Empty when the buckets agree with the data table, else what is wrong.
+  // Empty when the buckets agree with the data table, else what is wrong. A
+  // read: it merges nothing (the pending changes are undone from the rows
+  // before comparing).
   std::string integrity_problem();
 
  private:
   // Every (id, fp) of the data table, in id order.
   std::vector<std::pair<std::int64_t, std::uint64_t>> read_all_rows();
 
+  // rebuild() and integrity_problem() look for an interrupt this often (and
+  // between their phases); the statements they step stop by themselves.
+  static constexpr std::size_t kBucketsBetweenInterruptChecks = 4096;
   // Flush when this many changes are pending, to bound memory (about 20 bytes
   // per change while merging: 16 pending, 4 of sort order).
   static constexpr std::size_t kMaxPending = std::size_t{1} << 23;

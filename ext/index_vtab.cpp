@@ -37,6 +37,7 @@ constexpr int kMaxSqlK = 16;
 constexpr int kPlanScan = 0;
 constexpr int kPlanRowid = 1;
 constexpr int kPlanMatch = 2;
+constexpr int kPlanCommand = 3;  // WHERE <table> = 'integrity-check': a check that only reads
 constexpr int kPlanMask = 3;
 constexpr int kSortedByDistance = 4;
 
@@ -326,6 +327,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     bool match_unusable = false;
     bool bound_unusable = false;
     int rowid_eq = -1;
+    int command_eq = -1;
     int limit = -1;
     int offset = -1;
     std::vector<std::pair<int, char>> radius_constraints;
@@ -350,6 +352,9 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       } else if (constraint.usable && constraint.iColumn == -1 &&
                  constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && rowid_eq < 0) {
         rowid_eq = i;
+      } else if (constraint.usable && constraint.iColumn == kColumnCommand &&
+                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && command_eq < 0) {
+        command_eq = i;
       } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_LIMIT) {
         limit = i;
       } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_OFFSET) {
@@ -431,6 +436,14 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
       info->estimatedCost = 20.0 * plan.table_count();
       info->estimatedRows = 10;
+    } else if (command_eq >= 0) {
+      info->aConstraintUsage[command_eq].argvIndex = 1;
+      info->aConstraintUsage[command_eq].omit = 1;
+      codes.push_back('c');
+      description = "command";
+      info->idxNum = kPlanCommand;
+      info->estimatedCost = 1;
+      info->estimatedRows = 1;
     } else if (rowid_eq >= 0) {
       info->aConstraintUsage[rowid_eq].argvIndex = 1;
       info->aConstraintUsage[rowid_eq].omit = 1;
@@ -480,6 +493,19 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
   }
 }
 
+// A command's text; a command that is not TEXT reads as "".
+std::string text_argument(sqlite3_value* command) {
+  return sqlite3_value_type(command) == SQLITE_TEXT
+             ? reinterpret_cast<const char*>(sqlite3_value_text(command))
+             : std::string();
+}
+
+void check_integrity(IndexStorage& storage) {
+  if (const std::string problem = storage.integrity_problem(); !problem.empty()) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB, problem);
+  }
+}
+
 // The `wanted` rows nearest to the query at any distance, ties by rowid. All
 // rows within k come from the index; when they are at least `wanted`, the
 // first `wanted` of them are the answer (any nearer row is within k too).
@@ -523,6 +549,17 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
         cursor->scan = storage.select_all_rows();
       }
       step_scan(cursor, table->db);
+      return SQLITE_OK;
+    }
+    if (plan == kPlanCommand) {
+      // Only the check can run in a query; it returns no rows when the
+      // index is consistent and fails naming the problem otherwise.
+      if (const std::string command = text_argument(argv[0]); command != "integrity-check") {
+        throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() + ": '" + command +
+                                            "' is not a command a query can run (only "
+                                            "'integrity-check'; 'rebuild' is an INSERT)");
+      }
+      check_integrity(storage);
       return SQLITE_OK;
     }
     if (plan == kPlanRowid) {
@@ -664,14 +701,9 @@ int x_rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
 
 int run_command(IndexTable* table, sqlite3_value* command) {
   IndexStorage& storage = table->usable_storage();
-  const std::string text = sqlite3_value_type(command) == SQLITE_TEXT
-                               ? reinterpret_cast<const char*>(sqlite3_value_text(command))
-                               : std::string();
+  const std::string text = text_argument(command);
   if (text == "integrity-check") {
-    const std::string problem = storage.integrity_problem();
-    if (!problem.empty()) {
-      throw SqliteError(SQLITE_CORRUPT_VTAB, problem);
-    }
+    check_integrity(storage);
     return SQLITE_OK;
   }
   if (text == "rebuild") {

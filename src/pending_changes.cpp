@@ -153,4 +153,38 @@ void PendingChanges::apply_to(std::uint64_t query, int radius, std::vector<Index
   }
 }
 
+void PendingChanges::undo(std::vector<std::pair<std::int64_t, std::uint64_t>>& rows) const {
+  if (rows_.empty()) {
+    return;
+  }
+  // A row's first change says how it was: a delete carries the fingerprint
+  // it had, an insert means it was absent.
+  std::vector<std::uint32_t> order(rows_.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return rows_[a].id < rows_[b].id; });
+  std::vector<std::pair<std::int64_t, std::uint64_t>> before;
+  before.reserve(rows.size());
+  auto row = rows.begin();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::int64_t id = rows_[order[i]].id;
+    if (i > 0 && rows_[order[i - 1]].id == id) {
+      continue;  // not the row's first change
+    }
+    for (; row != rows.end() && row->first < id; ++row) {
+      before.push_back(*row);
+    }
+    if (row != rows.end() && row->first == id) {
+      ++row;  // its current state gives way to the state before
+    }
+    if (!inserts_[order[i]]) {
+      before.emplace_back(id, rows_[order[i]].fp);
+    }
+  }
+  before.insert(before.end(), row, rows.end());
+  rows = std::move(before);
+}
+
 }  // namespace simhash

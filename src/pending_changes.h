@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "permutation_plan.h"
@@ -52,6 +53,11 @@ class PendingChanges {
   // every change merged: rows deleted or moved away since are removed, rows
   // inserted or moved within `radius` are added. Order is not kept.
   void apply_to(std::uint64_t query, int radius, std::vector<IndexHit>& hits, std::size_t first);
+
+  // `rows` holds every (id, fp) as they are now, sorted by id; turns it into
+  // the rows as they were before the pending changes (what the stored
+  // buckets hold), sorted by id.
+  void undo(std::vector<std::pair<std::int64_t, std::uint64_t>>& rows) const;
 
  private:
   struct Row {

@@ -124,6 +124,12 @@ void run_model(int k, int blocks, std::uint64_t seed, int changes) {
     }
   }
   EXPECT_TRUE(pending.searched());  // the answers above came from sorted runs too
+  // Undoing every change from the current rows gives the stored ones back.
+  std::vector<std::pair<std::int64_t, std::uint64_t>> rows(current.begin(), current.end());
+  pending.undo(rows);
+  const std::vector<std::pair<std::int64_t, std::uint64_t>> stored_rows(stored.begin(),
+                                                                        stored.end());
+  EXPECT_EQ(rows, stored_rows);
 }
 
 TEST(PendingChanges, CorrectsStoredAnswersLikeAScanK3) { run_model(3, 4, 1, 6000); }
