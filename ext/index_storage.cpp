@@ -336,26 +336,33 @@ void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEnt
 }
 
 void IndexStorage::merge_table(int table) {
-  // A stable counting sort of the pending changes by bucket (buckets are
-  // below 2^16) keeps each bucket's changes in the order they happened; each
-  // bucket's run is then sorted by (id, order), which is usually already the
-  // case. Keys are recomputed rather than stored, to keep memory at 4 bytes
-  // per change.
+  // The pending changes grouped by bucket, each group in the order the
+  // changes happened: by a stable counting sort (buckets are below 2^16)
+  // when there are many changes, by a comparison sort when there are few (a
+  // commit of one row should not clear a table of 2^16 counters). Each
+  // group is then sorted by (id, order), which is usually already the case.
+  // Keys are recomputed rather than stored, to keep memory at 4 bytes per
+  // change.
   const std::size_t change_count = pending_.size();
   const auto bucket_of = [&](std::size_t change) {
     return layout_.bucket_of(table, plan_.permute(table, pending_.fp(change)));
   };
   const std::size_t bucket_count = std::size_t{1} << layout_.bucket_bits(table);
-  std::vector<std::uint32_t> starts(bucket_count + 1, 0);
-  for (std::size_t change = 0; change < change_count; ++change) {
-    ++starts[bucket_of(change) + 1];
-  }
-  for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
-    starts[bucket + 1] += starts[bucket];
-  }
   std::vector<std::uint32_t> order(change_count);
-  {
-    std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
+  if (change_count * 16 < bucket_count) {
+    for (std::size_t change = 0; change < change_count; ++change) {
+      order[change] = static_cast<std::uint32_t>(change);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return bucket_of(a) < bucket_of(b); });
+  } else {
+    std::vector<std::uint32_t> next(bucket_count + 1, 0);
+    for (std::size_t change = 0; change < change_count; ++change) {
+      ++next[bucket_of(change) + 1];
+    }
+    for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
+      next[bucket + 1] += next[bucket];
+    }
     for (std::size_t change = 0; change < change_count; ++change) {
       order[next[bucket_of(change)]++] = static_cast<std::uint32_t>(change);
     }
@@ -366,11 +373,11 @@ void IndexStorage::merge_table(int table) {
   const int rest_bytes = layout_.rest_bytes(table);
   std::vector<BucketEntry> existing;
   std::vector<BucketEntry> merged;
-  for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
-    const auto begin = order.begin() + starts[bucket];
-    const auto end = order.begin() + starts[bucket + 1];
-    if (begin == end) {
-      continue;
+  for (auto begin = order.begin(); begin != order.end();) {
+    const std::uint64_t bucket = bucket_of(*begin);
+    auto end = begin + 1;
+    while (end != order.end() && bucket_of(*end) == bucket) {
+      ++end;
     }
     if (!std::is_sorted(begin, end, by_id)) {
       std::sort(begin, end, by_id);
@@ -402,6 +409,7 @@ void IndexStorage::merge_table(int table) {
       change = last + 1;
     }
     write_bucket(row_id, merged, rest_bytes, existed);
+    begin = end;
   }
 }
 

@@ -119,7 +119,8 @@ TEST(IndexCommands, InterruptStopsRebuildAndCheckLeavingTheIndexAsItWas) {
       EXPECT_EQ(rc, SQLITE_INTERRUPT) << sql;
       const auto late =
           std::chrono::duration_cast<std::chrono::milliseconds>(stopped - interrupted_at).count();
-      EXPECT_LT(late, 500) << sql;  // the aim is 100 ms; room for a busy machine
+      // The aim is 100 ms; room for a busy machine and the sanitizers.
+      EXPECT_LT(late, scaled(5) == 5 ? 500 : 2000) << sql;
       RecordProperty(std::string("ms_after_interrupt ") + sql, static_cast<int>(late));
       if (in_transaction && sqlite3_get_autocommit(db.handle()) == 0) {
         db.exec("ROLLBACK");
