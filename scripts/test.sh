@@ -6,7 +6,9 @@
 #   a clang++ build (build-clang/) and the whole suite in it;
 #   an aarch64 compile check: every source of the engine and the glue
 #     compiled with Debian's g++-aarch64-linux-gnu and -Werror (compile only:
-#     the arm64 -dev libraries are not installed, so nothing is linked or run).
+#     the arm64 -dev libraries are not installed, so nothing is linked or run);
+#   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
+#     replayed, then each target fuzzed for FUZZ_SECONDS (default 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,6 +64,7 @@ stage "ASan+UBSan tests" sanitizer_tests
 stage "clang++ build" clang_build
 stage "clang++ tests" ctest --test-dir build-clang --output-on-failure -j"$jobs"
 stage "aarch64 compile check" aarch64_compile_check
+stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 
 echo "== stage times =="
 printf '%s\n' "${timings[@]}"

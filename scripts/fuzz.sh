@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in fuzz/ with clang++ (ASan + UBSan, in
+# build-fuzz/), replays each target's committed seed corpus
+# (fuzz/corpus/<target>/), then fuzzes each target for SECONDS (default 30),
+# keeping new inputs in build-fuzz/corpus/<target>/ (not committed). Prints
+# each target's executions and coverage. A crash fails the script and leaves
+# the input in build-fuzz/.
+#   bash scripts/fuzz.sh          # CI: 30 s per target
+#   bash scripts/fuzz.sh 3600     # a longer run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-30}
+jobs=${JOBS:-2}
+
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DSIMHASH_BUILD_FUZZERS=ON -DSIMHASH_BUILD_TESTS=OFF -DSIMHASH_BUILD_BENCH=OFF >/dev/null
+cmake --build build-fuzz -j"$jobs"
+
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+for source in fuzz/*_fuzzer.cpp; do
+  target=$(basename "$source" .cpp)
+  seeds=fuzz/corpus/$target
+  found=build-fuzz/corpus/$target
+  mkdir -p "$found"
+  echo "== $target: replaying $(ls "$seeds" | wc -l) seeds =="
+  build-fuzz/"$target" -runs=0 "$seeds" 2>&1 | tail -n 2
+  echo "== $target: fuzzing for $seconds s =="
+  (cd build-fuzz && ./"$target" -max_total_time="$seconds" -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=4096 "corpus/$target" "../$seeds" 2>&1) |
+    grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|cov: .*(DONE|INITED)" |
+    sed "s/^/$target: /"
+done
