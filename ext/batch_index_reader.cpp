@@ -26,7 +26,7 @@ bool equal_ignoring_case(std::string_view x, std::string_view y) {
 }
 
 [[noreturn]] void throw_sqlite(sqlite3* db, std::string_view function) {
-  throw BatchError(std::string(function) + ": " + sqlite3_errmsg(db));
+  throw BatchError(std::string(function) + ": " + sqlite3_errmsg(db), sqlite3_errcode(db));
 }
 
 // One token of SQL text: its text (unquoted for quoted identifiers) and
@@ -150,7 +150,8 @@ std::optional<std::int64_t> config_value(sqlite3* db, const ResolvedIndex& index
                                      index.schema.c_str(), index.name.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
     throw BatchError(std::string(function) + ": cannot read the configuration of simhash_index " +
-                     quoted(index.name) + " (" + sqlite3_errmsg(db) + ")");
+                         quoted(index.name) + " (" + sqlite3_errmsg(db) + ")",
+                     sqlite3_errcode(db));
   }
   sqlite3_bind_text(statement.get(), 1, key, -1, SQLITE_STATIC);
   const int rc = sqlite3_step(statement.get());
@@ -272,7 +273,8 @@ std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& i
                                      index.schema.c_str(), index.name.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
     throw BatchError(std::string(function) + ": cannot read the rows of simhash_index " +
-                     quoted(index.name) + " (" + sqlite3_errmsg(db) + ")");
+                         quoted(index.name) + " (" + sqlite3_errmsg(db) + ")",
+                     sqlite3_errcode(db));
   }
   std::vector<IdFingerprint> records;
   int rc = SQLITE_OK;

@@ -14,13 +14,17 @@
 
 #include "fingerprint_groups.h"
 #include "sqlite_api.h"
+#include "sqlite_support.h"
 
 namespace simhash::sql {
 
-// A problem to report to the user; its message is complete.
-class BatchError : public std::runtime_error {
+// A problem to report to the user; its message is complete. The code is
+// SQLite's when SQLite failed (SQLITE_NOMEM, SQLITE_INTERRUPT, ...), so the
+// statement fails with it rather than with SQLITE_ERROR.
+class BatchError : public SqliteError {
  public:
-  using std::runtime_error::runtime_error;
+  explicit BatchError(const std::string& message, int code = SQLITE_ERROR)
+      : SqliteError(code, message) {}
 };
 
 struct ResolvedIndex {

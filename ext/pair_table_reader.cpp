@@ -46,7 +46,7 @@ PairTable read_pair_table(sqlite3* db, const SchemaObject& table, std::string_vi
   const std::string sql =
       format_sql("SELECT * FROM \"%w\".\"%w\"", table.schema.c_str(), table.name.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
-    throw BatchError(prefix + " cannot be read (" + sqlite3_errmsg(db) + ")");
+    throw BatchError(prefix + " cannot be read (" + sqlite3_errmsg(db) + ")", sqlite3_errcode(db));
   }
   const PairColumns columns = find_columns(statement.get());
   if (columns.a == kAbsent || columns.b == kAbsent) {
@@ -96,7 +96,7 @@ PairTable read_pair_table(sqlite3* db, const SchemaObject& table, std::string_vi
     }
   }
   if (rc != SQLITE_DONE) {
-    throw BatchError(prefix + " cannot be read (" + sqlite3_errmsg(db) + ")");
+    throw BatchError(prefix + " cannot be read (" + sqlite3_errmsg(db) + ")", sqlite3_errcode(db));
   }
   return result;
 }
