@@ -4,6 +4,7 @@
 SQLITE_EXTENSION_INIT1
 
 #include <initializer_list>
+#include <mutex>
 
 #include "registration.h"
 #include "sqlite_simhash.h"
@@ -19,7 +20,21 @@ constexpr int kMinimumSqlite = 3040000;
 
 extern "C" __attribute__((visibility("default"))) int sqlite3_simhash_init(
     sqlite3* db, char** pzErrMsg, const sqlite3_api_routines* pApi) {
-  SQLITE_EXTENSION_INIT2(pApi);
+  // Connections in several threads may load the extension at once: the
+  // routine table is set once (a plain global written concurrently would be
+  // a data race, ThreadSanitizer says), and every load must come from the
+  // same SQLite library.
+  static std::once_flag api_set;
+  std::call_once(api_set, [pApi] { SQLITE_EXTENSION_INIT2(pApi); });
+#ifndef SQLITE_CORE
+  if (pApi != sqlite3_api) {
+    if (pzErrMsg != nullptr) {
+      *pzErrMsg =
+          sqlite3_mprintf("simhash: already loaded by another SQLite library in this process");
+    }
+    return SQLITE_ERROR;
+  }
+#endif
   if (sqlite3_libversion_number() < kMinimumSqlite) {
     if (pzErrMsg != nullptr) {
       *pzErrMsg = sqlite3_mprintf("simhash: needs SQLite 3.40.0 or newer, but this is SQLite %s",

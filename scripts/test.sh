@@ -7,6 +7,8 @@
 #   an aarch64 compile check: every source of the engine and the glue
 #     compiled with Debian's g++-aarch64-linux-gnu and -Werror (compile only:
 #     the arm64 -dev libraries are not installed, so nothing is linked or run);
+#   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
+#     SQL tests, running the tests that use several threads;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
 #     replayed, then each target fuzzed for FUZZ_SECONDS (default 30).
 set -euo pipefail
@@ -48,6 +50,19 @@ clang_build() {
   cmake --build build-clang -j"$jobs"
 }
 
+tsan_build() {
+  CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_BENCH=OFF
+  cmake --build build-tsan -j"$jobs" --target sql_tests
+}
+
+# The tests that run several threads at once (SQLite itself is not
+# instrumented; its mutexes are still seen through pthread).
+tsan_tests() {
+  TSAN_OPTIONS=halt_on_error=1 build-tsan/sql_tests \
+    --gtest_filter='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*'
+}
+
 aarch64_compile_check() {
   mkdir -p build-aarch64
   printf '%s\n' src/*.cpp ext/*.cpp |
@@ -63,6 +78,8 @@ stage "ASan+UBSan build" sanitizer_build
 stage "ASan+UBSan tests" sanitizer_tests
 stage "clang++ build" clang_build
 stage "clang++ tests" ctest --test-dir build-clang --output-on-failure -j"$jobs"
+stage "ThreadSanitizer build" tsan_build
+stage "ThreadSanitizer tests" tsan_tests
 stage "aarch64 compile check" aarch64_compile_check
 stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 

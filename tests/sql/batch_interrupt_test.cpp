@@ -9,24 +9,13 @@
 #include <string>
 #include <thread>
 
+#include "index_test_support.h"
 #include "test_database.h"
 
 namespace simhash::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
 
 TEST(BatchInterrupt, LongSearchesStopSoonAfterAnInterrupt) {
   TestDatabase db;
@@ -69,7 +58,7 @@ TEST(BatchInterrupt, LongSearchesStopSoonAfterAnInterrupt) {
     // 100 ms is the aim (about 10 ms per piece of work in a Release build,
     // several times that under the sanitizers); the bounds leave room for a
     // busy machine.
-    EXPECT_LT(late, kSanitized ? 2000 : 500) << sql;
+    EXPECT_LT(late, kSanitizedBuild ? 2000 : 500) << sql;
     RecordProperty(std::string("ms_after_interrupt ") + sql, static_cast<int>(late));
     // The connection works as before.
     EXPECT_EQ(db.integer("SELECT count(*) FROM near"), kRows);

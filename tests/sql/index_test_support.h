@@ -23,20 +23,22 @@
 
 namespace simhash::testing {
 
-// Full sizes in the Release run; sanitizer builds (slow) use a fifth.
-inline int scaled(int full) {
-#if defined(__SANITIZE_ADDRESS__)
-  return std::max(1, full / 5);
+// True in the sanitizer builds (ASan, TSan), which run several times slower.
+inline constexpr bool kSanitizedBuild =
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    true;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return std::max(1, full / 5);
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    true;
 #else
-  return full;
+    false;
 #endif
 #else
-  return full;
+    false;
 #endif
-}
+
+// Full sizes in the Release run; sanitizer builds use a fifth.
+inline int scaled(int full) { return kSanitizedBuild ? std::max(1, full / 5) : full; }
 
 using Model = std::map<std::int64_t, std::uint64_t>;
 using Hits = std::vector<std::pair<std::int64_t, int>>;  // (rowid, distance), sorted
