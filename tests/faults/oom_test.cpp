@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "sqlite_simhash.h"
+#include "fault_workload.h"
 
 namespace {
 
@@ -89,6 +89,7 @@ void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
+namespace simhash::testing {
 namespace {
 
 sqlite3_mem_methods sqlite_default_methods;
@@ -111,126 +112,31 @@ class OomEnvironment : public ::testing::Environment {
     methods.xRealloc = sqlite_realloc;
     ASSERT_EQ(sqlite3_config(SQLITE_CONFIG_MALLOC, &methods), SQLITE_OK);
     ASSERT_EQ(sqlite3_initialize(), SQLITE_OK);
-    ASSERT_EQ(sqlite3_auto_extension(reinterpret_cast<void (*)()>(sqlite3_simhash_init)),
-              SQLITE_OK);
   }
 };
 const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new OomEnvironment);
 
-bool sanitized() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
-std::string query_text(sqlite3* db, const char* sql) {
-  sqlite3_stmt* statement = nullptr;
-  std::string text;
-  if (sqlite3_prepare_v2(db, sql, -1, &statement, nullptr) != SQLITE_OK) {
-    return std::string("prepare failed: ") + sqlite3_errmsg(db);
-  }
-  while (sqlite3_step(statement) == SQLITE_ROW) {
-    for (int i = 0; i < sqlite3_column_count(statement); ++i) {
-      const auto* cell = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
-      text += cell != nullptr ? cell : "NULL";
-      text += i + 1 < sqlite3_column_count(statement) ? "|" : "\n";
-    }
-  }
-  sqlite3_finalize(statement);
-  return text;
-}
-
-// The workload, one statement per entry; writes to `near` and `mirror` go
-// in one transaction so that the two agree whatever fails.
-std::vector<std::string> workload() {
-  std::vector<std::string> statements = {
-      "CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)",
-      "CREATE TABLE mirror(id INTEGER PRIMARY KEY, fp INTEGER)",
-      "CREATE VIRTUAL TABLE near USING simhash_index(k=3)",
-  };
-  const char* bodies[] = {
-      "the quick brown fox jumps over the lazy dog",
-      "the quick brown fox jumped over the lazy dog",
-      "a completely different sentence about databases",
-      "Größe und Straße: Unicode text with ümlauts",
-      "the quick brown fox jumps over the lazy dog again",
-      "near duplicate detection with simhash fingerprints",
-      "near duplicate detection with simhash fingerprint",
-      "日本語のテキストもあります",
-  };
-  for (int i = 0; i < 8; ++i) {
-    statements.push_back("INSERT INTO docs VALUES (" + std::to_string(i + 1) + ", '" + bodies[i] +
-                         "')");
-  }
-  statements.insert(
-      statements.end(),
-      {
-          "BEGIN",
-          "INSERT INTO near(rowid, fp) SELECT id, simhash(body) FROM docs",
-          "INSERT INTO mirror SELECT id, simhash(body) FROM docs",
-          "COMMIT",
-          "BEGIN",
-          "INSERT INTO near(rowid, fp) SELECT id + 100, simhash(body, 'n=2') FROM docs",
-          "INSERT INTO mirror SELECT id + 100, simhash(body, 'n=2') FROM docs",
-          "UPDATE near SET fp = fp / 2 WHERE rowid % 3 = 0",
-          "UPDATE mirror SET fp = fp / 2 WHERE id % 3 = 0",
-          "DELETE FROM near WHERE rowid % 4 = 0",
-          "DELETE FROM mirror WHERE id % 4 = 0",
-          "SELECT rowid, distance FROM near WHERE fp MATCH (SELECT simhash(body) FROM docs)",
-          "COMMIT",
-          "SELECT rowid, distance FROM near(simhash('quick fox')) ORDER BY distance LIMIT 3",
-          "SELECT count(*) FROM simhash_pairs('near', 3)",
-          "SELECT count(*) FROM simhash_clusters('near', 10)",
-          "SELECT simhash_jaccard(a.body, b.body, 'n=3') FROM docs a, docs b WHERE a.id < b.id",
-          "SELECT count(*) FROM simhash_features((SELECT body FROM docs WHERE id = 4))",
-          "INSERT INTO near(near) VALUES('rebuild')",
-          "INSERT INTO near(near) VALUES('integrity-check')",
-          "SELECT * FROM near WHERE near = 'integrity-check'",
-      });
-  return statements;
-}
-
 // Runs the workload with allocation `n` failing (0: none). Returns the
 // number of allocations the run made.
 long run_once(long n, const std::string& path) {
-  std::remove(path.c_str());
-  std::remove((path + "-journal").c_str());
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  const std::vector<std::string> statements = workload();
-  // Nothing in this loop allocates through C++ but the code under test.
-  std::size_t failed_statement = statements.size();
-  int failed_rc = SQLITE_OK;
+  remove_database(path);
+  sqlite3* db = open_with_extension(path);
+  const std::vector<std::string> statements = fault_workload();
+  int rc = SQLITE_OK;
   char* message = nullptr;
   allocations = 0;
   failed = false;
   fail_at = n;
   armed = true;
-  for (std::size_t i = 0; i < statements.size(); ++i) {
-    const int rc = sqlite3_exec(db, statements[i].c_str(), nullptr, nullptr, &message);
-    if (rc != SQLITE_OK) {
-      failed_statement = i;
-      failed_rc = rc;
-      break;
-    }
-  }
+  const std::size_t failed_statement = run_statements(db, statements, rc, message);
   armed = false;
   const long made = allocations.load();
-  std::string failure;
+  std::string context = "allocation " + std::to_string(n);
   if (failed_statement < statements.size()) {
-    failure = statements[failed_statement] + ": " + std::to_string(failed_rc) + " " +
-              (message != nullptr ? message : "");
-    EXPECT_EQ(failed_rc, SQLITE_NOMEM) << "allocation " << n << ": " << failure;
-    EXPECT_TRUE(failed.load()) << "allocation " << n
-                               << ": an error with no failed allocation: " << failure;
+    context += ": " + statements[failed_statement] + ": " + std::to_string(rc) + " " +
+               (message != nullptr ? message : "");
+    EXPECT_EQ(rc, SQLITE_NOMEM) << context;
+    EXPECT_TRUE(failed.load()) << "an error with no failed allocation: " << context;
   }
   sqlite3_free(message);
   // Allocation works again: the database is sound and the two tables agree.
@@ -238,22 +144,8 @@ long run_once(long n, const std::string& path) {
     sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
   }
   sqlite3_close(db);
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(query_text(db, "PRAGMA integrity_check"), "ok\n")
-      << "allocation " << n << " " << failure;
-  const std::string has_index =
-      query_text(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'near'");
-  if (has_index == "1\n") {
-    EXPECT_EQ(query_text(db, "SELECT count(*) FROM near WHERE near = 'integrity-check'"), "0\n")
-        << "allocation " << n << " " << failure;
-    if (query_text(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'mirror'") == "1\n") {
-      EXPECT_EQ(query_text(db, "SELECT rowid, fp FROM near ORDER BY rowid"),
-                query_text(db, "SELECT id, fp FROM mirror ORDER BY id"))
-          << "allocation " << n << " " << failure;
-    }
-  }
-  sqlite3_close(db);
-  std::remove(path.c_str());
+  expect_sound_database(path, context);
+  remove_database(path);
   return made;
 }
 
@@ -279,3 +171,4 @@ TEST(OutOfMemory, EveryAllocationPointFailsCleanly) {
 }
 
 }  // namespace
+}  // namespace simhash::testing
