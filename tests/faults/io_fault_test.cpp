@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,27 +27,40 @@
 namespace simhash::testing {
 namespace {
 
-// While armed, I/O operations are counted and the fail_at-th fails.
+// While armed, I/O operations are counted and the fail_at-th fails. In
+// power-loss mode the power goes at that operation: it and every later one
+// fail, and what was written since each file's last sync is then dropped.
 bool armed = false;
+bool power_loss_mode = false;
 long fail_at = 0;
 long operations = 0;
 bool failed = false;
+bool powered_off = false;
 
 bool should_fail() {
   if (!armed) {
     return false;
   }
+  if (powered_off) {
+    return true;
+  }
   if (++operations == fail_at) {
     failed = true;
+    powered_off = power_loss_mode;
     return true;
   }
   return false;
 }
 
+// Power-loss mode: each named file's content as of its last sync (or its
+// opening), which is what survives the loss of power.
+std::map<std::string, std::string> synced_content;
+
 // The shim's file: its methods table, then the real file (of the size the
 // real VFS asks for) right after.
 struct FaultyFile {
   sqlite3_file base;
+  const char* name;  // valid until xClose; nullptr for temporary files
   sqlite3_file* real() { return reinterpret_cast<sqlite3_file*>(this + 1); }
 };
 
@@ -75,7 +90,28 @@ int faulty_truncate(sqlite3_file* file, sqlite3_int64 size) {
   }
   return real_methods(file).xTruncate(faulty(file)->real(), size);
 }
-int faulty_sync(sqlite3_file*, int) { return should_fail() ? SQLITE_IOERR_FSYNC : SQLITE_OK; }
+// The file's whole content, read through the real file.
+std::string content_of(sqlite3_file* real) {
+  sqlite3_int64 size = 0;
+  std::string content;
+  if (real->pMethods->xFileSize(real, &size) == SQLITE_OK && size > 0) {
+    content.resize(static_cast<std::size_t>(size));
+    if (real->pMethods->xRead(real, content.data(), static_cast<int>(size), 0) != SQLITE_OK) {
+      content.clear();
+    }
+  }
+  return content;
+}
+
+int faulty_sync(sqlite3_file* file, int) {
+  if (should_fail()) {
+    return SQLITE_IOERR_FSYNC;
+  }
+  if (power_loss_mode && faulty(file)->name != nullptr) {
+    synced_content[faulty(file)->name] = content_of(faulty(file)->real());
+  }
+  return SQLITE_OK;  // not to the disk: the test is about error paths
+}
 int faulty_file_size(sqlite3_file* file, sqlite3_int64* size) {
   return real_methods(file).xFileSize(faulty(file)->real(), size);
 }
@@ -137,13 +173,21 @@ const sqlite3_io_methods kFaultyMethods = {
 int faulty_open(sqlite3_vfs*, const char* name, sqlite3_file* file, int flags, int* out_flags) {
   FaultyFile* shim = faulty(file);
   shim->base.pMethods = nullptr;
+  shim->name = name;
   const int rc = real_vfs->xOpen(real_vfs, name, shim->real(), flags, out_flags);
   if (shim->real()->pMethods != nullptr) {
     shim->base.pMethods = &kFaultyMethods;  // xClose must run even if the open failed
   }
+  if (rc == SQLITE_OK && power_loss_mode && name != nullptr && synced_content.count(name) == 0) {
+    synced_content[name] = content_of(shim->real());
+  }
   return rc;
 }
 int faulty_delete(sqlite3_vfs*, const char* name, int sync_dir) {
+  if (armed && powered_off) {
+    return SQLITE_IOERR_DELETE;
+  }
+  synced_content.erase(name);  // a delete is taken as durable
   return real_vfs->xDelete(real_vfs, name, sync_dir);
 }
 int faulty_access(sqlite3_vfs*, const char* name, int flags, int* out) {
@@ -240,6 +284,98 @@ TEST(IoFaults, EveryReadWriteSyncAndTruncateFailsCleanly) {
     std::printf("%s: %ld I/O operations in the workload, %ld tried (every %ld)\n",
                 wal ? "WAL" : "rollback journal", total, tried, stride);
     RecordProperty(wal ? "wal_operations" : "journal_operations", static_cast<int>(total));
+  }
+}
+
+// The mirror's rows after each statement of a run without faults, as a
+// power loss right after it must leave them: a statement inside a
+// transaction leaves the state of the last commit.
+std::vector<std::string> durable_states(const std::string& path, bool wal) {
+  remove_database(path);
+  sqlite3* db = open_with_extension(path, "simhash_faulty");
+  if (wal) {
+    query_text(db, "PRAGMA journal_mode=WAL");
+  }
+  const char* kMirror = "SELECT id, fp FROM mirror ORDER BY id";
+  std::vector<std::string> states;
+  std::string durable = query_text(db, kMirror);
+  for (const std::string& sql : fault_workload()) {
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    if (sqlite3_get_autocommit(db) != 0) {
+      durable = query_text(db, kMirror);
+    }
+    states.push_back(durable);
+  }
+  sqlite3_close(db);
+  remove_database(path);
+  return states;
+}
+
+// Runs the workload until the power goes at I/O operation `n`, puts back
+// what was synced, and checks the database: sound, the index equal to the
+// mirror, and the mirror as the last acknowledged commit left it (or, when
+// the failing statement ended a transaction whose commit was already
+// durable, as it left it).
+void lose_power_at(long n, const std::string& path, bool wal,
+                   const std::vector<std::string>& states) {
+  remove_database(path);
+  synced_content.clear();
+  power_loss_mode = true;
+  sqlite3* db = open_with_extension(path, "simhash_faulty");
+  if (wal) {
+    EXPECT_EQ(query_text(db, "PRAGMA journal_mode=WAL"), "wal\n");
+  }
+  const std::vector<std::string> statements = fault_workload();
+  int rc = SQLITE_OK;
+  char* message = nullptr;
+  operations = 0;
+  failed = false;
+  powered_off = false;
+  fail_at = n;
+  armed = true;
+  const std::size_t failed_statement = run_statements(db, statements, rc, message);
+  sqlite3_close_v2(db);  // with the power off: nothing more reaches the files
+  armed = false;
+  power_loss_mode = false;
+  powered_off = false;
+  std::string context = std::string(wal ? "WAL" : "rollback journal") +
+                        ", power lost at I/O operation " + std::to_string(n);
+  if (failed_statement < statements.size()) {
+    context += " in " + statements[failed_statement] + " (" + std::to_string(rc) + " " +
+               (message != nullptr ? message : "") + ")";
+  }
+  sqlite3_free(message);
+  for (const auto& [name, content] : synced_content) {
+    std::ofstream(name, std::ios::binary | std::ios::trunc) << content;
+  }
+  expect_sound_database(path, context);
+  if (failed_statement < statements.size()) {
+    sqlite3* reopened = open_with_extension(path);
+    const std::string mirror = query_text(reopened, "SELECT id, fp FROM mirror ORDER BY id");
+    sqlite3_close(reopened);
+    const std::string before = failed_statement == 0
+                                   ? std::string("prepare failed: no such table: mirror")
+                                   : states[failed_statement - 1];
+    EXPECT_TRUE(mirror == before || mirror == states[failed_statement])
+        << context << ": the mirror holds\n"
+        << mirror << "expected the last commit's\n"
+        << before;
+  }
+  remove_database(path);
+}
+
+TEST(IoFaults, PowerLossKeepsEveryAcknowledgedCommit) {
+  register_faulty_vfs();
+  const std::string path =
+      ::testing::TempDir() + "simhash_power_" + std::to_string(getpid()) + ".db";
+  for (const bool wal : {false, true}) {
+    const std::vector<std::string> states = durable_states(path, wal);
+    const long total = run_once(0, path, wal);
+    for (long n = 1; n <= total && !::testing::Test::HasFailure(); ++n) {
+      lose_power_at(n, path, wal, states);
+    }
+    std::printf("%s: power lost at each of %ld I/O operations\n", wal ? "WAL" : "rollback journal",
+                total);
   }
 }
 
