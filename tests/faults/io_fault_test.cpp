@@ -94,7 +94,8 @@ int faulty_truncate(sqlite3_file* file, sqlite3_int64 size) {
 std::string content_of(sqlite3_file* real) {
   sqlite3_int64 size = 0;
   std::string content;
-  if (real->pMethods->xFileSize(real, &size) == SQLITE_OK && size > 0) {
+  if (real->pMethods != nullptr && real->pMethods->xFileSize(real, &size) == SQLITE_OK &&
+      size > 0) {
     content.resize(static_cast<std::size_t>(size));
     if (real->pMethods->xRead(real, content.data(), static_cast<int>(size), 0) != SQLITE_OK) {
       content.clear();
