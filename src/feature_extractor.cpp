@@ -15,6 +15,7 @@
 #include "feature_counter.h"
 #include "feature_hash.h"
 #include "fingerprint_accumulator.h"
+#include "radix_sort.h"
 #include "shingles.h"
 #include "text_normalizer.h"
 #include "utf8_repair.h"
@@ -69,6 +70,42 @@ struct FeatureExtractor::Impl {
     units.for_each_shingle(static_cast<std::size_t>(options.n), count_feature);
   }
 
+  // fingerprint() of a long text in characters: every shingle's hash in one
+  // array, sorted, counted by runs and voted in chunks.
+  std::optional<std::uint64_t> fingerprint_by_sorting(std::string_view utf8_text) {
+    const std::string_view valid = repair_utf8(utf8_text, repaired);
+    normalizer->normalize(valid, normalized);
+    units.assign_chars(normalized);
+    std::vector<std::uint64_t> all;  // released on return: only long texts come here
+    all.reserve(units.unit_count());
+    units.for_each_shingle(static_cast<std::size_t>(options.n),
+                           [&](std::string_view feature) { all.push_back(feature_hash(feature)); });
+    if (all.empty()) {
+      return std::nullopt;
+    }
+    RadixSorter().sort_by_mask(all, ~std::uint64_t{0});
+    constexpr std::size_t kChunk = 4096;
+    accumulator.reset();
+    hashes.clear();
+    weights.clear();
+    for (std::size_t begin = 0; begin < all.size();) {
+      std::size_t end = begin + 1;
+      while (end < all.size() && all[end] == all[begin]) {
+        ++end;
+      }
+      hashes.push_back(all[begin]);
+      weights.push_back(weight_of(end - begin));
+      if (hashes.size() == kChunk) {
+        accumulator.add(hashes, weights);
+        hashes.clear();
+        weights.clear();
+      }
+      begin = end;
+    }
+    accumulator.add(hashes, weights);
+    return accumulator.fingerprint();
+  }
+
   double weight_of(std::uint64_t count) const {
     switch (options.weight) {
       case WeightScheme::tf:
@@ -115,6 +152,10 @@ std::vector<Feature> FeatureExtractor::features(std::string_view utf8_text) {
 }
 
 std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8_text) {
+  if (impl_->normalizer && impl_->options.n >= kCountBySortingMinN &&
+      utf8_text.size() >= kCountBySortingBytes) {
+    return impl_->fingerprint_by_sorting(utf8_text);
+  }
   impl_->count(utf8_text, [](std::string_view) {});
   const auto& entries = impl_->counter.entries();
   if (entries.empty()) {

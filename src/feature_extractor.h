@@ -2,6 +2,7 @@
 // segmentation, word or character shingles, occurrence weights, XXH3 hashes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,6 +42,16 @@ class FeatureExtractor {
 
   // The simhash of the text; nullopt when it has no features.
   std::optional<std::uint64_t> fingerprint(std::string_view utf8_text);
+
+  // From this many bytes of text on, fingerprint() with unit=char and n of
+  // at least kCountBySortingMinN counts features by sorting their hashes
+  // (16 bytes per character) instead of in a hash table (32 to 64 bytes per
+  // distinct feature): from 6 characters on nearly every window is a new
+  // feature, and sorting is both smaller and faster (13 MB of prose, n=16:
+  // 300 MB and 1.9 s against 766 MB and 9.7 s). The result is the same: the
+  // vote's sums are exact in any order (log_tf_weight).
+  static constexpr std::size_t kCountBySortingBytes = std::size_t{1} << 20;
+  static constexpr int kCountBySortingMinN = 6;
 
   // The same features as `out`, sorted by hash for cosine_similarity() and
   // weighted_jaccard(); `out` keeps its buffers between texts.

@@ -301,5 +301,33 @@ TEST(FeatureExtractor, TenMegabyteText) {
   EXPECT_EQ(unigrams.fingerprint("hello"), feature_hash(std::string_view("hello")));
 }
 
+// Texts from kCountBySortingBytes on are counted by sorting hashes in
+// fingerprint() (unit=char, n >= kCountBySortingMinN), while features() still counts in a hash
+// table: the fingerprint must be the vote over the features listed, as for short texts, whatever
+// the shingle length and weighting.
+TEST(FeatureExtractor, LongCharacterTextsCountedBySortingVoteTheSame) {
+  std::mt19937_64 random(41);
+  const char* words[] = {"alpha", "beta", "gamma", "délta", "ε", "zeta", "日本", "the", "of"};
+  std::string text;
+  while (text.size() < FeatureExtractor::kCountBySortingBytes + 1000) {
+    text += words[random() % 9];
+    text += random() % 7 == 0 ? ".\n" : " ";
+  }
+  for (const char* options :
+       {"unit=char n=16", "unit=char n=6 weight=log", "unit=char n=8 weight=binary"}) {
+    FeatureExtractor extractor(options_of(options));
+    const auto fingerprint = extractor.fingerprint(text);
+    ASSERT_TRUE(fingerprint.has_value()) << options;
+    FingerprintAccumulator vote;
+    for (const Feature& feature : extractor.features(text)) {
+      vote.add(feature.hash, feature.weight);
+    }
+    EXPECT_EQ(*fingerprint, vote.fingerprint()) << options;
+    // And the same extractor still takes short texts the usual way.
+    EXPECT_EQ(extractor.fingerprint("short text"),
+              FeatureExtractor(options_of(options)).fingerprint("short text"));
+  }
+}
+
 }  // namespace
 }  // namespace simhash
