@@ -65,5 +65,36 @@ TEST(BatchInterrupt, LongSearchesStopSoonAfterAnInterrupt) {
   }
 }
 
+// A progress handler that asks to stop (as Datasette's time limit does)
+// stops them too, although their work is not SQLite's.
+TEST(BatchInterrupt, ProgressHandlerStopsTheGrouping) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec(
+      "INSERT INTO near(fp) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+      "WHERE i < 120000) SELECT random() FROM n");
+  struct Deadline {
+    Clock::time_point at;
+    bool passed = false;
+  } deadline{Clock::now() + std::chrono::milliseconds(200)};
+  sqlite3_progress_handler(
+      db.handle(), 1000,
+      [](void* data) {
+        auto* limit = static_cast<Deadline*>(data);
+        limit->passed = limit->passed || Clock::now() >= limit->at;
+        return limit->passed ? 1 : 0;
+      },
+      &deadline);
+  const Clock::time_point started = Clock::now();
+  std::string message;
+  const int rc = db.try_exec("SELECT count(*) FROM simhash_clusters('near', 20)", &message);
+  const auto took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  sqlite3_progress_handler(db.handle(), 0, nullptr, nullptr);
+  EXPECT_EQ(rc, SQLITE_INTERRUPT) << message;
+  EXPECT_LT(took, kSanitizedBuild ? 2500 : 700) << "the deadline was 200 ms";
+  EXPECT_EQ(db.integer("SELECT count(*) FROM near"), 120000);
+}
+
 }  // namespace
 }  // namespace simhash::testing
