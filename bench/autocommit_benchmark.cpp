@@ -20,19 +20,10 @@
 
 namespace {
 
+using simhash::bench::arg;
 using simhash::bench::exec;
 using simhash::bench::fail;
 using Clock = std::chrono::steady_clock;
-
-std::string arg(int argc, char** argv, const std::string& key, const std::string& fallback) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string text = argv[i];
-    if (text.rfind(key + "=", 0) == 0) {
-      return text.substr(key.size() + 1);
-    }
-  }
-  return fallback;
-}
 
 struct Latency {
   double median_us;

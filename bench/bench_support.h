@@ -44,6 +44,17 @@ inline void exec(sqlite3* db, const std::string& sql) {
   }
 }
 
+// The value of a `key=value` command-line argument, or `fallback`.
+inline std::string arg(int argc, char** argv, const std::string& key, const std::string& fallback) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string text = argv[i];
+    if (text.rfind(key + "=", 0) == 0) {
+      return text.substr(key.size() + 1);
+    }
+  }
+  return fallback;
+}
+
 // Opens `path` and loads the extension (this build's simhash.so unless
 // another is named).
 inline sqlite3* open_with_extension(const std::string& path,

@@ -29,6 +29,7 @@
 
 namespace {
 
+using simhash::bench::arg;
 using simhash::bench::exec;
 using simhash::bench::fail;
 
@@ -183,16 +184,6 @@ double insert_rows(sqlite3* db, const std::string& table, const std::vector<std:
   exec(db, "COMMIT");
   sqlite3_finalize(insert);
   return static_cast<double>(data.size()) / seconds_since(start);
-}
-
-std::string arg(int argc, char** argv, const std::string& key, const std::string& fallback) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string text = argv[i];
-    if (text.rfind(key + "=", 0) == 0) {
-      return text.substr(key.size() + 1);
-    }
-  }
-  return fallback;
 }
 
 }  // namespace

@@ -126,6 +126,24 @@ std::size_t run_statements(sqlite3* db, const std::vector<std::string>& statemen
   return statements.size();
 }
 
+std::string take_failure(const std::vector<std::string>& statements, std::size_t failed_statement,
+                         int rc, char* message) {
+  std::string failure;
+  if (failed_statement < statements.size()) {
+    failure = ": " + statements[failed_statement] + ": " + std::to_string(rc) + " " +
+              (message != nullptr ? message : "");
+  }
+  sqlite3_free(message);
+  return failure;
+}
+
+void roll_back_and_close(sqlite3* db) {
+  if (sqlite3_get_autocommit(db) == 0) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  sqlite3_close(db);
+}
+
 void expect_sound_database(const std::string& path, const std::string& context) {
   sqlite3* db = open_with_extension(path);
   EXPECT_EQ(query_text(db, "PRAGMA integrity_check"), "ok\n") << context;

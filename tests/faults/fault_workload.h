@@ -34,6 +34,14 @@ std::vector<std::string> fault_workload();
 std::size_t run_statements(sqlite3* db, const std::vector<std::string>& statements, int& rc,
                            char*& message);
 
+// ": <statement>: <code> <message>" for the statement run_statements
+// stopped at ("" when every one succeeded); frees `message`.
+std::string take_failure(const std::vector<std::string>& statements, std::size_t failed_statement,
+                         int rc, char* message);
+
+// Rolls back a transaction the failure left open, and closes `db`.
+void roll_back_and_close(sqlite3* db);
+
 // Reopens `path` (default VFS, faults off) after a broken run and expects
 // PRAGMA integrity_check to say ok, the index's check to pass and the index
 // to hold exactly the mirror's rows. `context` names the run in failures.

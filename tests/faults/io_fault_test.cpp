@@ -251,19 +251,14 @@ long run_once(long n, const std::string& path, bool wal) {
   const std::size_t failed_statement = run_statements(db, statements, rc, message);
   armed = false;
   const long made = operations;
-  std::string context =
-      std::string(wal ? "WAL" : "rollback journal") + ", I/O operation " + std::to_string(n);
+  const std::string context = std::string(wal ? "WAL" : "rollback journal") + ", I/O operation " +
+                              std::to_string(n) +
+                              take_failure(statements, failed_statement, rc, message);
   if (failed_statement < statements.size()) {
-    context += ": " + statements[failed_statement] + ": " + std::to_string(rc) + " " +
-               (message != nullptr ? message : "");
     EXPECT_EQ(rc & 0xff, SQLITE_IOERR) << context;
     EXPECT_TRUE(failed) << "an error with no failed operation: " << context;
   }
-  sqlite3_free(message);
-  if (sqlite3_get_autocommit(db) == 0) {
-    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  sqlite3_close(db);
+  roll_back_and_close(db);
   expect_sound_database(path, context);
   remove_database(path);
   return made;
@@ -339,13 +334,9 @@ void lose_power_at(long n, const std::string& path, bool wal,
   armed = false;
   power_loss_mode = false;
   powered_off = false;
-  std::string context = std::string(wal ? "WAL" : "rollback journal") +
-                        ", power lost at I/O operation " + std::to_string(n);
-  if (failed_statement < statements.size()) {
-    context += " in " + statements[failed_statement] + " (" + std::to_string(rc) + " " +
-               (message != nullptr ? message : "") + ")";
-  }
-  sqlite3_free(message);
+  const std::string context = std::string(wal ? "WAL" : "rollback journal") +
+                              ", power lost at I/O operation " + std::to_string(n) +
+                              take_failure(statements, failed_statement, rc, message);
   for (const auto& [name, content] : synced_content) {
     std::ofstream(name, std::ios::binary | std::ios::trunc) << content;
   }

@@ -131,19 +131,14 @@ long run_once(long n, const std::string& path) {
   const std::size_t failed_statement = run_statements(db, statements, rc, message);
   armed = false;
   const long made = allocations.load();
-  std::string context = "allocation " + std::to_string(n);
+  const std::string context =
+      "allocation " + std::to_string(n) + take_failure(statements, failed_statement, rc, message);
   if (failed_statement < statements.size()) {
-    context += ": " + statements[failed_statement] + ": " + std::to_string(rc) + " " +
-               (message != nullptr ? message : "");
     EXPECT_EQ(rc, SQLITE_NOMEM) << context;
     EXPECT_TRUE(failed.load()) << "an error with no failed allocation: " << context;
   }
-  sqlite3_free(message);
   // Allocation works again: the database is sound and the two tables agree.
-  if (sqlite3_get_autocommit(db) == 0) {
-    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  sqlite3_close(db);
+  roll_back_and_close(db);
   expect_sound_database(path, context);
   remove_database(path);
   return made;

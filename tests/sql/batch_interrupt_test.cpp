@@ -7,7 +7,6 @@
 #include <chrono>
 #include <random>
 #include <string>
-#include <thread>
 
 #include "index_test_support.h"
 #include "test_database.h"
@@ -38,27 +37,7 @@ TEST(BatchInterrupt, LongSearchesStopSoonAfterAnInterrupt) {
   for (const char* sql : {"SELECT count(*) FROM simhash_clusters('near', 20)",
                           "SELECT count(*) FROM simhash_components('near', 20)",
                           "SELECT count(*) FROM simhash_pairs('near', 20)"}) {
-    sqlite3_stmt* statement = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db.handle(), sql, -1, &statement, nullptr), SQLITE_OK);
-    Clock::time_point interrupted_at;
-    std::thread interrupter([&] {
-      std::this_thread::sleep_for(kWaitBeforeInterrupt);
-      interrupted_at = Clock::now();
-      sqlite3_interrupt(db.handle());
-    });
-    const Clock::time_point started = Clock::now();
-    const int rc = sqlite3_step(statement);
-    const Clock::time_point stopped = Clock::now();
-    interrupter.join();
-    sqlite3_finalize(statement);
-    ASSERT_GT(stopped - started, kWaitBeforeInterrupt) << sql << ": finished before the interrupt";
-    EXPECT_EQ(rc, SQLITE_INTERRUPT) << sql;
-    const auto late =
-        std::chrono::duration_cast<std::chrono::milliseconds>(stopped - interrupted_at).count();
-    // 100 ms is the aim (about 10 ms per piece of work in a Release build,
-    // several times that under the sanitizers); the bounds leave room for a
-    // busy machine.
-    EXPECT_LT(late, kSanitizedBuild ? 2000 : 500) << sql;
+    const long long late = expect_stopped_by_interrupt(db.handle(), sql, kWaitBeforeInterrupt);
     RecordProperty(std::string("ms_after_interrupt ") + sql, static_cast<int>(late));
     // The connection works as before.
     EXPECT_EQ(db.integer("SELECT count(*) FROM near"), kRows);

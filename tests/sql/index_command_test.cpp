@@ -9,15 +9,12 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include "index_test_support.h"
 #include "test_database.h"
 
 namespace simhash::testing {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr const char* kCheckQuery = "SELECT count(*) FROM near WHERE near = 'integrity-check'";
 
@@ -101,26 +98,7 @@ TEST(IndexCommands, InterruptStopsRebuildAndCheckLeavingTheIndexAsItWas) {
         db.exec("BEGIN");
         db.exec("INSERT INTO near(rowid, fp) VALUES (-1, 42)");
       }
-      sqlite3_stmt* statement = nullptr;
-      ASSERT_EQ(sqlite3_prepare_v2(db.handle(), sql, -1, &statement, nullptr), SQLITE_OK);
-      Clock::time_point interrupted_at;
-      std::thread interrupter([&] {
-        std::this_thread::sleep_for(kWaitBeforeInterrupt);
-        interrupted_at = Clock::now();
-        sqlite3_interrupt(db.handle());
-      });
-      const Clock::time_point started = Clock::now();
-      const int rc = sqlite3_step(statement);
-      const Clock::time_point stopped = Clock::now();
-      interrupter.join();
-      sqlite3_finalize(statement);
-      ASSERT_GT(stopped - started, kWaitBeforeInterrupt)
-          << sql << ": finished before the interrupt";
-      EXPECT_EQ(rc, SQLITE_INTERRUPT) << sql;
-      const auto late =
-          std::chrono::duration_cast<std::chrono::milliseconds>(stopped - interrupted_at).count();
-      // The aim is 100 ms; room for a busy machine and the sanitizers.
-      EXPECT_LT(late, kSanitizedBuild ? 2000 : 500) << sql;
+      const long long late = expect_stopped_by_interrupt(db.handle(), sql, kWaitBeforeInterrupt);
       RecordProperty(std::string("ms_after_interrupt ") + sql, static_cast<int>(late));
       if (in_transaction && sqlite3_get_autocommit(db.handle()) == 0) {
         db.exec("ROLLBACK");

@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -39,6 +41,35 @@ inline constexpr bool kSanitizedBuild =
 
 // Full sizes in the Release run; sanitizer builds use a fifth.
 inline int scaled(int full) { return kSanitizedBuild ? std::max(1, full / 5) : full; }
+
+// Steps `sql` once on `db` while another thread calls sqlite3_interrupt()
+// after `wait`; expects the step to outlast the wait and to fail with
+// SQLITE_INTERRUPT soon after the interrupt (the aim is 100 ms; the bound
+// leaves room for a busy machine and the sanitizers). Returns the
+// milliseconds from the interrupt to the return.
+inline long long expect_stopped_by_interrupt(sqlite3* db, const std::string& sql,
+                                             std::chrono::milliseconds wait) {
+  using Clock = std::chrono::steady_clock;
+  sqlite3_stmt* statement = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sql;
+  Clock::time_point interrupted_at;
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(wait);
+    interrupted_at = Clock::now();
+    sqlite3_interrupt(db);
+  });
+  const Clock::time_point started = Clock::now();
+  const int rc = sqlite3_step(statement);
+  const Clock::time_point stopped = Clock::now();
+  interrupter.join();
+  sqlite3_finalize(statement);
+  EXPECT_GT(stopped - started, wait) << sql << ": finished before the interrupt";
+  EXPECT_EQ(rc, SQLITE_INTERRUPT) << sql;
+  const long long late =
+      std::chrono::duration_cast<std::chrono::milliseconds>(stopped - interrupted_at).count();
+  EXPECT_LT(late, kSanitizedBuild ? 2000 : 500) << sql;
+  return late;
+}
 
 using Model = std::map<std::int64_t, std::uint64_t>;
 using Hits = std::vector<std::pair<std::int64_t, int>>;  // (rowid, distance), sorted
