@@ -130,6 +130,7 @@ int x_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*arg
 }
 
 int x_disconnect(sqlite3_vtab* vtab) {
+  free_error(vtab);
   std::unique_ptr<BatchTable> owned(table_of(vtab));
   return SQLITE_OK;
 }

@@ -91,6 +91,7 @@ int features_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const
 }
 
 int features_disconnect(sqlite3_vtab* vtab) {
+  free_error(vtab);
   std::unique_ptr<FeaturesTable> owned(static_cast<FeaturesTable*>(vtab));
   return SQLITE_OK;
 }

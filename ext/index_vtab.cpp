@@ -230,6 +230,7 @@ int x_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vta
 }
 
 int x_disconnect(sqlite3_vtab* vtab) {
+  free_error(vtab);
   std::unique_ptr<IndexTable> owned(table_of(vtab));
   return SQLITE_OK;
 }

@@ -51,6 +51,14 @@ inline void set_error(sqlite3_vtab* vtab, std::string_view message) {
   vtab->zErrMsg = sqlite3_mprintf("%.*s", static_cast<int>(message.size()), message.data());
 }
 
+// Frees the message a table still holds when it is disconnected: SQLite
+// reports and frees the messages of most callbacks, but not of all (a
+// failing xSavepoint's, for one).
+inline void free_error(sqlite3_vtab* vtab) {
+  sqlite3_free(vtab->zErrMsg);
+  vtab->zErrMsg = nullptr;
+}
+
 // An SQLite failure (or a constraint the glue enforces) carried as an
 // exception; the barriers below turn it back into its result code and message.
 class SqliteError : public std::runtime_error {
