@@ -7,8 +7,11 @@
 #                                     corpus (manpages-zh)
 set -euo pipefail
 
+# The arm64 packages serve the aarch64 cross build, whose tests run under
+# qemu-user (scripts/test.sh).
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
-          libbenchmark-dev python3 clang g++-aarch64-linux-gnu)
+          libbenchmark-dev python3 clang g++-aarch64-linux-gnu qemu-user
+          libicu-dev:arm64 libxxhash-dev:arm64 libsqlite3-dev:arm64 libgtest-dev:arm64)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(manpages-zh)
 elif [ $# -gt 0 ]; then
@@ -26,5 +29,6 @@ fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
+dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
 $sudo apt-get update
 $sudo apt-get install -y --no-install-recommends "${missing[@]}"
