@@ -494,11 +494,10 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
   }
 }
 
-// A command's text; a command that is not TEXT reads as "".
+// A command as SQL shows it (42 reads as "42"), for matching and messages.
 std::string text_argument(sqlite3_value* command) {
-  return sqlite3_value_type(command) == SQLITE_TEXT
-             ? reinterpret_cast<const char*>(sqlite3_value_text(command))
-             : std::string();
+  const unsigned char* text = sqlite3_value_text(command);
+  return text != nullptr ? reinterpret_cast<const char*>(text) : std::string();
 }
 
 void check_integrity(IndexStorage& storage) {
@@ -554,7 +553,11 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     }
     if (plan == kPlanCommand) {
       // Only the check can run in a query; it returns no rows when the
-      // index is consistent and fails naming the problem otherwise.
+      // index is consistent and fails naming the problem otherwise. NULL
+      // equals nothing, as for any "= NULL".
+      if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+        return SQLITE_OK;
+      }
       if (const std::string command = text_argument(argv[0]); command != "integrity-check") {
         throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() + ": '" + command +
                                             "' is not a command a query can run (only "

@@ -44,6 +44,10 @@ TEST(IndexCommands, CheckAsAQueryRunsOnAReadOnlyDatabase) {
     EXPECT_EQ(reader.error("SELECT * FROM near WHERE near = 'rebuild'"),
               "simhash_index near: 'rebuild' is not a command a query can run (only "
               "'integrity-check'; 'rebuild' is an INSERT)");
+    EXPECT_EQ(reader.error("SELECT * FROM near WHERE near = 42"),
+              "simhash_index near: '42' is not a command a query can run (only "
+              "'integrity-check'; 'rebuild' is an INSERT)");
+    EXPECT_EQ(reader.integer("SELECT count(*) FROM near WHERE near = NULL"), 0);
   }
   {
     TestDatabase writer(file.path());
