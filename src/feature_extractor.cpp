@@ -61,21 +61,24 @@ struct FeatureExtractor::Impl {
       tokenizer->tokenize(valid, count_feature);
       return;
     }
+    assign_units(valid);
+    units.for_each_shingle(static_cast<std::size_t>(options.n), count_feature);
+  }
+
+  // Cuts well-formed text into the units shingles are made of.
+  void assign_units(std::string_view valid) {
     if (tokenizer) {
       units.assign_words(*tokenizer, valid);
     } else {
       normalizer->normalize(valid, normalized);
       units.assign_chars(normalized);
     }
-    units.for_each_shingle(static_cast<std::size_t>(options.n), count_feature);
   }
 
   // fingerprint() of a long text in characters: every shingle's hash in one
   // array, sorted, counted by runs and voted in chunks.
   std::optional<std::uint64_t> fingerprint_by_sorting(std::string_view utf8_text) {
-    const std::string_view valid = repair_utf8(utf8_text, repaired);
-    normalizer->normalize(valid, normalized);
-    units.assign_chars(normalized);
+    assign_units(repair_utf8(utf8_text, repaired));
     std::vector<std::uint64_t> all;  // released on return: only long texts come here
     all.reserve(units.unit_count());
     units.for_each_shingle(static_cast<std::size_t>(options.n),

@@ -3,6 +3,7 @@
 #include "pending_changes.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "hamming.h"
 
@@ -32,9 +33,7 @@ PendingChanges::SortedRun PendingChanges::make_run(std::uint32_t begin, std::uin
   for (std::size_t table = 0; table < prefix_masks_.size(); ++table) {
     std::vector<std::uint32_t>& order = run.by_table[table];
     order.resize(end - begin);
-    for (std::uint32_t i = begin; i < end; ++i) {
-      order[i - begin] = i;
-    }
+    std::iota(order.begin(), order.end(), begin);
     const std::uint64_t mask = prefix_masks_[table];
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       return (rows_[a].fp & mask) < (rows_[b].fp & mask);
@@ -80,11 +79,7 @@ void PendingChanges::sort_new_changes() {
 
 void PendingChanges::find_within(std::uint64_t query, int radius, std::vector<std::uint32_t>& out) {
   if (radius > k_) {  // beyond the pigeonhole argument: look at every change
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-      if (hamming_distance(rows_[i].fp, query) <= radius) {
-        out.push_back(static_cast<std::uint32_t>(i));
-      }
-    }
+    scan_within(0, query, radius, out);
     return;
   }
   if (rows_.size() - sorted_end() > kUnsortedLimit) {
@@ -107,7 +102,12 @@ void PendingChanges::find_within(std::uint64_t query, int radius, std::vector<st
       }
     }
   }
-  for (std::size_t i = sorted_end(); i < rows_.size(); ++i) {
+  scan_within(sorted_end(), query, radius, out);
+}
+
+void PendingChanges::scan_within(std::size_t from, std::uint64_t query, int radius,
+                                 std::vector<std::uint32_t>& out) const {
+  for (std::size_t i = from; i < rows_.size(); ++i) {
     if (hamming_distance(rows_[i].fp, query) <= radius) {
       out.push_back(static_cast<std::uint32_t>(i));
     }
@@ -160,9 +160,7 @@ void PendingChanges::undo(std::vector<std::pair<std::int64_t, std::uint64_t>>& r
   // A row's first change says how it was: a delete carries the fingerprint
   // it had, an insert means it was absent.
   std::vector<std::uint32_t> order(rows_.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) {
-    order[i] = i;
-  }
+  std::iota(order.begin(), order.end(), 0U);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return rows_[a].id < rows_[b].id; });
   std::vector<std::pair<std::int64_t, std::uint64_t>> before;

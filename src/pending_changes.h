@@ -85,6 +85,9 @@ class PendingChanges {
   // Appends to `out` the index of every change within `radius` of `query`,
   // some more than once.
   void find_within(std::uint64_t query, int radius, std::vector<std::uint32_t>& out);
+  // The same for changes [from, size()), one by one.
+  void scan_within(std::size_t from, std::uint64_t query, int radius,
+                   std::vector<std::uint32_t>& out) const;
 
   std::uint32_t sorted_end() const { return runs_.empty() ? 0 : runs_.back().end; }
 
