@@ -15,9 +15,6 @@
 namespace simhash {
 namespace {
 
-// About this many comparisons per slice of the all-pairs loop.
-constexpr std::size_t kAllPairsSliceComparisons = std::size_t{1} << 24;
-
 // Walks the runs of sorted fingerprints equal under `mask` (the table's
 // prefix blocks) and reports the pairs within `radius` that no earlier table
 // shares, by their index in `fingerprints` (sorted, distinct).
@@ -137,7 +134,7 @@ void GroupPairSearch::search_all_pairs_slice(std::vector<GroupPair>& out) {
   const std::size_t row_begin = next_row_;
   std::size_t row_end = row_begin;
   std::size_t comparisons = 0;
-  while (row_end + 1 < count && comparisons < kAllPairsSliceComparisons) {
+  while (row_end + 1 < count && comparisons < kComparisonsBetweenChecks) {
     comparisons += count - 1 - row_end;
     ++row_end;
   }

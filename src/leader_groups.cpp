@@ -108,8 +108,6 @@ std::vector<std::uint32_t> group_of_records(const FingerprintGroups& groups) {
 // compares with the representatives made since its node last looked.
 std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& groups, int radius,
                                                      const CheckPoint& check) {
-  // Comparisons between calls of `check`, as a slice of the batch search.
-  constexpr std::size_t kComparisonsPerCheck = std::size_t{1} << 24;
   std::size_t comparisons = 0;
   const auto records = groups.records();
   const auto fingerprints = groups.fingerprints();
@@ -133,7 +131,7 @@ std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& gr
     }
     Best& found = best[node];
     comparisons += leaders.size() - found.seen;
-    if (comparisons >= kComparisonsPerCheck && check) {
+    if (comparisons >= kComparisonsBetweenChecks && check) {
       comparisons = 0;
       check();
     }
