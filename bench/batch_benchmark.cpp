@@ -29,47 +29,13 @@
 
 namespace {
 
+using simhash::bench::count_of;
 using simhash::bench::exec;
 using simhash::bench::fail;
+using simhash::bench::measure;
+using simhash::bench::Timing;
 
 using Clock = std::chrono::steady_clock;
-
-std::int64_t count_of(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK ||
-      sqlite3_step(statement) != SQLITE_ROW) {
-    fail(db, sql);
-  }
-  const std::int64_t count = sqlite3_column_int64(statement, 0);
-  sqlite3_finalize(statement);
-  return count;
-}
-
-struct Timing {
-  double median_seconds;      // wall clock
-  double median_cpu_seconds;  // this process's CPU time: what load from others does not inflate
-  std::int64_t result;
-};
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-// Runs `body` `repeats` times; the median times and the last result.
-Timing measure(int repeats, const std::function<std::int64_t()>& body) {
-  std::vector<double> seconds;
-  std::vector<double> cpu_seconds;
-  std::int64_t result = 0;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = Clock::now();
-    const std::clock_t cpu_start = std::clock();
-    result = body();
-    cpu_seconds.push_back(static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
-    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
-  }
-  return Timing{median(seconds), median(cpu_seconds), result};
-}
 
 void print(const char* what, const Timing& timing) {
   std::printf("%-56s %8.3f %8.3f %10lld\n", what, timing.median_seconds, timing.median_cpu_seconds,

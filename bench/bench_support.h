@@ -1,15 +1,19 @@
 // Small helpers every benchmark program shares: the thread's CPU clock (what
 // load from other processes does not inflate), the median of repeated runs,
 // and for the programs that drive SQLite, opening a connection with the
-// extension loaded and running statements, stopping the run on any error.
+// extension loaded, running statements (stopping the run on any error) and
+// timing a counting query's repeated runs.
 #pragma once
 
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,6 +74,40 @@ inline sqlite3* open_with_extension(const std::string& path,
     std::exit(1);
   }
   return db;
+}
+
+// The one integer `sql` returns (a count).
+inline std::int64_t count_of(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK ||
+      sqlite3_step(statement) != SQLITE_ROW) {
+    fail(db, sql);
+  }
+  const std::int64_t count = sqlite3_column_int64(statement, 0);
+  sqlite3_finalize(statement);
+  return count;
+}
+
+struct Timing {
+  double median_seconds;      // wall clock
+  double median_cpu_seconds;  // this process's CPU time: what load from others does not inflate
+  std::int64_t result;
+};
+
+// Runs `body` `repeats` times; the median times and the last result.
+inline Timing measure(int repeats, const std::function<std::int64_t()>& body) {
+  std::vector<double> seconds;
+  std::vector<double> cpu_seconds;
+  std::int64_t result = 0;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpu_start = std::clock();
+    result = body();
+    cpu_seconds.push_back(static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return Timing{median(seconds), median(cpu_seconds), result};
 }
 
 }  // namespace simhash::bench

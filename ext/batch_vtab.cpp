@@ -1,12 +1,15 @@
 // The table-valued functions, eponymous-only virtual tables whose xFilter
 // reads the named source in the caller's transaction:
 //   simhash_pairs(index [, radius])      -> a, b, distance (src/pair_finder.h)
+//   simhash_pairs_between(index_a, index_b [, radius]) -> a, b, distance:
+//       every (row of index_a, row of index_b) pair, the same finder
 //   simhash_clusters(index [, radius])   -> id, cluster, distance, similarity:
 //       the leader grouping of src/leader_groups.h over the index at a
 //       radius, or over the rows of a table of pairs (pair_table_reader.h)
 //   simhash_components(index [, radius]) -> id, cluster: single link, the
 //       connected components (src/near_duplicate_clusters.h)
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -32,9 +35,10 @@ CheckPoint stop_when_interrupted(sqlite3* db) {
   return [db] { throw_if_interrupted(db); };
 }
 
-enum class BatchKind { kPairs, kClusters, kComponents };
+enum class BatchKind { kPairs, kPairsBetween, kClusters, kComponents };
 
-// Columns: the result columns, then the hidden arguments "index" and radius.
+// Columns: the result columns, then the hidden arguments: the index (for
+// simhash_pairs_between, two), then the radius.
 constexpr int kPairsColumnA = 0;
 constexpr int kPairsColumnB = 1;
 constexpr int kPairsColumnDistance = 2;
@@ -48,6 +52,9 @@ const char* schema_of(BatchKind kind) {
     case BatchKind::kPairs:
       return "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, \"index\" HIDDEN, radius "
              "HIDDEN)";
+    case BatchKind::kPairsBetween:
+      return "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, index_a HIDDEN, index_b "
+             "HIDDEN, radius HIDDEN)";
     case BatchKind::kClusters:
       return "CREATE TABLE x(id INTEGER, cluster INTEGER, distance INTEGER, similarity REAL, "
              "\"index\" HIDDEN, radius HIDDEN)";
@@ -56,14 +63,21 @@ const char* schema_of(BatchKind kind) {
   }
   return nullptr;
 }
-int index_column(BatchKind kind) {
-  return kind == BatchKind::kPairs ? 3 : kind == BatchKind::kClusters ? 4 : 2;
+bool finds_pairs(BatchKind kind) {
+  return kind == BatchKind::kPairs || kind == BatchKind::kPairsBetween;
 }
-int radius_column(BatchKind kind) { return index_column(kind) + 1; }
+// The argument columns are the last ones: this many, from this one.
+int argument_count(BatchKind kind) { return kind == BatchKind::kPairsBetween ? 3 : 2; }
+int first_argument_column(BatchKind kind) {
+  return finds_pairs(kind) ? 3 : kind == BatchKind::kClusters ? 4 : 2;
+}
+int radius_column(BatchKind kind) { return first_argument_column(kind) + argument_count(kind) - 1; }
 const char* function_name(BatchKind kind) {
   switch (kind) {
     case BatchKind::kPairs:
       return "simhash_pairs";
+    case BatchKind::kPairsBetween:
+      return "simhash_pairs_between";
     case BatchKind::kClusters:
       return "simhash_clusters";
     case BatchKind::kComponents:
@@ -80,9 +94,9 @@ struct ClusterRow {
   std::optional<double> similarity;      // to the representative (pairs tables only)
 };
 
-// idxNum bits: which arguments xFilter receives (in this order).
-constexpr int kHasIndex = 1;
-constexpr int kHasRadius = 2;
+// idxNum: bit i set when argument i (column first_argument_column + i) is
+// given; xFilter receives the given ones in column order.
+constexpr int kMaxArguments = 3;
 
 struct BatchTable {
   sqlite3_vtab base{};  // must be first: SQLite sees this struct as a sqlite3_vtab
@@ -92,8 +106,10 @@ struct BatchTable {
 
 struct BatchCursor {
   sqlite3_vtab_cursor base{};  // must be first
+  // The arguments as given (NULL ones excepted), for the hidden columns.
   std::string index_argument;
-  std::optional<int> radius;  // none for a table of pairs
+  std::string other_index_argument;  // simhash_pairs_between's index_b
+  std::optional<int> radius;         // none for a table of pairs
   std::int64_t row = 0;
   bool eof = true;
   // simhash_pairs: the finder hands out batches.
@@ -138,44 +154,44 @@ int x_disconnect(sqlite3_vtab* vtab) {
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guard(vtab, [&]() -> int {
     const BatchKind kind = table_of(vtab)->kind;
-    int index_constraint = -1;
-    int radius_constraint = -1;
+    const int first_argument = first_argument_column(kind);
+    std::array<int, kMaxArguments> argument_constraint{-1, -1, -1};
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& constraint = info->aConstraint[i];
-      const bool is_index = constraint.iColumn == index_column(kind);
-      const bool is_radius = constraint.iColumn == radius_column(kind);
-      if ((!is_index && !is_radius) || constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
+      const int argument = constraint.iColumn - first_argument;
+      if (argument < 0 || argument >= argument_count(kind) ||
+          constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
         continue;
       }
       if (!constraint.usable) {
         return SQLITE_CONSTRAINT;  // an argument not known yet: ask for another join order
       }
-      (is_index ? index_constraint : radius_constraint) = i;
+      argument_constraint[argument] = i;
     }
-    int argument = 0;
+    int given = 0;
     info->idxNum = 0;
-    if (index_constraint >= 0) {
-      info->aConstraintUsage[index_constraint].argvIndex = ++argument;
-      info->aConstraintUsage[index_constraint].omit = 1;
-      info->idxNum |= kHasIndex;
+    for (int argument = 0; argument < argument_count(kind); ++argument) {
+      if (const int i = argument_constraint[argument]; i >= 0) {
+        info->aConstraintUsage[i].argvIndex = ++given;
+        info->aConstraintUsage[i].omit = 1;
+        info->idxNum |= 1 << argument;
+      }
     }
-    if (radius_constraint >= 0) {
-      info->aConstraintUsage[radius_constraint].argvIndex = ++argument;
-      info->aConstraintUsage[radius_constraint].omit = 1;
-      info->idxNum |= kHasRadius;
-    }
+    const int index_constraint = argument_constraint[0];
+    const int radius_constraint = argument_constraint[argument_count(kind) - 1];
     // Without an index name xFilter reports the error; make that plan unattractive.
     info->estimatedCost = index_constraint >= 0 ? 1e6 : 1e12;
-    info->estimatedRows = kind == BatchKind::kPairs ? 1000 : 100000;
+    info->estimatedRows = finds_pairs(kind) ? 1000 : 100000;
 
     // Clusters come out in id order, so ORDER BY id needs no sort.
-    if (kind != BatchKind::kPairs && info->nOrderBy == 1 &&
+    if (!finds_pairs(kind) && info->nOrderBy == 1 &&
         info->aOrderBy[0].iColumn == kClustersColumnId && info->aOrderBy[0].desc == 0) {
       info->orderByConsumed = 1;
     }
 
     // What EXPLAIN QUERY PLAN shows: the radius when it is a constant.
-    std::string radius = "k of the index";
+    std::string radius =
+        kind == BatchKind::kPairsBetween ? "the smaller k of the two indexes" : "k of the index";
     sqlite3_value* value = nullptr;
     if (radius_constraint >= 0 &&
         sqlite3_vtab_rhs_value(info, radius_constraint, &value) == SQLITE_OK &&
@@ -184,9 +200,10 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     } else if (radius_constraint >= 0) {
       radius = "given at run time";
     }
-    const char* grouping = kind == BatchKind::kClusters     ? "leader grouping over "
-                           : kind == BatchKind::kComponents ? "single link over "
-                                                            : "";
+    const char* grouping = kind == BatchKind::kClusters       ? "leader grouping over "
+                           : kind == BatchKind::kComponents   ? "single link over "
+                           : kind == BatchKind::kPairsBetween ? "two-index "
+                                                              : "";
     info->idxStr = sqlite3_mprintf(
         "%sbatch search, radius %s: block-permutation tables with k = radius, exact at any "
         "radius (every pair compared when that is cheaper)%s",
@@ -290,55 +307,96 @@ std::vector<ClusterRow> group_source(sqlite3* db, const std::string& requested,
   return rows;
 }
 
+// An index argument: its name, or nullopt for NULL (which names no index,
+// so no rows, as for any "= NULL").
+std::optional<std::string> index_name_from(sqlite3_value* value, const char* function,
+                                           const char* argument) {
+  if (sqlite3_value_type(value) == SQLITE_NULL) {
+    return std::nullopt;
+  }
+  if (sqlite3_value_type(value) != SQLITE_TEXT) {
+    throw BatchError(std::string(function) + ": " + argument +
+                     " must be named by a TEXT value, got " + type_name(value));
+  }
+  return std::string(reinterpret_cast<const char*>(sqlite3_value_text(value)));
+}
+
+std::string usage_of(BatchKind kind) {
+  const std::string function = function_name(kind);
+  if (kind == BatchKind::kPairsBetween) {
+    return function + "(index_a, index_b [, radius]) needs the names of two simhash_index " +
+           "tables, e.g. SELECT * FROM " + function + "('new', 'old')";
+  }
+  return function + "(index [, radius]) needs the name of a simhash_index, e.g. SELECT * FROM " +
+         function + "('near')";
+}
+
 int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, int argc,
              sqlite3_value** argv) {
   BatchCursor* cursor = cursor_of(base);
   BatchTable* table = table_of(base->pVtab);
   return guard(base->pVtab, [&]() -> int {
-    const char* function = function_name(table->kind);
+    const BatchKind kind = table->kind;
+    const char* function = function_name(kind);
     cursor->finder.reset();
     cursor->pairs.clear();
     cursor->clusters.clear();
     cursor->radius.reset();
+    cursor->index_argument.clear();
+    cursor->other_index_argument.clear();
     cursor->position = 0;
     cursor->row = 0;
     cursor->eof = true;
-    if ((idx_num & kHasIndex) == 0 || argc < 1) {
-      throw BatchError(std::string(function) + "(index [, radius]) needs the name of a " +
-                       "simhash_index, e.g. SELECT * FROM " + function + "('near')");
+    // The arguments by position; nullptr where not given.
+    std::array<sqlite3_value*, kMaxArguments> arguments{};
+    for (int argument = 0, next = 0; argument < argument_count(kind); ++argument) {
+      if ((idx_num & (1 << argument)) != 0 && next < argc) {
+        arguments[argument] = argv[next++];
+      }
     }
-    sqlite3_value* index_value = argv[0];
-    if (sqlite3_value_type(index_value) == SQLITE_NULL) {
-      return SQLITE_OK;  // no index is NULL: no rows, as for any "= NULL"
+    const bool between = kind == BatchKind::kPairsBetween;
+    if (arguments[0] == nullptr || (between && arguments[1] == nullptr)) {
+      throw BatchError(usage_of(kind));
     }
-    if (sqlite3_value_type(index_value) != SQLITE_TEXT) {
-      throw BatchError(std::string(function) + ": the index must be named by a TEXT value, got " +
-                       type_name(index_value));
+    const std::optional<std::string> index_name =
+        index_name_from(arguments[0], function, between ? "index_a" : "the index");
+    const std::optional<std::string> other_index_name =
+        between ? index_name_from(arguments[1], function, "index_b") : std::nullopt;
+    if (!index_name || (between && !other_index_name)) {
+      return SQLITE_OK;
     }
-    cursor->index_argument = reinterpret_cast<const char*>(sqlite3_value_text(index_value));
+    cursor->index_argument = *index_name;
+    cursor->other_index_argument = other_index_name.value_or("");
     std::optional<int> radius;
-    if ((idx_num & kHasRadius) != 0) {
-      radius = radius_from(argv[1], function);
+    if (sqlite3_value* value = arguments[argument_count(kind) - 1]; value != nullptr) {
+      radius = radius_from(value, function);
       if (!radius) {
         return SQLITE_OK;  // radius = NULL: no rows
       }
     }
-    if (table->kind == BatchKind::kClusters) {
+    if (kind == BatchKind::kClusters) {
       cursor->clusters = group_source(table->db, cursor->index_argument, radius, cursor->radius);
       cursor->eof = cursor->clusters.empty();
       return SQLITE_OK;
     }
     const ResolvedIndex index = resolve_index(table->db, cursor->index_argument, function);
-    const int chosen_radius = radius.value_or(index.k);
-    cursor->radius = chosen_radius;
+    const CheckPoint check = stop_when_interrupted(table->db);
+    if (between) {
+      const ResolvedIndex other = resolve_index(table->db, cursor->other_index_argument, function);
+      cursor->radius = radius.value_or(std::min(index.k, other.k));
+      cursor->finder = std::make_unique<PairFinder>(read_fingerprints(table->db, index, function),
+                                                    read_fingerprints(table->db, other, function),
+                                                    *cursor->radius, check);
+      cursor->eof = !cursor->finder->next(cursor->pairs);
+      return SQLITE_OK;
+    }
+    cursor->radius = radius.value_or(index.k);
     std::vector<IdFingerprint> records = read_fingerprints(table->db, index, function);
-    if (table->kind == BatchKind::kPairs) {
-      cursor->finder = std::make_unique<PairFinder>(std::move(records), chosen_radius,
-                                                    stop_when_interrupted(table->db));
+    if (kind == BatchKind::kPairs) {
+      cursor->finder = std::make_unique<PairFinder>(std::move(records), *cursor->radius, check);
       cursor->eof = !cursor->finder->next(cursor->pairs);
     } else {
-      for (const IdCluster& row :
-           find_clusters(std::move(records), chosen_radius, stop_when_interrupted(table->db))) {
+      for (const IdCluster& row : find_clusters(std::move(records), *cursor->radius, check)) {
         cursor->clusters.push_back({row.id, row.cluster, std::nullopt, std::nullopt});
       }
       cursor->eof = cursor->clusters.empty();
@@ -369,14 +427,17 @@ int x_eof(sqlite3_vtab_cursor* cursor) { return cursor_of(cursor)->eof ? 1 : 0; 
 int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
   const BatchCursor* cursor = cursor_of(base);
   const BatchKind kind = table_of(base->pVtab)->kind;
-  if (column == index_column(kind)) {
+  if (column == first_argument_column(kind)) {
     sqlite3_result_text(context, cursor->index_argument.c_str(),
                         static_cast<int>(cursor->index_argument.size()), SQLITE_TRANSIENT);
+  } else if (kind == BatchKind::kPairsBetween && column == first_argument_column(kind) + 1) {
+    sqlite3_result_text(context, cursor->other_index_argument.c_str(),
+                        static_cast<int>(cursor->other_index_argument.size()), SQLITE_TRANSIENT);
   } else if (column == radius_column(kind)) {
     if (cursor->radius) {
       sqlite3_result_int(context, *cursor->radius);
     }
-  } else if (kind == BatchKind::kPairs) {
+  } else if (finds_pairs(kind)) {
     const NearPair& pair = cursor->pairs[cursor->position];
     switch (column) {
       case kPairsColumnA:
@@ -442,15 +503,17 @@ sqlite3_module make_module() {
 }
 
 const sqlite3_module pairs_module = make_module<BatchKind::kPairs>();
+const sqlite3_module pairs_between_module = make_module<BatchKind::kPairsBetween>();
 const sqlite3_module clusters_module = make_module<BatchKind::kClusters>();
 const sqlite3_module components_module = make_module<BatchKind::kComponents>();
 
 }  // namespace
 
 int register_batch_tables(sqlite3* db, char** error) {
-  for (const auto& [name, module] :
-       {std::pair{"simhash_pairs", &pairs_module}, std::pair{"simhash_clusters", &clusters_module},
-        std::pair{"simhash_components", &components_module}}) {
+  for (const auto& [name, module] : {std::pair{"simhash_pairs", &pairs_module},
+                                     std::pair{"simhash_pairs_between", &pairs_between_module},
+                                     std::pair{"simhash_clusters", &clusters_module},
+                                     std::pair{"simhash_components", &components_module}}) {
     const int rc = sqlite3_create_module_v2(db, name, module, nullptr, nullptr);
     if (rc != SQLITE_OK) {
       *error = sqlite3_mprintf("cannot register %s: %s", name, sqlite3_errmsg(db));

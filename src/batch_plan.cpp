@@ -25,15 +25,16 @@ void check_radius(int radius) {
   }
 }
 
-// Estimated cost of the search with `tables` for `count` fingerprints.
-double tables_cost(const PermutationPlan& tables, double count) {
+// Estimated cost of the search with `tables`, sorting `keys` fingerprints
+// per table, when all-pairs would compare `candidate_pairs`.
+double tables_cost(const PermutationPlan& tables, double keys, double candidate_pairs) {
   double cost = 0;
   for (int table = 0; table < tables.table_count(); ++table) {
     // A top-bits prefix needs no sort (see group_pair_search.cpp).
     const double passes =
         tables.prefix_is_top_bits(table) ? 0 : RadixSorter::pass_count(tables.prefix_mask(table));
-    const double candidates = count * (count - 1) / 2 / std::exp2(tables.prefix_bits(table));
-    cost += kTableCost + count * (passes * (kCountCost + kSortPassCost) + kWalkCost) +
+    const double candidates = candidate_pairs / std::exp2(tables.prefix_bits(table));
+    cost += kTableCost + keys * (passes * (kCountCost + kSortPassCost) + kWalkCost) +
             candidates * kCompareCost;
   }
   return cost;
@@ -42,6 +43,17 @@ double tables_cost(const PermutationPlan& tables, double count) {
 }  // namespace
 
 BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
+  const double count = static_cast<double>(distinct_count);
+  return cheapest(radius, count, count * (count - 1) / 2);
+}
+
+BatchPlan BatchPlan::choose_between(int radius, std::size_t left_count, std::size_t right_count) {
+  const auto left = static_cast<double>(left_count);
+  const auto right = static_cast<double>(right_count);
+  return cheapest(radius, left + right, left * right);
+}
+
+BatchPlan BatchPlan::cheapest(int radius, double keys, double candidate_pairs) {
   check_radius(radius);
   if (radius == 0) {
     return BatchPlan(radius, Method::kIdenticalOnly, std::nullopt);
@@ -49,8 +61,7 @@ BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
   if (radius >= 64) {
     return all_pairs(radius);
   }
-  const double count = static_cast<double>(distinct_count);
-  double best_cost = count * (count - 1) / 2 * kCompareCost;
+  double best_cost = candidate_pairs * kCompareCost;
   std::optional<PermutationPlan> best_tables;  // none: all pairs is cheapest
   std::string error;
   for (int blocks = radius + 1; blocks <= 64; ++blocks) {
@@ -59,7 +70,7 @@ BatchPlan BatchPlan::choose(int radius, std::size_t distinct_count) {
     if (!plan) {
       break;
     }
-    const double cost = tables_cost(*plan, count);
+    const double cost = tables_cost(*plan, keys, candidate_pairs);
     if (cost < best_cost) {
       best_cost = cost;
       best_tables = std::move(plan);

@@ -15,7 +15,7 @@ namespace simhash {
 class BatchPlan {
  public:
   enum class Method {
-    kIdenticalOnly,     // radius 0: only identical fingerprints, no comparisons
+    kIdenticalOnly,     // radius 0: only identical fingerprints (none within one set)
     kBlockPermutation,  // the tables of a PermutationPlan with k >= radius
     kAllPairs,          // every pair compared (every pair emitted at radius >= 64)
   };
@@ -24,6 +24,9 @@ class BatchPlan {
   // evenly over the 64 bits: a PermutationPlan(k = radius, blocks) for the
   // best blocks, or all pairs. Throws std::invalid_argument for radius < 0.
   static BatchPlan choose(int radius, std::size_t distinct_count);
+  // The same for the pairs between two sets (GroupPairSearch's cross form):
+  // `left_count` and `right_count` distinct fingerprints.
+  static BatchPlan choose_between(int radius, std::size_t left_count, std::size_t right_count);
   static BatchPlan all_pairs(int radius);
   // Uses the given tables; throws std::invalid_argument unless tables.k() >=
   // radius (the pigeonhole guarantee needs it).
@@ -39,6 +42,9 @@ class BatchPlan {
  private:
   BatchPlan(int radius, Method method, std::optional<PermutationPlan> tables)
       : radius_(radius), method_(method), tables_(std::move(tables)) {}
+  // `keys` fingerprints are sorted per table; `candidate_pairs` is the number
+  // of pairs all-pairs would compare.
+  static BatchPlan cheapest(int radius, double keys, double candidate_pairs);
 
   int radius_;
   Method method_;

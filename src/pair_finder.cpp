@@ -14,6 +14,15 @@ PairFinder::PairFinder(std::vector<IdFingerprint> records, int radius, CheckPoin
           [radius](std::size_t distinct) { return BatchPlan::choose(radius, distinct); },
           std::move(check)) {}
 
+PairFinder::PairFinder(std::vector<IdFingerprint> left, std::vector<IdFingerprint> right,
+                       int radius, CheckPoint check)
+    : PairFinder(
+          std::move(left), std::move(right),
+          [radius](std::size_t left_count, std::size_t right_count) {
+            return BatchPlan::choose_between(radius, left_count, right_count);
+          },
+          std::move(check)) {}
+
 bool PairFinder::expand_identical(std::vector<NearPair>& out) {
   const auto members = groups_.members(group_);
   for (; first_ < members.size(); ++first_, second_ = first_ + 1) {
@@ -30,16 +39,18 @@ bool PairFinder::expand_identical(std::vector<NearPair>& out) {
 
 bool PairFinder::expand_found(std::vector<NearPair>& out) {
   const GroupPair& pair = found_[next_found_];
+  const FingerprintGroups& second_groups = between_sets_ ? right_groups_ : groups_;
   const auto firsts = groups_.members(pair.first);
-  const auto seconds = groups_.members(pair.second);
+  const auto seconds = second_groups.members(pair.second);
   for (; first_ < firsts.size(); ++first_, second_ = 0) {
     for (; second_ < seconds.size(); ++second_) {
       if (out.size() == kBatchSize) {
         return false;
       }
       const std::int64_t x = id_at(firsts[first_]);
-      const std::int64_t y = id_at(seconds[second_]);
-      out.push_back(NearPair{std::min(x, y), std::max(x, y), pair.distance});
+      const std::int64_t y = second_groups.records()[seconds[second_]].id;
+      out.push_back(between_sets_ ? NearPair{x, y, pair.distance}
+                                  : NearPair{std::min(x, y), std::max(x, y), pair.distance});
     }
   }
   return true;

@@ -86,6 +86,23 @@ inline std::vector<NearPair> brute_force_pairs(const std::vector<IdFingerprint>&
   return pairs;
 }
 
+// Every (left, right) pair within `radius` by comparing all of them, sorted.
+inline std::vector<NearPair> brute_force_pairs_between(const std::vector<IdFingerprint>& left,
+                                                       const std::vector<IdFingerprint>& right,
+                                                       int radius) {
+  std::vector<NearPair> pairs;
+  for (const IdFingerprint& x : left) {
+    for (const IdFingerprint& y : right) {
+      const int distance = std::popcount(x.fp ^ y.fp);
+      if (distance <= radius) {
+        pairs.push_back(NearPair{x.id, y.id, distance});
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
 // Connected components of the pairs by repeated relabelling (deliberately not
 // union-find), as id -> smallest id of its component.
 inline std::map<std::int64_t, std::int64_t> reference_clusters(

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batch_test_data.h"
@@ -61,6 +63,63 @@ TEST(PairFinder, MatchesBruteForceAtSeveralRadiiAndPlans) {
       EXPECT_TRUE(found == expected) << "radius " << radius << ", " << name;
     }
   }
+}
+
+// The two sets of a cross search: the planted records split in two (so the
+// clusters, and the big identical groups, straddle both), and the right set
+// also holds a copy of some left rows under the same ids.
+std::pair<std::vector<IdFingerprint>, std::vector<IdFingerprint>> split_records(
+    const std::vector<IdFingerprint>& records) {
+  std::vector<IdFingerprint> left;
+  std::vector<IdFingerprint> right;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    (i % 3 == 0 ? left : right).push_back(records[i]);
+  }
+  for (std::size_t i = 0; i < left.size(); i += 7) {
+    right.push_back(left[i]);
+  }
+  return {left, right};
+}
+
+TEST(PairFinder, BetweenTwoSetsMatchesBruteForceAtSeveralRadiiAndPlans) {
+  const auto [left, right] = split_records(planted_records(kRecords, 20261123));
+  for (int radius : {0, 1, 3, 5, 8}) {
+    const std::vector<NearPair> expected = brute_force_pairs_between(left, right, radius);
+    ASSERT_GT(expected.size(), 2000U) << "the planted data must give pairs";
+    auto plans = plans_for(radius);
+    plans.front().second = {};  // "chosen": choose_between, below
+    for (const auto& [name, make_plan] : plans) {
+      PairFinder finder(left, right, [&](std::size_t left_count, std::size_t right_count) {
+        return make_plan ? make_plan(left_count + right_count)
+                         : BatchPlan::choose_between(radius, left_count, right_count);
+      });
+      std::vector<NearPair> found = drain(finder);
+      std::sort(found.begin(), found.end());
+      // Equal sorted lists: the same set, and no pair twice.
+      ASSERT_EQ(found.size(), expected.size()) << "radius " << radius << ", " << name;
+      EXPECT_TRUE(found == expected) << "radius " << radius << ", " << name;
+    }
+  }
+  // Either set empty: no pairs.
+  for (const auto& [x, y] : {std::pair{left, std::vector<IdFingerprint>{}},
+                             std::pair{std::vector<IdFingerprint>{}, right}}) {
+    PairFinder finder(x, y, 3);
+    EXPECT_TRUE(drain(finder).empty());
+  }
+  // The same set on both sides: every ordered pair, each row with itself too.
+  const std::vector<IdFingerprint> few(left.begin(), left.begin() + 300);
+  PairFinder finder(few, few, 64);
+  EXPECT_EQ(drain(finder).size(), few.size() * few.size());
+}
+
+TEST(PairFinder, BetweenTwoSetsChoosesTablesForSmallRadii) {
+  const BatchPlan plan = BatchPlan::choose_between(3, 1000000, 10000000);
+  ASSERT_EQ(plan.method(), BatchPlan::Method::kBlockPermutation);
+  EXPECT_GE(plan.tables()->k(), 3);
+  EXPECT_EQ(BatchPlan::choose_between(3, 10, 20).method(), BatchPlan::Method::kAllPairs);
+  EXPECT_EQ(BatchPlan::choose_between(0, 10, 20).method(), BatchPlan::Method::kIdenticalOnly);
+  EXPECT_THROW(PairFinder({{1, 5}}, {{1, 5}}, -1), std::invalid_argument);
+  EXPECT_THROW(PairFinder({{1, 5}}, {{2, 5}, {2, 6}}, 3), std::invalid_argument);
 }
 
 TEST(PairFinder, ChosenPlanUsesTablesForSmallRadiiOnManyRecords) {

@@ -35,7 +35,8 @@ TEST(BatchInterrupt, LongSearchesStopSoonAfterAnInterrupt) {
   db.exec("COMMIT");
   for (const char* sql : {"SELECT count(*) FROM simhash_clusters('near', 20)",
                           "SELECT count(*) FROM simhash_components('near', 20)",
-                          "SELECT count(*) FROM simhash_pairs('near', 20)"}) {
+                          "SELECT count(*) FROM simhash_pairs('near', 20)",
+                          "SELECT count(*) FROM simhash_pairs_between('near', 'near', 20)"}) {
     const long long late = expect_stopped_by_interrupt(db.handle(), sql);
     RecordProperty(std::string("ms_after_interrupt ") + sql, static_cast<int>(late));
     // The connection works as before.
