@@ -47,7 +47,7 @@ void fill(sqlite3* db, const std::string& table, const std::vector<std::uint64_t
     fail(db, sql);
   }
   for (std::size_t i = 0; i < fps.size(); ++i) {
-    sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(i + 1));
+    sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(i) + 1);
     sqlite3_bind_int64(insert, 2, static_cast<sqlite3_int64>(fps[i]));
     if (sqlite3_step(insert) != SQLITE_DONE) {
       fail(db, sql);

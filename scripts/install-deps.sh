@@ -7,11 +7,12 @@
 #                                     corpus (manpages-zh)
 set -euo pipefail
 
-# The arm64 packages serve the aarch64 cross build, whose tests run under
-# qemu-user (scripts/test.sh).
+# The cross compilers and qemu-user serve the aarch64 and s390x (big-endian)
+# cross builds of scripts/test.sh; their target libraries are unpacked by
+# scripts/cross-sysroot.sh, for which apt must know the two architectures.
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
-          libbenchmark-dev python3 clang g++-aarch64-linux-gnu qemu-user
-          libicu-dev:arm64 libxxhash-dev:arm64 libsqlite3-dev:arm64 libgtest-dev:arm64)
+          libbenchmark-dev python3 clang g++-aarch64-linux-gnu g++-s390x-linux-gnu qemu-user)
+foreign_architectures=(arm64 s390x)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(manpages-zh)
 elif [ $# -gt 0 ]; then
@@ -23,12 +24,20 @@ for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$package")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
+update=$([ ${#missing[@]} -gt 0 ] && echo yes || echo no)
+for architecture in "${foreign_architectures[@]}"; do
+  if ! dpkg --print-foreign-architectures | grep -qx "$architecture"; then
+    $sudo dpkg --add-architecture "$architecture"
+    update=yes
+  fi
+done
+if [ "$update" = no ]; then
+  exit 0
+fi
 export DEBIAN_FRONTEND=noninteractive
-dpkg --print-foreign-architectures | grep -qx arm64 || $sudo dpkg --add-architecture arm64
 $sudo apt-get update
-$sudo apt-get install -y --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi

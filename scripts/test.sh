@@ -4,11 +4,13 @@
 #   the AddressSanitizer + UndefinedBehaviorSanitizer build (build-sanitize/)
 #     and the whole suite in it;
 #   a clang++ build (build-clang/) and the whole suite in it;
-#   an aarch64 cross build (build-aarch64/, Debian's g++-aarch64-linux-gnu
-#     and the arm64 -dev packages, cmake/aarch64-linux-gnu.cmake) of the
-#     extension and the engine tests, which run under qemu-user: every engine
-#     test, the golden vectors included (the SQL suite is left out: under
-#     qemu it takes over ten minutes);
+#   cross builds for aarch64 and s390x (big-endian) with Debian's cross
+#     compilers and the target libraries unpacked by scripts/cross-sysroot.sh
+#     (build-aarch64/, build-s390x/; cmake/<triple>.cmake), run under
+#     qemu-user: every engine test (the golden vectors included), the
+#     portable-file test against the file the Release build wrote (same
+#     bytes, exact answers), and the SQL tests: all of them on s390x (about
+#     seven minutes under qemu), the subset AARCH64_SQL_TESTS on aarch64;
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
 #     SQL tests, running the tests that use several threads;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
@@ -65,14 +67,34 @@ tsan_tests() {
     --gtest_filter='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*'
 }
 
-aarch64_build() {
-  cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_BENCH=OFF
-  cmake --build build-aarch64 -j"$jobs" --target simhash engine_tests
+# The database file the cross builds must read and write byte for byte.
+portable_file() {
+  rm -f build/portable.db
+  SIMHASH_PORTABLE_DB=build/portable.db build/sql_tests --gtest_brief=1 \
+    --gtest_filter='PortableFile.*'
 }
 
-aarch64_tests() {
-  (cd build-aarch64 && qemu-aarch64 -L /usr/aarch64-linux-gnu ./engine_tests --gtest_brief=1)
+# $1: the Debian architecture, $2: the processor (cmake/$2-linux-gnu.cmake).
+cross_build() {
+  bash scripts/cross-sysroot.sh "$1"
+  cmake -S . -B "build-$2" -DCMAKE_TOOLCHAIN_FILE="cmake/$2-linux-gnu.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_BENCH=OFF
+  cmake --build "build-$2" -j"$jobs" --target simhash engine_tests sql_tests
+}
+
+# The SQL tests the aarch64 build runs: the portable file, the differential
+# tests of the index (but its slowest plan) and of the batch functions, the
+# query forms, and the fingerprint functions.
+AARCH64_SQL_TESTS='PortableFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
+':Nearest.*:DistanceBounds.*:Simhash.*:SimhashAgg.*:Hamming.*-*k3_blocks7'
+
+# $1: the processor, $2: a GoogleTest filter for the SQL tests.
+cross_tests() {
+  local triple=$1-linux-gnu
+  local run=(qemu-"$1" -L "/usr/$triple" -E "LD_LIBRARY_PATH=$PWD/.cross/$triple/usr/lib/$triple")
+  (cd "build-$1" && "${run[@]}" ./engine_tests --gtest_brief=1)
+  (cd "build-$1" && SIMHASH_PORTABLE_DB=../build/portable.db "${run[@]}" ./sql_tests \
+    --gtest_brief=1 --gtest_filter="$2")
 }
 
 stage "Release build (g++)" release_build
@@ -83,8 +105,11 @@ stage "clang++ build" clang_build
 stage "clang++ tests" ctest --test-dir build-clang --output-on-failure -j"$jobs"
 stage "ThreadSanitizer build" tsan_build
 stage "ThreadSanitizer tests" tsan_tests
-stage "aarch64 cross build" aarch64_build
-stage "aarch64 engine tests (qemu-user)" aarch64_tests
+stage "portable database file (Release)" portable_file
+stage "aarch64 cross build" cross_build arm64 aarch64
+stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
+stage "s390x cross build" cross_build s390x s390x
+stage "s390x tests (qemu-user)" cross_tests s390x '*'
 stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 
 echo "== stage times =="
