@@ -40,13 +40,22 @@ FingerprintGroups::FingerprintGroups(std::vector<IdFingerprint> records)
   std::iota(members_.begin(), members_.end(), std::uint32_t{0});
   RadixSorter().sort_by_mask(keys, members_, ~std::uint64_t{0});
 
+  // The distinct keys are compacted in place and become fingerprints_: at
+  // 10M rows a fresh array would cost 80 MB of new pages and a copy.
+  group_start_.reserve(count + 1);  // pages never written are never touched
+  std::size_t distinct = 0;
   for (std::size_t i = 0; i < count; ++i) {
     if (i == 0 || keys[i] != keys[i - 1]) {
-      fingerprints_.push_back(keys[i]);
+      keys[distinct++] = keys[i];
       group_start_.push_back(static_cast<std::uint32_t>(i));
     }
   }
   group_start_.push_back(static_cast<std::uint32_t>(count));
+  keys.resize(distinct);
+  if (distinct < count / 2) {
+    keys.shrink_to_fit();  // many repeated fingerprints: give the rest back
+  }
+  fingerprints_ = std::move(keys);
 }
 
 }  // namespace simhash
