@@ -113,18 +113,19 @@ SIMHASH_POPCNT_CLONES void compare_rows(std::span<const std::uint64_t> left,
 
 GroupPairSearch::GroupPairSearch(std::span<const std::uint64_t> fingerprints, BatchPlan plan,
                                  CheckPoint check)
-    : left_(fingerprints),
-      right_(fingerprints),
-      between_sets_(false),
-      plan_(std::move(plan)),
-      check_(std::move(check)) {}
+    : GroupPairSearch(fingerprints, fingerprints, false, std::move(plan), std::move(check)) {}
 
 GroupPairSearch::GroupPairSearch(std::span<const std::uint64_t> left,
                                  std::span<const std::uint64_t> right, BatchPlan plan,
                                  CheckPoint check)
+    : GroupPairSearch(left, right, true, std::move(plan), std::move(check)) {}
+
+GroupPairSearch::GroupPairSearch(std::span<const std::uint64_t> left,
+                                 std::span<const std::uint64_t> right, bool between_sets,
+                                 BatchPlan plan, CheckPoint check)
     : left_(left),
       right_(right),
-      between_sets_(true),
+      between_sets_(between_sets),
       plan_(std::move(plan)),
       check_(std::move(check)) {}
 

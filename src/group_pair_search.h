@@ -42,6 +42,8 @@ class GroupPairSearch {
   const BatchPlan& plan() const { return plan_; }
 
  private:
+  GroupPairSearch(std::span<const std::uint64_t> left, std::span<const std::uint64_t> right,
+                  bool between_sets, BatchPlan plan, CheckPoint check);
   // Sorts a side by `mask` (into `copy` unless its ascending order will do).
   const std::uint64_t* sorted_by(std::span<const std::uint64_t> side, std::uint64_t mask,
                                  bool top_bits, std::vector<std::uint64_t>& copy);
