@@ -7,11 +7,14 @@
 #                                     corpus (manpages-zh)
 set -euo pipefail
 
+# setuptools, wheel, pip and venv build and test the Python wheel offline;
+# the wheel's test reads a database with sqlite-utils.
 # The cross compilers and qemu-user serve the aarch64 and s390x (big-endian)
 # cross builds of scripts/test.sh; their target libraries are unpacked by
 # scripts/cross-sysroot.sh, for which apt must know the two architectures.
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
-          libbenchmark-dev python3 clang g++-aarch64-linux-gnu g++-s390x-linux-gnu qemu-user)
+          libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip python3-venv
+          sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu qemu-user)
 foreign_architectures=(arm64 s390x)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(manpages-zh)

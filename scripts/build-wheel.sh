@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the Python wheel (python/) around a built extension, offline, with
+# Debian's setuptools and wheel:
+#
+#   scripts/build-wheel.sh [build/simhash.so] [dist/]
+#
+# Install it with `pip install --no-index dist/sqlite_simhash-*.whl`.
+# Debian's /usr/bin/python3 builds it unless PYTHON names another.
+set -euo pipefail
+python=${PYTHON:-/usr/bin/python3}
+root="$(cd "$(dirname "$0")/.." && pwd)"
+loadable="$(realpath "${1:-$root/build/simhash.so}")"
+out="$(realpath -m "${2:-$root/dist}")"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Build from a copy: setuptools writes build/ and *.egg-info beside the sources.
+cp -r "$root/python" "$work/python"
+cp "$root/CMakeLists.txt" "$work/"
+(cd "$work/python" && SIMHASH_LOADABLE="$loadable" "$python" -m pip wheel --quiet --no-index \
+  --no-build-isolation --no-deps --wheel-dir "$out" .)
+ls "$out"/sqlite_simhash-*.whl
