@@ -18,8 +18,16 @@ constexpr int kMinimumSqlite = 3040000;
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) int sqlite3_simhash_init(
-    sqlite3* db, char** pzErrMsg, const sqlite3_api_routines* pApi) {
+// The entry point is the one symbol the loadable module exports (the build
+// hides the rest).
+#if defined(_WIN32)
+#define SIMHASH_EXPORT __declspec(dllexport)
+#else
+#define SIMHASH_EXPORT __attribute__((visibility("default")))
+#endif
+
+extern "C" SIMHASH_EXPORT int sqlite3_simhash_init(sqlite3* db, char** pzErrMsg,
+                                                   const sqlite3_api_routines* pApi) {
   // Connections in several threads may load the extension at once: the
   // routine table is set once (a plain global written concurrently would be
   // a data race, ThreadSanitizer says), and every load must come from the

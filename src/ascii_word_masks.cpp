@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "compiler_support.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define SIMHASH_X86_KERNELS 1
@@ -29,10 +31,9 @@ struct ClassMasks {
 
 // The segment bits of block `block` given its class masks. The neighbours
 // one byte before and after the block come from the text itself.
-inline __attribute__((always_inline)) std::uint64_t segment_mask(const ClassMasks& classes,
-                                                                 const unsigned char* text,
-                                                                 std::size_t size,
-                                                                 std::size_t block) {
+SIMHASH_ALWAYS_INLINE std::uint64_t segment_mask(const ClassMasks& classes,
+                                                 const unsigned char* text, std::size_t size,
+                                                 std::size_t block) {
   const std::size_t begin = kBlock * block;
   const std::uint8_t before = begin > 0 ? kClassOf[text[begin - 1]] : std::uint8_t{kOther};
   const std::uint8_t after =

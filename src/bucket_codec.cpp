@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "compiler_support.h"
 #include "cpu_dispatch.h"
 
 namespace simhash {
@@ -50,7 +51,7 @@ inline std::uint64_t load_rest(const unsigned char* data, int rest_bytes, bool f
     std::uint64_t word = 0;
     std::memcpy(&word, data, sizeof word);
     if constexpr (std::endian::native == std::endian::little) {
-      word = __builtin_bswap64(word);
+      word = swap_bytes(word);
     }
     return word >> (8 * (8 - rest_bytes));
   }
@@ -176,7 +177,7 @@ void encode_bucket(std::span<const BucketEntry> entries, int rest_bytes, std::st
     // Write 8 big-endian bytes and keep the first rest_bytes of them.
     std::uint64_t word = entry.rest << (64 - 8 * rest_bytes);
     if constexpr (std::endian::native == std::endian::little) {
-      word = __builtin_bswap64(word);
+      word = swap_bytes(word);
     }
     std::memcpy(rest_out, &word, sizeof word);
     rest_out += rest_bytes;

@@ -7,10 +7,14 @@
 namespace simhash {
 
 void ExactVoteTotals::Total::add(std::int64_t value) {
-  std::int64_t sum = 0;
-  if (__builtin_add_overflow(low, value, &sum)) {
-    // The true sum is sum + 2^64 (positive overflow) or sum - 2^64.
-    high += value > 0 ? 1 : -1;
+  // Two's complement addition, which wraps; it overflowed when adding a
+  // positive value made the sum smaller, or a negative one made it larger.
+  const auto sum = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) +
+                                             static_cast<std::uint64_t>(value));
+  if (value > 0 && sum < low) {
+    ++high;  // the true sum is sum + 2^64
+  } else if (value < 0 && sum > low) {
+    --high;  // the true sum is sum - 2^64
   }
   low = sum;
 }
