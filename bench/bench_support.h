@@ -107,6 +107,9 @@ inline Timing measure(int repeats, const std::function<std::int64_t()>& body) {
     seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
+  if (seconds.empty()) {
+    return Timing{0, 0, 0};  // not run
+  }
   return Timing{median(seconds), median(cpu_seconds), result};
 }
 
