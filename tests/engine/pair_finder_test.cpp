@@ -88,7 +88,9 @@ TEST(PairFinder, BetweenTwoSetsMatchesBruteForceAtSeveralRadiiAndPlans) {
     ASSERT_GT(expected.size(), 2000U) << "the planted data must give pairs";
     auto plans = plans_for(radius);
     plans.front().second = {};  // "chosen": choose_between, below
-    for (const auto& [name, make_plan] : plans) {
+    for (const auto& plan : plans) {
+      const std::string& name = plan.first;
+      const auto& make_plan = plan.second;  // (clang 14 lambdas cannot capture bindings)
       PairFinder finder(left, right, [&](std::size_t left_count, std::size_t right_count) {
         return make_plan ? make_plan(left_count + right_count)
                          : BatchPlan::choose_between(radius, left_count, right_count);
