@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "batch/pair_finder.h"
 #include "bench_support.h"
-#include "pair_finder.h"
 
 namespace {
 

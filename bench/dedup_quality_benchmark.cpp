@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
-#include "feature_extractor.h"
-#include "feature_similarity.h"
-#include "hamming.h"
-#include "leader_groups.h"
-#include "union_find.h"
+#include "batch/leader_groups.h"
+#include "batch/union_find.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/feature_similarity.h"
+#include "fingerprint/hamming.h"
 
 namespace {
 

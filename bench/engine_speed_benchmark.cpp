@@ -1,4 +1,4 @@
-// Engine fingerprint speed on the benchmark corpora (bench/corpus.h), single
+// Engine fingerprint speed on the benchmark corpora (tests/support/corpus.h), single
 // thread. Every row is one pass over a corpus; the rows run interleaved, one
 // pass each per repetition, so that load from other processes hits them
 // alike, and are timed in CPU time of the thread. Reported: the median MB/s
@@ -26,12 +26,12 @@
 #include <string_view>
 #include <vector>
 
-#include "ascii_words.h"
 #include "bench_support.h"
 #include "corpus.h"
-#include "feature_extractor.h"
-#include "simhash_options.h"
-#include "vote_kernels.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/simhash_options.h"
+#include "fingerprint/vote_kernels.h"
+#include "text/ascii_words.h"
 
 namespace {
 

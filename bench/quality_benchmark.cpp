@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "corpus.h"
-#include "feature_extractor.h"
-#include "feature_similarity.h"
-#include "hamming.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/feature_similarity.h"
+#include "fingerprint/hamming.h"
 
 namespace {
 

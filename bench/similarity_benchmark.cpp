@@ -2,7 +2,7 @@
 // candidate pairs, beside the same Jaccard written in SQL over a features
 // table (simhash_features stored once, joined to itself), in the same run.
 //
-// Texts are windows of the English corpus (bench/corpus.h): short ones of 50
+// Texts are windows of the English corpus (tests/support/corpus.h): short ones of 50
 // words and documents of 500, each with a copy that has a tenth of its words
 // replaced. Every text is paired with its copy and with 9 other texts, and
 // the pairs are walked grouped by their first text (as verifying the output

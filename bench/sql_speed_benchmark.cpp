@@ -24,8 +24,8 @@
 
 #include "bench_support.h"
 #include "corpus.h"
-#include "feature_extractor.h"
-#include "simhash_options.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/simhash_options.h"
 
 namespace {
 

@@ -28,9 +28,9 @@
 
 #include "bench_support.h"
 #include "corpus.h"
-#include "feature_extractor.h"
-#include "hamming.h"
-#include "simhash_options.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/hamming.h"
+#include "fingerprint/simhash_options.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fingerprint_groups.h"
+#include "batch/fingerprint_groups.h"
 #include "sqlite_api.h"
 #include "sqlite_support.h"
 

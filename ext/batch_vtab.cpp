@@ -1,13 +1,13 @@
 // The table-valued functions, eponymous-only virtual tables whose xFilter
 // reads the named source in the caller's transaction:
-//   simhash_pairs(index [, radius])      -> a, b, distance (src/pair_finder.h)
+//   simhash_pairs(index [, radius])      -> a, b, distance (src/batch/pair_finder.h)
 //   simhash_pairs_between(index_a, index_b [, radius]) -> a, b, distance:
 //       every (row of index_a, row of index_b) pair, the same finder
 //   simhash_clusters(index [, radius])   -> id, cluster, distance, similarity:
-//       the leader grouping of src/leader_groups.h over the index at a
+//       the leader grouping of src/batch/leader_groups.h over the index at a
 //       radius, or over the rows of a table of pairs (pair_table_reader.h)
 //   simhash_components(index [, radius]) -> id, cluster: single link, the
-//       connected components (src/near_duplicate_clusters.h)
+//       connected components (src/batch/near_duplicate_clusters.h)
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "batch/leader_groups.h"
+#include "batch/near_duplicate_clusters.h"
+#include "batch/pair_finder.h"
 #include "batch_index_reader.h"
-#include "leader_groups.h"
-#include "near_duplicate_clusters.h"
-#include "pair_finder.h"
 #include "pair_table_reader.h"
 #include "registration.h"
 #include "sql_values.h"

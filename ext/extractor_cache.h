@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "feature_extractor.h"
+#include "fingerprint/feature_extractor.h"
 #include "sqlite_api.h"
 
 namespace simhash::sql {

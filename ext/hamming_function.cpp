@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "hamming.h"
+#include "fingerprint/hamming.h"
 #include "scalar_functions.h"
 #include "sql_values.h"
 #include "sqlite_support.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "hamming.h"
+#include "fingerprint/hamming.h"
 
 namespace simhash::sql {
 namespace {

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "bucket_codec.h"
-#include "pending_changes.h"
-#include "permutation_plan.h"
+#include "index/bucket_codec.h"
+#include "index/pending_changes.h"
+#include "index/permutation_plan.h"
 #include "sqlite_support.h"
 
 namespace simhash::sql {

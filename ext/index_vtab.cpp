@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "index/permutation_plan.h"
 #include "index_storage.h"
-#include "permutation_plan.h"
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"

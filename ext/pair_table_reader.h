@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "batch/leader_groups.h"
 #include "batch_index_reader.h"
-#include "leader_groups.h"
 #include "sqlite_api.h"
 
 namespace simhash::sql {

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "extractor_cache.h"
-#include "feature_similarity.h"
+#include "fingerprint/feature_similarity.h"
 #include "sqlite_api.h"
 
 namespace simhash::sql {

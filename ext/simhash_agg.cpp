@@ -17,8 +17,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "exact_vote_totals.h"
-#include "feature_hash.h"
+#include "fingerprint/exact_vote_totals.h"
+#include "fingerprint/feature_hash.h"
 #include "scalar_functions.h"
 #include "sql_values.h"
 #include "sqlite_support.h"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string_view>
 
-#include "feature_vector_cache.h"
+#include "fingerprint/feature_vector_cache.h"
 #include "scalar_functions.h"
 #include "sql_values.h"
 #include "sqlite_support.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bucket_codec.h"
+#include "index/bucket_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) {

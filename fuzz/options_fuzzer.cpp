@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "feature_extractor.h"
-#include "simhash_options.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/simhash_options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

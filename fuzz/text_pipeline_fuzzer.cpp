@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "feature_extractor.h"
-#include "fingerprint_accumulator.h"
-#include "simhash_options.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/fingerprint_accumulator.h"
+#include "fingerprint/simhash_options.h"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "../engine/batch_test_data.h"
 #include "batch_sql_support.h"
+#include "batch_test_data.h"
 #include "index_test_support.h"
 #include "test_database.h"
 

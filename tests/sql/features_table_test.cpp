@@ -6,9 +6,9 @@
 #include <string>
 
 #include "bound_query.h"
-#include "feature_extractor.h"
-#include "feature_hash.h"
-#include "simhash_options.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/feature_hash.h"
+#include "fingerprint/simhash_options.h"
 #include "sql_test_texts.h"
 #include "test_database.h"
 

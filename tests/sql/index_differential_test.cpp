@@ -7,8 +7,8 @@
 #include <random>
 #include <string>
 
+#include "index/permutation_plan.h"
 #include "index_test_support.h"
-#include "permutation_plan.h"
 #include "test_database.h"
 
 namespace simhash::testing {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bound_query.h"
-#include "feature_hash.h"
+#include "fingerprint/feature_hash.h"
 #include "test_database.h"
 
 namespace simhash::testing {

@@ -1,0 +1,241 @@
+// The leader pass over a graph of nodes (distinct fingerprints, or the ids of
+// given pairs): visiting records in ascending id, a representative hands each
+// neighbouring node its offer (rank, own position), and a node keeps the best
+// offer, so a record decides in O(1) and the whole pass costs O(records +
+// links). When the batch plan compares every pair (radii so large that the
+// links would not fit in memory), records are instead compared with the
+// representatives directly: there are few of them at such radii.
+#include "batch/leader_groups.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "batch/group_pair_search.h"
+#include "fingerprint/hamming.h"
+
+namespace simhash {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+// A link between two nodes; a smaller rank is nearer.
+struct Link {
+  std::uint32_t first;
+  std::uint32_t second;
+  double rank;
+};
+
+// Where a record went: the position of its representative (itself for one)
+// and the link it joined by (kNone for itself or a record of its own node).
+struct Assignment {
+  std::uint32_t leader;
+  std::uint32_t link;
+};
+
+// Records are positions 0..n-1 in ascending id; node_of[p] is p's node.
+// Records of one node join the first of them that became a representative
+// (nothing is nearer than the same node); others take their node's best
+// offer. Ties in rank keep the earlier offer, which is the smaller id.
+std::vector<Assignment> assign_leaders(std::span<const std::uint32_t> node_of,
+                                       std::size_t node_count, std::span<const Link> links) {
+  if (links.size() > kNone / 2) {
+    throw std::length_error("simhash: too many links to group");
+  }
+  // The links of each node, in compressed rows.
+  std::vector<std::uint32_t> row_start(node_count + 1, 0);
+  for (const Link& link : links) {
+    ++row_start[link.first + 1];
+    ++row_start[link.second + 1];
+  }
+  for (std::size_t node = 0; node < node_count; ++node) {
+    row_start[node + 1] += row_start[node];
+  }
+  std::vector<std::uint32_t> row_links(row_start.back());
+  std::vector<std::uint32_t> filled(row_start.begin(), row_start.end() - 1);
+  for (std::uint32_t index = 0; index < links.size(); ++index) {
+    row_links[filled[links[index].first]++] = index;
+    row_links[filled[links[index].second]++] = index;
+  }
+  filled = {};
+
+  struct Offer {
+    std::uint32_t leader = kNone;
+    std::uint32_t link = kNone;
+  };
+  std::vector<std::uint32_t> node_leader(node_count, kNone);
+  std::vector<Offer> best(node_count);
+  std::vector<Assignment> assignments;
+  assignments.reserve(node_of.size());
+  for (std::uint32_t position = 0; position < node_of.size(); ++position) {
+    const std::uint32_t node = node_of[position];
+    if (node_leader[node] != kNone) {
+      assignments.push_back({node_leader[node], kNone});
+      continue;
+    }
+    if (best[node].leader != kNone) {
+      assignments.push_back({best[node].leader, best[node].link});
+      continue;
+    }
+    node_leader[node] = position;
+    assignments.push_back({position, kNone});
+    for (std::uint32_t row = row_start[node]; row < row_start[node + 1]; ++row) {
+      const std::uint32_t index = row_links[row];
+      const Link& link = links[index];
+      const std::uint32_t other = link.first == node ? link.second : link.first;
+      Offer& offer = best[other];
+      if (offer.leader == kNone || link.rank < links[offer.link].rank) {
+        offer = {position, index};
+      }
+    }
+  }
+  return assignments;
+}
+
+// Each record's node: the group of its fingerprint.
+std::vector<std::uint32_t> group_of_records(const FingerprintGroups& groups) {
+  std::vector<std::uint32_t> node_of(groups.records().size());
+  for (std::uint32_t group = 0; group < groups.group_count(); ++group) {
+    for (const std::uint32_t position : groups.members(group)) {
+      node_of[position] = group;
+    }
+  }
+  return node_of;
+}
+
+// The all-pairs method: each record of a node without a representative
+// compares with the representatives made since its node last looked.
+std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& groups, int radius,
+                                                     const CheckPoint& check) {
+  std::size_t comparisons = 0;
+  const auto records = groups.records();
+  const auto fingerprints = groups.fingerprints();
+  const std::vector<std::uint32_t> node_of = group_of_records(groups);
+  struct Best {
+    std::uint32_t leader = kNone;
+    int distance = 0;
+    std::uint32_t seen = 0;  // representatives compared so far
+  };
+  std::vector<std::uint32_t> node_leader(groups.group_count(), kNone);
+  std::vector<Best> best(groups.group_count());
+  std::vector<std::uint32_t> leaders;  // positions, in the order they became representatives
+  std::vector<FingerprintLeader> result;
+  result.reserve(records.size());
+  for (std::uint32_t position = 0; position < records.size(); ++position) {
+    const std::uint32_t node = node_of[position];
+    const std::int64_t id = records[position].id;
+    if (node_leader[node] != kNone) {
+      result.push_back({id, records[node_leader[node]].id, 0});
+      continue;
+    }
+    Best& found = best[node];
+    comparisons += leaders.size() - found.seen;
+    if (comparisons >= kComparisonsBetweenChecks && check) {
+      comparisons = 0;
+      check();
+    }
+    for (; found.seen < leaders.size(); ++found.seen) {
+      const std::uint32_t leader = leaders[found.seen];
+      const int distance = hamming_distance(fingerprints[node], records[leader].fp);
+      if (distance <= radius && (found.leader == kNone || distance < found.distance)) {
+        found.leader = leader;
+        found.distance = distance;
+      }
+    }
+    if (found.leader != kNone) {
+      result.push_back({id, records[found.leader].id, found.distance});
+      continue;
+    }
+    node_leader[node] = position;
+    leaders.push_back(position);
+    result.push_back({id, id, 0});
+  }
+  return result;
+}
+
+}  // namespace
+
+std::vector<FingerprintLeader> find_leader_groups(std::vector<IdFingerprint> records, int radius,
+                                                  const CheckPoint& check) {
+  const FingerprintGroups groups(std::move(records));
+  return find_leader_groups(groups, BatchPlan::choose(radius, groups.group_count()), check);
+}
+
+std::vector<FingerprintLeader> find_leader_groups(const FingerprintGroups& groups,
+                                                  const BatchPlan& plan, const CheckPoint& check) {
+  if (plan.method() == BatchPlan::Method::kAllPairs) {
+    return leaders_by_comparison(groups, plan.radius(), check);
+  }
+  std::vector<Link> links;
+  GroupPairSearch search(groups.fingerprints(), plan, check);
+  std::vector<GroupPair> found;
+  while (search.next(found)) {
+    for (const GroupPair& pair : found) {
+      links.push_back({pair.first, pair.second, static_cast<double>(pair.distance)});
+    }
+  }
+  const auto records = groups.records();
+  const std::vector<std::uint32_t> node_of = group_of_records(groups);
+  const std::vector<Assignment> assignments = assign_leaders(node_of, groups.group_count(), links);
+  std::vector<FingerprintLeader> result;
+  result.reserve(records.size());
+  for (std::uint32_t position = 0; position < records.size(); ++position) {
+    const Assignment& assignment = assignments[position];
+    const int distance =
+        assignment.link == kNone ? 0 : static_cast<int>(links[assignment.link].rank);
+    result.push_back({records[position].id, records[assignment.leader].id, distance});
+  }
+  return result;
+}
+
+std::vector<PairLeader> group_ranked_pairs(std::span<const RankedPair> pairs) {
+  // Nodes are the distinct ids, numbered in ascending order.
+  std::vector<std::int64_t> ids;
+  ids.reserve(2 * pairs.size());
+  for (const RankedPair& pair : pairs) {
+    if (std::isnan(pair.rank)) {
+      throw std::invalid_argument("simhash: a pair's rank is NaN");
+    }
+    if (pair.a != pair.b) {
+      ids.push_back(pair.a);
+      ids.push_back(pair.b);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (ids.size() >= kNone) {
+    throw std::length_error("simhash: too many ids to group");
+  }
+  const auto node_of_id = [&](std::int64_t id) {
+    return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+  };
+  std::vector<Link> links;
+  std::vector<std::size_t> pair_of_link;
+  links.reserve(pairs.size());
+  pair_of_link.reserve(pairs.size());
+  for (std::size_t index = 0; index < pairs.size(); ++index) {
+    const RankedPair& pair = pairs[index];
+    if (pair.a != pair.b) {
+      links.push_back({node_of_id(pair.a), node_of_id(pair.b), pair.rank});
+      pair_of_link.push_back(index);
+    }
+  }
+  // One record per node: node and position coincide.
+  std::vector<std::uint32_t> node_of(ids.size());
+  for (std::uint32_t node = 0; node < node_of.size(); ++node) {
+    node_of[node] = node;
+  }
+  const std::vector<Assignment> assignments = assign_leaders(node_of, ids.size(), links);
+  std::vector<PairLeader> result;
+  result.reserve(ids.size());
+  for (std::uint32_t node = 0; node < ids.size(); ++node) {
+    const Assignment& assignment = assignments[node];
+    result.push_back(
+        {ids[node], ids[assignment.leader],
+         assignment.link == kNone ? PairLeader::kNoPair : pair_of_link[assignment.link]});
+  }
+  return result;
+}
+
+}  // namespace simhash

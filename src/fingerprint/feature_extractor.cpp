@@ -1,0 +1,203 @@
+// The pipeline: repair UTF-8, normalize, cut units, shingle, count by hash,
+// weight, vote. features(), fingerprint() and feature_vector() share one
+// counting pass, so the fingerprint is exactly the vote over the features
+// listed, and similarities are computed over those same features.
+#include "fingerprint/feature_extractor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batch/radix_sort.h"
+#include "fingerprint/feature_counter.h"
+#include "fingerprint/feature_hash.h"
+#include "fingerprint/fingerprint_accumulator.h"
+#include "fingerprint/shingles.h"
+#include "text/text_normalizer.h"
+#include "text/utf8_repair.h"
+#include "text/word_tokenizer.h"
+
+namespace simhash {
+
+double log_tf_weight(std::uint64_t count) {
+  // ln(count) rounded to a multiple of 2^-20. Every weight is then a multiple
+  // of 2^-20, so the per-bit sums are exact (no rounding, whatever the order)
+  // and the fingerprint cannot depend on the last bit of the C library's log:
+  // mathematically equal sums such as ln 2 + ln 3 and ln 6 tie exactly.
+  constexpr double kGrid = 1048576.0;  // 2^20
+  return 1.0 + std::round(std::log(static_cast<double>(count)) * kGrid) / kGrid;
+}
+
+struct FeatureExtractor::Impl {
+  explicit Impl(const SimhashOptions& chosen) : options(chosen) {
+    if (options.unit == TokenUnit::word) {
+      tokenizer.emplace();
+    } else {
+      normalizer.emplace();
+    }
+  }
+
+  // Counts the shingles of `utf8_text`; calls on_new_feature(text) for the
+  // first occurrence of each distinct one (its text is valid only during
+  // that call).
+  template <typename OnNewFeature>
+  void count(std::string_view utf8_text, OnNewFeature&& on_new_feature) {
+    const std::string_view valid = repair_utf8(utf8_text, repaired);
+    // Distinct features expected: prose has a new word every 8 to 16 bytes,
+    // while nearly every character n-gram is new.
+    counter.clear(tokenizer ? valid.size() / 8 : valid.size());
+    const auto count_feature = [&](std::string_view feature) {
+      if (counter.add(feature_hash(feature))) {
+        on_new_feature(feature);
+      }
+    };
+    if (tokenizer && options.n == 1) {
+      // Unigrams, the default: each token is a feature, hashed as it comes,
+      // with no copy of the tokens.
+      tokenizer->tokenize(valid, count_feature);
+      return;
+    }
+    assign_units(valid);
+    units.for_each_shingle(static_cast<std::size_t>(options.n), count_feature);
+  }
+
+  // Cuts well-formed text into the units shingles are made of.
+  void assign_units(std::string_view valid) {
+    if (tokenizer) {
+      units.assign_words(*tokenizer, valid);
+    } else {
+      normalizer->normalize(valid, normalized);
+      units.assign_chars(normalized);
+    }
+  }
+
+  // fingerprint() of a long text in characters: every shingle's hash in one
+  // array, sorted, counted by runs and voted in chunks.
+  std::optional<std::uint64_t> fingerprint_by_sorting(std::string_view utf8_text) {
+    assign_units(repair_utf8(utf8_text, repaired));
+    std::vector<std::uint64_t> all;  // released on return: only long texts come here
+    all.reserve(units.unit_count());
+    units.for_each_shingle(static_cast<std::size_t>(options.n),
+                           [&](std::string_view feature) { all.push_back(feature_hash(feature)); });
+    if (all.empty()) {
+      return std::nullopt;
+    }
+    RadixSorter().sort_by_mask(all, ~std::uint64_t{0});
+    constexpr std::size_t kChunk = 4096;
+    accumulator.reset();
+    hashes.clear();
+    weights.clear();
+    for (std::size_t begin = 0; begin < all.size();) {
+      std::size_t end = begin + 1;
+      while (end < all.size() && all[end] == all[begin]) {
+        ++end;
+      }
+      hashes.push_back(all[begin]);
+      weights.push_back(weight_of(end - begin));
+      if (hashes.size() == kChunk) {
+        accumulator.add(hashes, weights);
+        hashes.clear();
+        weights.clear();
+      }
+      begin = end;
+    }
+    accumulator.add(hashes, weights);
+    return accumulator.fingerprint();
+  }
+
+  double weight_of(std::uint64_t count) const {
+    switch (options.weight) {
+      case WeightScheme::tf:
+        return static_cast<double>(count);
+      case WeightScheme::log_tf:
+        return log_tf_weight(count);
+      case WeightScheme::binary:
+        return 1.0;
+    }
+    return 1.0;
+  }
+
+  SimhashOptions options;
+  std::optional<WordTokenizer> tokenizer;    // unit=word
+  std::optional<TextNormalizer> normalizer;  // unit=char
+  std::string repaired;                      // the input with U+FFFD substituted, when it needs it
+  std::string normalized;                    // unit=char: the normalized text
+  UnitSequence units;
+  FeatureCounter counter;
+  FingerprintAccumulator accumulator;
+  std::vector<std::uint64_t> hashes;  // fingerprint(): the vote's inputs, kept between texts
+  std::vector<double> weights;
+  std::vector<FeatureCounter::Entry> sorted;  // feature_vector(): entries by hash
+};
+
+FeatureExtractor::FeatureExtractor(const SimhashOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {}
+
+FeatureExtractor::~FeatureExtractor() = default;
+
+const SimhashOptions& FeatureExtractor::options() const { return impl_->options; }
+
+std::vector<Feature> FeatureExtractor::features(std::string_view utf8_text) {
+  std::vector<std::string> texts;
+  impl_->count(utf8_text, [&](std::string_view shingle) { texts.emplace_back(shingle); });
+  const auto& entries = impl_->counter.entries();
+  std::vector<Feature> result;
+  result.reserve(entries.size());
+  for (std::size_t index = 0; index < entries.size(); ++index) {
+    result.push_back(Feature{std::move(texts[index]), impl_->weight_of(entries[index].count),
+                             entries[index].hash});
+  }
+  return result;
+}
+
+std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8_text) {
+  if (impl_->normalizer && impl_->options.n >= kCountBySortingMinN &&
+      utf8_text.size() >= kCountBySortingBytes) {
+    return impl_->fingerprint_by_sorting(utf8_text);
+  }
+  impl_->count(utf8_text, [](std::string_view) {});
+  const auto& entries = impl_->counter.entries();
+  if (entries.empty()) {
+    return std::nullopt;
+  }
+  // One batched vote keeps the 64 totals in registers across all features
+  // (the same totals as adding them one by one, fingerprint_accumulator.h).
+  std::vector<std::uint64_t>& hashes = impl_->hashes;
+  std::vector<double>& weights = impl_->weights;
+  hashes.clear();
+  weights.clear();
+  for (const FeatureCounter::Entry& entry : entries) {
+    hashes.push_back(entry.hash);
+    weights.push_back(impl_->weight_of(entry.count));
+  }
+  FingerprintAccumulator& accumulator = impl_->accumulator;
+  accumulator.reset();
+  accumulator.add(hashes, weights);
+  return accumulator.fingerprint();
+}
+
+void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector& out) {
+  impl_->count(utf8_text, [](std::string_view) {});
+  std::vector<FeatureCounter::Entry>& sorted = impl_->sorted;
+  sorted.assign(impl_->counter.entries().begin(), impl_->counter.entries().end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const FeatureCounter::Entry& a, const FeatureCounter::Entry& b) {
+              return a.hash < b.hash;
+            });
+  out.clear();
+  out.hashes.reserve(sorted.size());
+  out.weights.reserve(sorted.size());
+  for (const FeatureCounter::Entry& entry : sorted) {
+    const double weight = impl_->weight_of(entry.count);
+    out.hashes.push_back(entry.hash);
+    out.weights.push_back(weight);
+    out.sum_of_squares += weight * weight;
+    out.sum_of_weights += weight;
+  }
+}
+
+}  // namespace simhash

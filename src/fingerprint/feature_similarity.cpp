@@ -1,0 +1,58 @@
+// Cosine and weighted Jaccard of two feature vectors by one merge of their
+// ascending hash lists.
+#include "fingerprint/feature_similarity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace simhash {
+
+namespace {
+
+// Calls on_common(weight_a, weight_b) for every hash the two vectors share.
+template <typename OnCommon>
+void for_each_common(const FeatureVector& a, const FeatureVector& b, OnCommon&& on_common) {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  const std::size_t size_a = a.hashes.size();
+  const std::size_t size_b = b.hashes.size();
+  while (i < size_a && j < size_b) {
+    const std::uint64_t hash_a = a.hashes[i];
+    const std::uint64_t hash_b = b.hashes[j];
+    if (hash_a == hash_b) {
+      on_common(a.weights[i], b.weights[j]);
+      ++i;
+      ++j;
+    } else if (hash_a < hash_b) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+}
+
+}  // namespace
+
+double cosine_similarity(const FeatureVector& a, const FeatureVector& b) {
+  double dot = 0;
+  for_each_common(a, b, [&](double weight_a, double weight_b) { dot += weight_a * weight_b; });
+  // sqrt(x * x) == x exactly in IEEE arithmetic, so equal vectors give 1;
+  // the clamp only absorbs rounding in near-equal ones.
+  const double similarity = dot / std::sqrt(a.sum_of_squares * b.sum_of_squares);
+  return std::clamp(similarity, 0.0, 1.0);
+}
+
+double weighted_jaccard(const FeatureVector& a, const FeatureVector& b) {
+  double sum_of_minima = 0;
+  for_each_common(a, b, [&](double weight_a, double weight_b) {
+    sum_of_minima += std::min(weight_a, weight_b);
+  });
+  // Over the union, max = a + b - min feature by feature (a feature missing
+  // from one side has weight 0 there). Weights are integers or multiples of
+  // 2^-20, so these sums are exact and equal vectors give exactly 1.
+  const double sum_of_maxima = a.sum_of_weights + b.sum_of_weights - sum_of_minima;
+  return std::clamp(sum_of_minima / sum_of_maxima, 0.0, 1.0);
+}
+
+}  // namespace simhash

@@ -1,0 +1,82 @@
+// Building the unit sequences that shingles are cut from.
+#include "fingerprint/shingles.h"
+
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
+#include <stdexcept>
+
+#include "text/word_tokenizer.h"
+
+namespace simhash {
+namespace {
+
+std::uint32_t checked_offset(std::size_t offset) {
+  if (offset > UINT32_MAX) {
+    throw std::length_error("simhash: text too long");
+  }
+  return static_cast<std::uint32_t>(offset);
+}
+
+}  // namespace
+
+void UnitSequence::assign_words(WordTokenizer& tokenizer, std::string_view utf8) {
+  bytes_.clear();
+  starts_.clear();
+  separator_ = 1;
+  // Tokens plus separators never exceed twice the text ("a b" -> "a b "), and
+  // the capacity stays for the next text: no reallocation per token.
+  bytes_.reserve(2 * utf8.size());
+  tokenizer.tokenize(utf8, [this](std::string_view token) {
+    starts_.push_back(checked_offset(bytes_.size()));
+    bytes_.append(token);
+    bytes_.push_back(' ');
+  });
+  if (!starts_.empty()) {
+    starts_.push_back(checked_offset(bytes_.size()));
+  }
+}
+
+void UnitSequence::assign_chars(std::string_view normalized) {
+  bytes_.clear();
+  starts_.clear();
+  separator_ = 0;
+  // The collapsed text is never longer than the normalized one, and holds at
+  // most one code point per byte.
+  bytes_.reserve(normalized.size());
+  starts_.reserve(normalized.size() + 1);
+  bool pending_space = false;  // a whitespace run seen since the last kept code point
+  const auto* text = reinterpret_cast<const std::uint8_t*>(normalized.data());
+  const auto length = static_cast<std::int64_t>(normalized.size());
+  std::int64_t position = 0;
+  while (position < length) {
+    const std::int64_t begin = position;
+    bool is_space = false;
+    if (text[position] < 0x80) {
+      // ASCII White_Space: TAB, LF, VT, FF, CR and SPACE (no property lookup).
+      const std::uint8_t byte = text[position++];
+      is_space = byte == ' ' || (byte >= '\t' && byte <= '\r');
+    } else {
+      UChar32 code_point = 0;
+      U8_NEXT(text, position, length, code_point);
+      is_space = code_point >= 0 && u_isUWhiteSpace(code_point);
+    }
+    if (is_space) {
+      pending_space = true;
+      continue;
+    }
+    if (pending_space && !starts_.empty()) {  // leading whitespace is dropped
+      starts_.push_back(checked_offset(bytes_.size()));
+      bytes_.push_back(' ');
+    }
+    pending_space = false;  // trailing whitespace is never flushed
+    starts_.push_back(checked_offset(bytes_.size()));
+    bytes_.append(normalized.substr(static_cast<std::size_t>(begin),
+                                    static_cast<std::size_t>(position - begin)));
+  }
+  if (!starts_.empty()) {
+    starts_.push_back(checked_offset(bytes_.size()));
+  }
+}
+
+}  // namespace simhash

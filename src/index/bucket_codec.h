@@ -1,0 +1,125 @@
+// Packed buckets: the on-disk form of one (table, prefix bucket) of a
+// simhash_index (storage format 2). A bucket holds the entries whose permuted
+// key starts with the bucket's top bits; each entry is a row id plus the
+// remaining low bits of the key (its "rest"). Entries are sorted by id (signed
+// order). The blob is laid out so a probe can scan the rests without decoding
+// any id:
+//
+//   varint count (>= 1)
+//   count rests, rest_bytes big-endian bytes each
+//   1 byte: the Rice parameter r (0..63) of the id gaps
+//   zigzag varint: the first id
+//   count - 1 Rice codes of (gap - 1), gap = next id - previous id: the
+//   quotient (value >> r) in unary (that many 1 bits, then a 0 bit), then the
+//   low r bits; bits are packed from the least significant bit of each byte,
+//   the last byte's unused bits are zero, and nothing follows.
+//
+// An empty bucket encodes as an empty string (and has no row on disk).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "index/permutation_plan.h"
+
+namespace simhash {
+
+struct BucketEntry {
+  std::int64_t id;
+  std::uint64_t rest;  // the key bits below the bucket bits
+  bool operator==(const BucketEntry&) const = default;
+};
+
+// How a plan's permuted keys map onto buckets: a bucket is the top
+// bucket_bits(table) bits of the key (the table's prefix, capped at
+// kMaxBucketBits so a bucket stays a useful size), and the row that stores it
+// has the id (table << kMaxBucketBits) | bucket.
+class BucketLayout {
+ public:
+  static constexpr int kMaxBucketBits = 16;
+
+  explicit BucketLayout(const PermutationPlan& plan);
+
+  int bucket_bits(int table) const { return bucket_bits_[table]; }
+  int rest_bits(int table) const { return 64 - bucket_bits_[table]; }
+  int rest_bytes(int table) const { return (rest_bits(table) + 7) / 8; }
+  std::uint64_t bucket_of(int table, std::uint64_t key) const { return key >> rest_bits(table); }
+  std::uint64_t rest_of(int table, std::uint64_t key) const {
+    return key & ((std::uint64_t{1} << rest_bits(table)) - 1);
+  }
+  std::uint64_t key_of(int table, std::uint64_t bucket, std::uint64_t rest) const {
+    return (bucket << rest_bits(table)) | rest;
+  }
+  std::int64_t row_id(int table, std::uint64_t bucket) const {
+    return (static_cast<std::int64_t>(table) << kMaxBucketBits) | static_cast<std::int64_t>(bucket);
+  }
+  // The row ids of a table's buckets are [first_row_id, first_row_id + 2^16).
+  std::int64_t first_row_id(int table) const { return row_id(table, 0); }
+
+ private:
+  std::vector<int> bucket_bits_;
+};
+
+// Appends the encoding of `entries` (sorted by id, ids distinct) to `out`.
+void encode_bucket(std::span<const BucketEntry> entries, int rest_bytes, std::string& out);
+
+// An entry of a bucket close to a query: its position and its distance.
+struct CloseEntry {
+  std::uint32_t index;
+  int distance;
+};
+
+// A parsed, non-owning view of one encoded bucket.
+class BucketView {
+ public:
+  // False if the header is malformed; the id section is checked as it is read.
+  bool parse(const unsigned char* data, std::size_t size, int rest_bytes);
+
+  std::size_t count() const { return count_; }
+  std::uint64_t rest(std::size_t index) const;
+  // Appends, in index order, the entries whose rest XOR query_rest has no bit
+  // inside prefix_mask and at most `radius` bits in all.
+  void find_close(std::uint64_t query_rest, std::uint64_t prefix_mask, int radius,
+                  std::vector<CloseEntry>& out) const;
+
+ private:
+  friend class BucketIdReader;
+  const unsigned char* rests_ = nullptr;
+  const unsigned char* ids_ = nullptr;  // the Rice parameter byte
+  const unsigned char* end_ = nullptr;
+  std::size_t count_ = 0;
+  int rest_bytes_ = 0;
+};
+
+// Reads a bucket's ids in order (the id section only).
+class BucketIdReader {
+ public:
+  explicit BucketIdReader(const BucketView& view);
+  // The next id; false if the section is malformed or all ids were read.
+  bool next(std::int64_t& id);
+  // After all ids were read: true if exactly the section's bytes were used.
+  bool at_clean_end() const;
+
+ private:
+  bool refill_and_read(int bits, std::uint64_t& value);
+  bool read_unary(std::uint64_t& value);
+
+  const unsigned char* data_;
+  const unsigned char* end_;
+  std::uint64_t buffer_ = 0;  // unread bits, least significant first
+  int buffered_ = 0;
+  int rice_ = 0;
+  std::size_t remaining_;
+  std::int64_t previous_ = 0;
+  bool started_ = false;
+  bool failed_ = false;
+};
+
+// Decodes a whole bucket; false if it is malformed (or ids are not increasing).
+bool decode_bucket(const unsigned char* data, std::size_t size, int rest_bytes,
+                   std::vector<BucketEntry>& out);
+
+}  // namespace simhash

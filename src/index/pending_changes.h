@@ -1,0 +1,102 @@
+// The index's changes not yet merged into its stored buckets, in the order
+// they happened, and the search that lets a query see them without merging
+// them first. Merging writes shadow tables; a read that merged would change
+// the caller's changes() and total_changes(), so reads search the buffer and
+// correct what the stored buckets answer (apply_to).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "index/permutation_plan.h"
+
+namespace simhash {
+
+struct IndexHit {
+  std::int64_t id;
+  std::int64_t fp;
+  int distance;
+};
+
+// The order of "nearest first": by distance, ties by rowid.
+inline bool nearer(const IndexHit& a, const IndexHit& b) {
+  return a.distance != b.distance ? a.distance < b.distance : a.id < b.id;
+}
+
+class PendingChanges {
+ public:
+  explicit PendingChanges(const PermutationPlan& plan);
+
+  // A change: the row `id` gained fingerprint `fp` (insert) or lost it
+  // (delete, with the fingerprint it had). An update is a delete then an
+  // insert.
+  void push(std::int64_t id, std::uint64_t fp, bool insert) {
+    rows_.push_back(Row{id, fp});
+    inserts_.push_back(insert);
+  }
+  std::size_t size() const { return rows_.size(); }
+  bool empty() const { return rows_.empty(); }
+  std::int64_t id(std::size_t i) const { return rows_[i].id; }
+  std::uint64_t fp(std::size_t i) const { return rows_[i].fp; }
+  bool is_insert(std::size_t i) const { return inserts_[i]; }
+  // Forgets every change (merged, or rolled back); also returns the memory
+  // when it is large (after a big transaction).
+  void clear();
+  // Whether queries have sorted changes into runs (they cost 4 bytes per
+  // change per table on top of the 17 of the change itself).
+  bool searched() const { return !runs_.empty(); }
+
+  // `hits[first..]` holds what the stored buckets answer for `query` within
+  // `radius`; corrects it to what they would answer with
+  // every change merged: rows deleted or moved away since are removed, rows
+  // inserted or moved within `radius` are added. Order is not kept.
+  void apply_to(std::uint64_t query, int radius, std::vector<IndexHit>& hits, std::size_t first);
+
+  // `rows` holds every (id, fp) as they are now, sorted by id; turns it into
+  // the rows as they were before the pending changes (what the stored
+  // buckets hold), sorted by id.
+  void undo(std::vector<std::pair<std::int64_t, std::uint64_t>>& rows) const;
+
+ private:
+  struct Row {
+    std::int64_t id;
+    std::uint64_t fp;
+  };
+  // Changes [begin, end), as indexes sorted per table by the fingerprint's
+  // bits in that table's leading blocks: the changes within k of a query are
+  // in one equal range per table (the plan's pigeonhole argument).
+  struct SortedRun {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+    std::vector<std::vector<std::uint32_t>> by_table;
+  };
+  // Up to this many newest changes are searched one by one; beyond it they
+  // are sorted into a run when a query comes.
+  static constexpr std::size_t kUnsortedLimit = 512;
+  static constexpr std::size_t kKeptCapacity = 4096;
+
+  // Sorts the unsorted changes into a run and merges runs of similar size,
+  // so a query looks at O(log n) runs and each change is merged O(log n) times.
+  void sort_new_changes();
+  SortedRun make_run(std::uint32_t begin, std::uint32_t end) const;
+  SortedRun merge_runs(const SortedRun& older, const SortedRun& newer) const;
+  // Appends to `out` the index of every change within `radius` of `query`,
+  // some more than once.
+  void find_within(std::uint64_t query, int radius, std::vector<std::uint32_t>& out);
+  // The same for changes [from, size()), one by one.
+  void scan_within(std::size_t from, std::uint64_t query, int radius,
+                   std::vector<std::uint32_t>& out) const;
+
+  std::uint32_t sorted_end() const { return runs_.empty() ? 0 : runs_.back().end; }
+
+  int k_;
+  std::vector<std::uint64_t> prefix_masks_;  // per table, in fingerprint bits
+  std::vector<Row> rows_;
+  std::vector<bool> inserts_;
+  std::vector<SortedRun> runs_;         // oldest (largest) first; they cover [0, sorted_end())
+  std::vector<std::uint32_t> matches_;  // scratch of apply_to
+};
+
+}  // namespace simhash

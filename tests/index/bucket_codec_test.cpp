@@ -1,0 +1,207 @@
+// Round trips of the packed-bucket encoding, the probe scan against brute
+// force, and rejection of malformed input.
+#include "index/bucket_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace simhash {
+namespace {
+
+std::vector<BucketEntry> random_entries(std::mt19937_64& random, int count, int rest_bits) {
+  std::set<std::int64_t> ids;
+  while (static_cast<int>(ids.size()) < count) {
+    const auto id = static_cast<std::int64_t>(random());
+    ids.insert(random() % 2 ? id : id % 1000);
+  }
+  std::vector<BucketEntry> entries;
+  const std::uint64_t mask =
+      rest_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << rest_bits) - 1;
+  for (std::int64_t id : ids) {
+    entries.push_back({id, random() & mask});
+  }
+  return entries;
+}
+
+TEST(BucketCodec, RoundTrips) {
+  std::mt19937_64 random(5);
+  for (int rest_bits : {48, 52, 55, 63}) {
+    const int rest_bytes = (rest_bits + 7) / 8;
+    for (int count : {0, 1, 2, 10, 300}) {
+      const auto entries = random_entries(random, count, rest_bits);
+      std::string encoded;
+      encode_bucket(entries, rest_bytes, encoded);
+      std::vector<BucketEntry> decoded;
+      ASSERT_TRUE(decode_bucket(reinterpret_cast<const unsigned char*>(encoded.data()),
+                                encoded.size(), rest_bytes, decoded));
+      EXPECT_EQ(decoded, entries);
+    }
+  }
+}
+
+TEST(BucketCodec, ExtremeIds) {
+  const std::vector<BucketEntry> entries = {{std::numeric_limits<std::int64_t>::min(), 1},
+                                            {-1, 2},
+                                            {0, 3},
+                                            {std::numeric_limits<std::int64_t>::max(), 4}};
+  std::string encoded;
+  encode_bucket(entries, 6, encoded);
+  std::vector<BucketEntry> decoded;
+  ASSERT_TRUE(decode_bucket(reinterpret_cast<const unsigned char*>(encoded.data()), encoded.size(),
+                            6, decoded));
+  EXPECT_EQ(decoded, entries);
+}
+
+bool decodes(const std::string& encoded, int rest_bytes, std::vector<BucketEntry>& decoded) {
+  decoded.clear();
+  return decode_bucket(reinterpret_cast<const unsigned char*>(encoded.data()), encoded.size(),
+                       rest_bytes, decoded);
+}
+
+TEST(BucketCodec, DenseAndSparseIdsRoundTrip) {
+  std::mt19937_64 random(17);
+  for (std::uint64_t max_gap : {1ull, 2ull, 100ull, 1ull << 17, 1ull << 40}) {
+    std::vector<BucketEntry> entries;
+    std::int64_t id = -static_cast<std::int64_t>(random() % 1000);
+    for (int i = 0; i < 500; ++i) {
+      entries.push_back({id, random() & 0xffffffffffff});
+      id += 1 + static_cast<std::int64_t>(random() % max_gap);
+    }
+    std::string encoded;
+    encode_bucket(entries, 6, encoded);
+    std::vector<BucketEntry> decoded;
+    ASSERT_TRUE(decodes(encoded, 6, decoded)) << max_gap;
+    EXPECT_EQ(decoded, entries);
+    // Rice-coded gaps cost about log2(mean gap) + 2 bits, well under a varint.
+    const double gap_bits = static_cast<double>(encoded.size() - 6 * entries.size()) * 8 / 500;
+    EXPECT_LE(gap_bits, std::log2(static_cast<double>(max_gap)) + 3) << max_gap;
+  }
+}
+
+TEST(BucketCodec, RejectsTruncatedPaddedAndOverflowingInput) {
+  std::mt19937_64 random(23);
+  const auto entries = random_entries(random, 40, 48);
+  std::string encoded;
+  encode_bucket(entries, 6, encoded);
+  std::vector<BucketEntry> decoded;
+  ASSERT_TRUE(decodes(encoded, 6, decoded));
+  for (std::size_t size = 1; size < encoded.size(); ++size) {
+    EXPECT_FALSE(decodes(encoded.substr(0, size), 6, decoded)) << size;
+  }
+  EXPECT_FALSE(decodes(encoded + std::string(1, '\0'), 6, decoded));
+  // Two entries: count 2, two 6-byte rests, Rice parameter 0, the first id,
+  // then one unary 0 (a gap of 1) in the low bit of the last byte.
+  std::string crafted = {2};
+  crafted += std::string(12, '\x01');
+  crafted += '\0';
+  crafted += '\x0a';  // zigzag(5)
+  crafted += '\0';
+  ASSERT_TRUE(decodes(crafted, 6, decoded));
+  EXPECT_EQ(decoded, (std::vector<BucketEntry>{{5, 0x010101010101}, {6, 0x010101010101}}));
+  std::string padded = crafted;
+  padded.back() = '\x80';  // a set bit in the padding
+  EXPECT_FALSE(decodes(padded, 6, decoded));
+  std::string bad_rice = crafted;
+  bad_rice[13] = 64;
+  EXPECT_FALSE(decodes(bad_rice, 6, decoded));
+  // A first id of INT64_MAX leaves no room for a second one.
+  const auto with_first_id = [&](std::int64_t first) {
+    std::string out = crafted.substr(0, 14);
+    for (std::uint64_t value = static_cast<std::uint64_t>(first) << 1;; value >>= 7) {
+      out.push_back(static_cast<char>(value < 0x80 ? value : (value & 0x7f) | 0x80));
+      if (value < 0x80) {
+        break;
+      }
+    }
+    return out + std::string(1, '\0');
+  };
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  ASSERT_TRUE(decodes(with_first_id(max - 1), 6, decoded));
+  EXPECT_EQ(decoded[1].id, max);
+  EXPECT_FALSE(decodes(with_first_id(max), 6, decoded));
+  EXPECT_FALSE(decodes(std::string(1, '\0'), 6, decoded));  // a count of zero
+}
+
+TEST(BucketCodec, FindCloseMatchesBruteForce) {
+  std::mt19937_64 random(31);
+  for (int rest_bits : {48, 55, 60}) {
+    const int rest_bytes = (rest_bits + 7) / 8;
+    for (int count : {1, 7, 300}) {
+      auto entries = random_entries(random, count, rest_bits);
+      const std::uint64_t query = random() & ((std::uint64_t{1} << rest_bits) - 1);
+      // Plant some entries near the query.
+      for (BucketEntry& entry : entries) {
+        if (random() % 3 == 0) {
+          entry.rest = query ^ (std::uint64_t{1} << (random() % rest_bits)) ^
+                       (std::uint64_t{1} << (random() % rest_bits));
+        }
+      }
+      std::string encoded;
+      encode_bucket(entries, rest_bytes, encoded);
+      BucketView view;
+      ASSERT_TRUE(view.parse(reinterpret_cast<const unsigned char*>(encoded.data()), encoded.size(),
+                             rest_bytes));
+      ASSERT_EQ(view.count(), entries.size());
+      for (const std::uint64_t prefix_mask :
+           {std::uint64_t{0}, std::uint64_t{0xff} << (rest_bits - 8)}) {
+        for (int radius : {0, 2, 5}) {
+          std::vector<CloseEntry> found;
+          view.find_close(query, prefix_mask, radius, found);
+          std::vector<CloseEntry> expected;
+          for (std::size_t i = 0; i < entries.size(); ++i) {
+            const std::uint64_t difference = entries[i].rest ^ query;
+            if ((difference & prefix_mask) == 0 && std::popcount(difference) <= radius) {
+              expected.push_back({static_cast<std::uint32_t>(i), std::popcount(difference)});
+            }
+          }
+          ASSERT_EQ(found.size(), expected.size());
+          for (std::size_t i = 0; i < found.size(); ++i) {
+            EXPECT_EQ(found[i].index, expected[i].index);
+            EXPECT_EQ(found[i].distance, expected[i].distance);
+            EXPECT_EQ(view.rest(found[i].index), entries[found[i].index].rest);
+          }
+        }
+      }
+      // Ids read in order match, and stop at the end.
+      BucketIdReader ids(view);
+      std::int64_t id = 0;
+      for (const BucketEntry& entry : entries) {
+        ASSERT_TRUE(ids.next(id));
+        EXPECT_EQ(id, entry.id);
+      }
+      EXPECT_FALSE(ids.next(id));
+      EXPECT_TRUE(ids.at_clean_end());
+    }
+  }
+}
+
+TEST(BucketLayout, SplitsAndJoinsKeys) {
+  std::string error;
+  for (auto [k, blocks] : {std::pair{3, 4}, {6, 7}, {0, 1}, {16, 17}}) {
+    const auto plan = PermutationPlan::create(k, blocks, error);
+    ASSERT_TRUE(plan) << error;
+    const BucketLayout layout(*plan);
+    std::mt19937_64 random(9);
+    for (int table = 0; table < plan->table_count(); ++table) {
+      EXPECT_LE(layout.bucket_bits(table), plan->prefix_bits(table));
+      EXPECT_LE(layout.bucket_bits(table), BucketLayout::kMaxBucketBits);
+      const std::uint64_t key = random();
+      const std::uint64_t bucket = layout.bucket_of(table, key);
+      EXPECT_LT(bucket, std::uint64_t{1} << BucketLayout::kMaxBucketBits);
+      EXPECT_EQ(layout.key_of(table, bucket, layout.rest_of(table, key)), key);
+      EXPECT_LE(layout.rest_bits(table), 8 * layout.rest_bytes(table));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace simhash
