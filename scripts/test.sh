@@ -85,7 +85,7 @@ cross_build() {
 # The SQL tests the aarch64 build runs: the portable file, the differential
 # tests of the index (but its slowest plan) and of the batch functions, the
 # query forms, and the fingerprint functions.
-AARCH64_SQL_TESTS='PortableFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
+AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
 ':Nearest.*:DistanceBounds.*:Simhash.*:SimhashAgg.*:Hamming.*-*k3_blocks7'
 
 # $1: the processor, $2: a GoogleTest filter for the SQL tests.
