@@ -1,7 +1,6 @@
 // Resolves an index name like SQL does, recognises a simhash_index by the
-// CREATE VIRTUAL TABLE statement in sqlite_schema, and reads its shadow
-// tables (layout fixed with the index module: <name>_config(key, value) with
-// 'k' and 'format'; <name>_data(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)).
+// CREATE VIRTUAL TABLE statement in sqlite_schema, and reads its config and
+// rows through index_shadow_tables.h.
 #include "batch_index_reader.h"
 
 #include <cctype>
@@ -9,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "index_shadow_tables.h"
 #include "sqlite_support.h"
 
 namespace simhash::sql {
 namespace {
-
-// The newest index storage format these reads understand. Format 2 changed
-// only the packed buckets, which these reads never touch.
-constexpr int kReadableFormat = 2;
 
 // ASCII case folding, as SQLite compares identifiers (the names here come
 // from C strings, so they hold no NUL for sqlite3_strnicmp to stop at).
@@ -142,31 +138,6 @@ std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema, st
   return SchemaEntry{text(0), text(1), text(2)};
 }
 
-// The integer value of `key` in the config table, if present.
-std::optional<std::int64_t> config_value(sqlite3* db, const ResolvedIndex& index, const char* key,
-                                         std::string_view function) {
-  Statement statement;
-  const std::string sql = format_sql("SELECT value FROM \"%w\".\"%w_config\" WHERE key = ?1",
-                                     index.schema.c_str(), index.name.c_str());
-  if (prepare(db, sql, statement) != SQLITE_OK) {
-    throw BatchError(std::string(function) + ": cannot read the configuration of simhash_index " +
-                         quoted(index.name) + " (" + sqlite3_errmsg(db) + ")",
-                     sqlite3_errcode(db));
-  }
-  sqlite3_bind_text(statement.get(), 1, key, -1, SQLITE_STATIC);
-  const int rc = sqlite3_step(statement.get());
-  if (rc == SQLITE_DONE) {
-    return std::nullopt;
-  }
-  if (rc != SQLITE_ROW) {
-    throw_sqlite(db, function);
-  }
-  if (sqlite3_column_type(statement.get(), 0) != SQLITE_INTEGER) {
-    return std::nullopt;
-  }
-  return sqlite3_column_int64(statement.get(), 0);
-}
-
 }  // namespace
 
 // Built by append: GCC 12 warns wrongly about "'" + std::string(...).
@@ -238,20 +209,12 @@ std::string SchemaObject::kind() const {
 }
 
 ResolvedIndex open_index(sqlite3* db, const SchemaObject& object, std::string_view function) {
-  ResolvedIndex index{object.schema, object.name, 0};
-  const auto format = config_value(db, index, "format", function);
-  if (format && *format > kReadableFormat) {
-    throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
-                     " has storage format " + std::to_string(*format) +
-                     ", newer than this extension reads; upgrade the simhash extension");
+  try {
+    return ResolvedIndex{object.schema, object.name,
+                         read_index_config(db, object.schema, object.name).k};
+  } catch (const SqliteError& error) {
+    throw BatchError(std::string(function) + ": " + error.what(), error.code());
   }
-  const auto k = config_value(db, index, "k", function);
-  if (!k || *k < 0 || *k > 64) {
-    throw BatchError(std::string(function) + ": simhash_index " + quoted(index.name) +
-                     " has no valid k in " + index.name + "_config");
-  }
-  index.k = static_cast<int>(*k);
-  return index;
 }
 
 ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string_view function) {
@@ -269,8 +232,7 @@ ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string
 std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& index,
                                              std::string_view function) {
   Statement statement;
-  const std::string sql = format_sql("SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id",
-                                     index.schema.c_str(), index.name.c_str());
+  const std::string sql = format_sql(kSelectAllRows, index.schema.c_str(), index.name.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
     throw BatchError(std::string(function) + ": cannot read the rows of simhash_index " +
                          quoted(index.name) + " (" + sqlite3_errmsg(db) + ")",
@@ -280,10 +242,8 @@ std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& i
   // Counting first (SQLite counts a table's cells without decoding rows)
   // spares the copies of a growing vector: a tenth of the time at 10M rows.
   Statement count;
-  if (prepare(db,
-              format_sql("SELECT count(*) FROM \"%w\".\"%w_data\"", index.schema.c_str(),
-                         index.name.c_str()),
-              count) == SQLITE_OK &&
+  if (prepare(db, format_sql(kCountRows, index.schema.c_str(), index.name.c_str()), count) ==
+          SQLITE_OK &&
       sqlite3_step(count.get()) == SQLITE_ROW) {
     records.reserve(static_cast<std::size_t>(sqlite3_column_int64(count.get(), 0)));
   }

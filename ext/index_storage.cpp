@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fingerprint/hamming.h"
+#include "index_shadow_tables.h"
 
 namespace simhash::sql {
 namespace {
@@ -24,19 +25,7 @@ class ResetOnExit {
   sqlite3_stmt* statement_;
 };
 
-// Every (id, fp) of the data table in id order (scans, rebuild, full-scan cursors).
-constexpr const char* kSelectAllRows = "SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id";
-
 [[noreturn]] void throw_sqlite(sqlite3* db, int rc) { throw SqliteError(rc, sqlite3_errmsg(db)); }
-
-void exec(sqlite3* db, const std::string& sql) {
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-  if (rc != SQLITE_OK) {
-    SqliteString owned(message);
-    throw SqliteError(rc, owned ? owned.get() : sqlite3_errstr(rc));
-  }
-}
 
 }  // namespace
 
@@ -50,106 +39,6 @@ void CachedStatement::compile(sqlite3* db, const std::string& sql) {
   if (rc != SQLITE_OK) {
     throw_sqlite(db, rc);
   }
-}
-
-void IndexStorage::create_tables(sqlite3* db, const std::string& schema, const std::string& name,
-                                 const Config& config) {
-  exec(db, format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
-                      "ROWID;"
-                      "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER NOT "
-                      "NULL);"
-                      "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB NOT "
-                      "NULL);"
-                      "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
-                      "('k', %d), ('blocks', %d), ('format', %d);",
-                      schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
-                      name.c_str(), schema.c_str(), name.c_str(), config.k, config.blocks,
-                      config.format));
-}
-
-IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& schema,
-                                               const std::string& name) {
-  Statement statement;
-  const std::string sql =
-      format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());
-  int rc = prepare(db, sql, statement);
-  if (rc != SQLITE_OK) {
-    throw SqliteError(rc, "simhash_index " + name + ": cannot read its config table (" +
-                              sqlite3_errmsg(db) + ")");
-  }
-  Config config;
-  bool seen_k = false;
-  bool seen_blocks = false;
-  bool seen_format = false;
-  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
-    const auto* key_text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
-    const std::string key = key_text != nullptr ? key_text : "";
-    if (key != "k" && key != "blocks" && key != "format") {
-      continue;
-    }
-    // A value that is not a small INTEGER must not be read as some number.
-    const sqlite3_int64 stored = sqlite3_column_int64(statement.get(), 1);
-    if (sqlite3_column_type(statement.get(), 1) != SQLITE_INTEGER || stored < 0 ||
-        stored > 1'000'000) {
-      const auto* shown = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
-      std::string message = "simhash_index " + name;
-      message += ": the config table's ";
-      message += key;
-      message += " is '";
-      message += shown != nullptr ? shown : "NULL";
-      message += "', not a count";
-      throw SqliteError(SQLITE_CORRUPT_VTAB, message);
-    }
-    const auto value = static_cast<int>(stored);
-    if (key == "k") {
-      config.k = value;
-      seen_k = true;
-    } else if (key == "blocks") {
-      config.blocks = value;
-      seen_blocks = true;
-    } else if (key == "format") {
-      config.format = value;
-      seen_format = true;
-    }
-  }
-  if (rc != SQLITE_DONE) {
-    throw_sqlite(db, rc);
-  }
-  if (!seen_k || !seen_blocks || !seen_format) {
-    throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": the config table lacks " +
-                                               (!seen_k        ? "k"
-                                                : !seen_blocks ? "blocks"
-                                                               : "format"));
-  }
-  if (config.format > kIndexFormat) {
-    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
-                                        std::to_string(config.format) +
-                                        " is newer than this extension reads (format " +
-                                        std::to_string(kIndexFormat) +
-                                        "); upgrade the simhash extension");
-  }
-  if (config.format < 1) {
-    throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": unknown storage format " +
-                                               std::to_string(config.format));
-  }
-  if (config.format < kIndexFormat) {
-    // Format 1 (unreleased development builds) packed buckets differently.
-    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
-                                        std::to_string(config.format) +
-                                        " is an older development layout this extension no "
-                                        "longer reads (format " +
-                                        std::to_string(kIndexFormat) +
-                                        "); drop the table and create it again");
-  }
-  return config;
-}
-
-void IndexStorage::drop_tables(sqlite3* db, const std::string& schema, const std::string& name) {
-  exec(db, format_sql("DROP TABLE IF EXISTS \"%w\".\"%w_config\";"
-                      "DROP TABLE IF EXISTS \"%w\".\"%w_data\";"
-                      "DROP TABLE IF EXISTS \"%w\".\"%w_buckets\";",
-                      schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
-                      name.c_str()));
 }
 
 IndexStorage::IndexStorage(sqlite3* db, std::string schema, std::string name,
@@ -203,10 +92,7 @@ void IndexStorage::finalize_statements() {
 void IndexStorage::rename(const std::string& new_name) {
   flush();
   finalize_statements();
-  for (const char* suffix : {"config", "data", "buckets"}) {
-    exec(db_, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", schema_.c_str(),
-                         name_.c_str(), suffix, new_name.c_str(), suffix));
-  }
+  rename_shadow_tables(db_, schema_, name_, new_name);
   name_ = new_name;
 }
 
@@ -571,7 +457,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows(
 
 void IndexStorage::rebuild() {
   pending_.clear();
-  exec(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\""));
+  exec_sql(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\""));
   const auto rows = read_all_rows();
   struct Item {
     std::uint64_t bucket;

@@ -1,7 +1,7 @@
-// The storage of one simhash_index: its shadow tables, the cached statements
-// that read and write them, and the pending buffer of changes not yet merged
-// into the packed buckets. All writes go through the caller's connection, so
-// they belong to the caller's transaction (see ARCHITECTURE.md).
+// The storage of one simhash_index: the cached statements that read and write
+// its shadow tables (index_shadow_tables.h owns their layout), and the pending buffer of changes
+// not yet merged into the packed buckets. All writes go through the caller's connection, so they
+// belong to the caller's transaction (see ARCHITECTURE.md).
 #pragma once
 
 #include <cstdint>
@@ -16,10 +16,6 @@
 #include "sqlite_support.h"
 
 namespace simhash::sql {
-
-// The on-disk format this code reads and writes; a config with a higher value
-// is refused.
-inline constexpr int kIndexFormat = 2;
 
 using simhash::IndexHit;
 using simhash::nearer;
@@ -48,18 +44,6 @@ class CachedStatement {
 
 class IndexStorage {
  public:
-  // Options as stored in the config table.
-  struct Config {
-    int k = 3;
-    int blocks = 4;
-    int format = kIndexFormat;
-  };
-
-  static void create_tables(sqlite3* db, const std::string& schema, const std::string& name,
-                            const Config& config);
-  static Config read_config(sqlite3* db, const std::string& schema, const std::string& name);
-  static void drop_tables(sqlite3* db, const std::string& schema, const std::string& name);
-
   IndexStorage(sqlite3* db, std::string schema, std::string name, const PermutationPlan& plan);
 
   const PermutationPlan& plan() const { return plan_; }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "index/permutation_plan.h"
+#include "index_shadow_tables.h"
 #include "index_storage.h"
 #include "registration.h"
 #include "sql_values.h"
@@ -28,9 +29,6 @@ constexpr int kColumnDistance = 1;
 constexpr int kColumnQuery = 2;
 constexpr int kColumnRadius = 3;
 constexpr int kColumnCommand = 4;
-
-// The SQL option k is limited to this (the plan class accepts up to 63).
-constexpr int kMaxSqlK = 16;
 
 // idxNum: the plan kind in the low bits, plus a flag when ORDER BY distance is
 // consumed (results sorted by distance, then rowid).
@@ -106,7 +104,7 @@ bool is_column_name(std::string_view name) {
 }
 
 // Parses the CREATE VIRTUAL TABLE arguments into k and blocks.
-IndexStorage::Config parse_options(int argc, const char* const* argv) {
+IndexConfig parse_options(int argc, const char* const* argv) {
   std::optional<int> k;
   std::optional<int> blocks;
   for (int i = 3; i < argc; ++i) {
@@ -143,17 +141,18 @@ IndexStorage::Config parse_options(int argc, const char* const* argv) {
     }
     slot = number;
   }
-  IndexStorage::Config config;
+  IndexConfig config;
   config.k = k.value_or(3);
-  if (config.k < 0 || config.k > kMaxSqlK) {
+  if (config.k < 0 || config.k > kMaxIndexK) {
     throw SqliteError(SQLITE_ERROR, "simhash_index: option k=" + std::to_string(config.k) +
-                                        " is out of range (0 to " + std::to_string(kMaxSqlK) + ")");
+                                        " is out of range (0 to " + std::to_string(kMaxIndexK) +
+                                        ")");
   }
   config.blocks = blocks.value_or(PermutationPlan::default_blocks(config.k));
   return config;
 }
 
-PermutationPlan make_plan(const IndexStorage::Config& config) {
+PermutationPlan make_plan(const IndexConfig& config) {
   std::string error;
   auto plan = PermutationPlan::create(config.k, config.blocks, error);
   if (!plan) {
@@ -168,7 +167,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
   return guard(error, [&] {
     const std::string schema = argv[1];
     const std::string name = argv[2];
-    IndexStorage::Config config;
+    IndexConfig config;
     if (create) {
       if (is_column_name(name)) {
         throw SqliteError(SQLITE_ERROR, "simhash_index: a table cannot be named '" + name +
@@ -176,7 +175,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       }
       config = parse_options(argc, argv);
       make_plan(config);  // validates before anything is created
-      IndexStorage::create_tables(db, schema, name, config);
+      create_shadow_tables(db, schema, name, config);
     }
     auto table = std::make_unique<IndexTable>();
     table->db = db;
@@ -185,11 +184,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     std::optional<PermutationPlan> plan;
     try {
       if (!create) {
-        config = IndexStorage::read_config(db, schema, name);
-        if (config.k < 0 || config.k > kMaxSqlK) {
-          throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": stored k=" +
-                                                     std::to_string(config.k) + " is invalid");
-        }
+        config = read_index_config(db, schema, name);
       }
       plan.emplace(make_plan(config));
     } catch (const SqliteError& error) {
@@ -242,7 +237,7 @@ int x_destroy(sqlite3_vtab* vtab) {
       table->storage->discard_pending();
       table->storage->finalize_statements();
     }
-    IndexStorage::drop_tables(table->db, table->schema, table->name);
+    drop_shadow_tables(table->db, table->schema, table->name);
     return SQLITE_OK;
   });
   if (rc == SQLITE_OK) {
@@ -853,10 +848,7 @@ int x_rollback_to(sqlite3_vtab* vtab, int) {
   return SQLITE_OK;
 }
 
-int x_shadow_name(const char* suffix) {
-  const std::string_view name(suffix);
-  return name == "config" || name == "data" || name == "buckets";
-}
+int x_shadow_name(const char* suffix) { return is_shadow_suffix(suffix) ? 1 : 0; }
 
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {

@@ -70,6 +70,17 @@ class SqliteError : public std::runtime_error {
   int code_;
 };
 
+// Runs `sql` (one or more statements); throws SqliteError with SQLite's
+// code and message on failure.
+inline void exec_sql(sqlite3* db, const std::string& sql) {
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+  const SqliteString owned(message);
+  if (rc != SQLITE_OK) {
+    throw SqliteError(rc, owned ? owned.get() : sqlite3_errstr(rc));
+  }
+}
+
 // Throws SqliteError(SQLITE_INTERRUPT) once sqlite3_interrupt() has been
 // called on `db` during the current statement, or when the connection's
 // progress handler asks to stop. For callers that check between pieces of

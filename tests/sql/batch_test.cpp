@@ -254,6 +254,50 @@ TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
   }
 }
 
+// The batch functions read an index's config through the same checks as the
+// index itself (index_shadow_tables.h), so they refuse what it refuses, with
+// its message after their name.
+TEST(BatchSql, RefuseTheConfigsTheIndexRefuses) {
+  const TempDatabaseFile file("batch_config");
+  {
+    TestDatabase db(file.path());
+    db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+    db.exec("INSERT INTO near(rowid, fp) VALUES (1, 5), (2, 7)");
+  }
+  struct Damage {
+    const char* sql;
+    const char* message;  // after "<function>: simhash_index near: "
+  };
+  for (const Damage& damage :
+       {Damage{"UPDATE near_config SET value = 3 WHERE key = 'format'",
+               "storage format 3 is newer than this extension reads (format 2); upgrade the "
+               "simhash extension"},
+        Damage{"UPDATE near_config SET value = 30 WHERE key = 'k'", "stored k=30 is invalid"},
+        Damage{"UPDATE near_config SET value = 'x' WHERE key = 'k'",
+               "the config table's k is 'x', not a count"},
+        Damage{"DELETE FROM near_config WHERE key = 'k'", "the config table lacks k"}}) {
+    {
+      TestDatabase db(file.path(), false);
+      db.exec(
+          "DELETE FROM near_config; INSERT INTO near_config VALUES ('k', 3), ('blocks', 4), "
+          "('format', 2)");
+    }
+    {
+      TestDatabase db(file.path());
+      EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('near', 1)"), 1);
+    }
+    {
+      TestDatabase db(file.path(), false);
+      db.exec(damage.sql);
+    }
+    TestDatabase db(file.path());
+    for (const std::string function : {"simhash_pairs", "simhash_components", "simhash_clusters"}) {
+      EXPECT_EQ(db.error("SELECT * FROM " + function + "('near')"),
+                function + ": simhash_index near: " + damage.message);
+    }
+  }
+}
+
 TEST(BatchSql, ClustersNameWhatIsNeitherAnIndexNorPairs) {
   TestDatabase db;
   db.exec(

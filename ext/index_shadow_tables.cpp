@@ -1,0 +1,128 @@
+// The shadow tables of a simhash_index: DDL, config checks (see
+// index_shadow_tables.h for the layout).
+#include "index_shadow_tables.h"
+
+#include <optional>
+#include <string_view>
+
+#include "index/permutation_plan.h"
+#include "sqlite_support.h"
+
+namespace simhash::sql {
+namespace {
+
+[[noreturn]] void throw_damaged(const std::string& name, const std::string& problem) {
+  throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": " + problem);
+}
+
+}  // namespace
+
+bool is_shadow_suffix(const char* suffix) {
+  for (const char* known : kShadowSuffixes) {
+    if (std::string_view(suffix) == known) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void create_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                          const IndexConfig& config) {
+  exec_sql(db, format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
+                          "ROWID;"
+                          "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER NOT "
+                          "NULL);"
+                          "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB "
+                          "NOT NULL);"
+                          "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
+                          "('k', %d), ('blocks', %d), ('format', %d);",
+                          schema.c_str(), name.c_str(), schema.c_str(), name.c_str(),
+                          schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), config.k,
+                          config.blocks, config.format));
+}
+
+void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name) {
+  for (const char* suffix : kShadowSuffixes) {
+    exec_sql(db, format_sql("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"", schema.c_str(), name.c_str(),
+                            suffix));
+  }
+}
+
+void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                          const std::string& new_name) {
+  for (const char* suffix : kShadowSuffixes) {
+    exec_sql(db, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", schema.c_str(),
+                            name.c_str(), suffix, new_name.c_str(), suffix));
+  }
+}
+
+IndexConfig read_index_config(sqlite3* db, const std::string& schema, const std::string& name) {
+  Statement statement;
+  const std::string sql =
+      format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());
+  int rc = prepare(db, sql, statement);
+  if (rc != SQLITE_OK) {
+    throw SqliteError(rc, "simhash_index " + name + ": cannot read its config table (" +
+                              sqlite3_errmsg(db) + ")");
+  }
+  std::optional<int> k;
+  std::optional<int> blocks;
+  std::optional<int> format;
+  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    const auto* key_text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
+    const std::string key = key_text != nullptr ? key_text : "";
+    std::optional<int>* slot = key == "k"        ? &k
+                               : key == "blocks" ? &blocks
+                               : key == "format" ? &format
+                                                 : nullptr;
+    if (slot == nullptr) {
+      continue;
+    }
+    // A value that is not a small INTEGER must not be read as some number.
+    const sqlite3_int64 stored = sqlite3_column_int64(statement.get(), 1);
+    if (sqlite3_column_type(statement.get(), 1) != SQLITE_INTEGER || stored < 0 ||
+        stored > 1'000'000) {
+      const auto* shown = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
+      throw_damaged(name, "the config table's " + key + " is '" +
+                              (shown != nullptr ? shown : "NULL") + "', not a count");
+    }
+    *slot = static_cast<int>(stored);
+  }
+  if (rc != SQLITE_DONE) {
+    throw SqliteError(rc, sqlite3_errmsg(db));
+  }
+  if (!k || !blocks || !format) {
+    throw_damaged(name, std::string("the config table lacks ") + (!k        ? "k"
+                                                                  : !blocks ? "blocks"
+                                                                            : "format"));
+  }
+  const IndexConfig config{*k, *blocks, *format};
+  if (config.format > kIndexFormat) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
+                                        std::to_string(config.format) +
+                                        " is newer than this extension reads (format " +
+                                        std::to_string(kIndexFormat) +
+                                        "); upgrade the simhash extension");
+  }
+  if (config.format < 1) {
+    throw_damaged(name, "unknown storage format " + std::to_string(config.format));
+  }
+  if (config.format < kIndexFormat) {
+    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
+                                        std::to_string(config.format) +
+                                        " is an older development layout this extension no "
+                                        "longer reads (format " +
+                                        std::to_string(kIndexFormat) +
+                                        "); drop the table and create it again");
+  }
+  if (config.k > kMaxIndexK) {
+    throw_damaged(name, "stored k=" + std::to_string(config.k) + " is invalid");
+  }
+  std::string error;
+  if (!PermutationPlan::create(config.k, config.blocks, error)) {
+    throw_damaged(name, "the stored plan is invalid (" + error + ")");
+  }
+  return config;
+}
+
+}  // namespace simhash::sql
