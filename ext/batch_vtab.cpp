@@ -22,6 +22,7 @@
 #include "batch/pair_finder.h"
 #include "batch_index_reader.h"
 #include "pair_table_reader.h"
+#include "radius_argument.h"
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
@@ -228,35 +229,6 @@ int x_close(sqlite3_vtab_cursor* cursor) {
   return SQLITE_OK;
 }
 
-// The radius argument as an int (64 and above all mean "every pair");
-// nullopt for NULL, which no row equals.
-std::optional<int> radius_from(sqlite3_value* value, const char* function) {
-  const int type = sqlite3_value_type(value);
-  if (type == SQLITE_NULL) {
-    return std::nullopt;
-  }
-  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-    throw BatchError(std::string(function) + ": the radius must be an integer, got " +
-                     type_name(type));
-  }
-  double radius = sqlite3_value_double(value);
-  if (type == SQLITE_INTEGER) {
-    radius = static_cast<double>(std::clamp<sqlite3_int64>(sqlite3_value_int64(value), -1, 64));
-  }
-  if (std::isnan(radius) || std::floor(radius) != radius) {
-    const SqliteString shown(sqlite3_mprintf("%!.15g", radius));
-    throw BatchError(std::string(function) + ": the radius must be an integer, got " +
-                     (shown ? shown.get() : "a fraction"));
-  }
-  if (radius < 0) {
-    throw BatchError(std::string(function) + ": the radius must not be negative (got " +
-                     std::to_string(type == SQLITE_INTEGER ? sqlite3_value_int64(value)
-                                                           : static_cast<sqlite3_int64>(radius)) +
-                     ")");
-  }
-  return static_cast<int>(std::min(radius, 64.0));
-}
-
 // simhash_clusters: the leader grouping of a simhash_index at `radius` (its
 // k when none is given), or of the rows of a table of pairs (no radius).
 // Sets `used_radius` to the radius grouped at (none for pairs).
@@ -369,7 +341,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->other_index_argument = other_index_name.value_or("");
     std::optional<int> radius;
     if (sqlite3_value* value = arguments[argument_count(kind) - 1]; value != nullptr) {
-      radius = radius_from(value, function);
+      radius = read_radius(value, RadiusValue::kArgument, function);
       if (!radius) {
         return SQLITE_OK;  // radius = NULL: no rows
       }

@@ -15,6 +15,7 @@
 #include "index/permutation_plan.h"
 #include "index_shadow_tables.h"
 #include "index_storage.h"
+#include "radius_argument.h"
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
@@ -258,43 +259,13 @@ int x_destroy(sqlite3_vtab* vtab) {
 // LIMIT + OFFSET nearest rows at any distance ("nearest"): the index answers
 // when it finds that many within k, else one pass over the data does.
 
-// The radius a constraint value asks for; nullopt when no row can match (a
-// NULL value, or a distance bound below 0). A negative `radius` argument is
-// an error, as is a value that is not a number.
+// The radius a constraint's value asks for (radius_argument.h): `radius` is
+// an argument, the others bound the distance.
 std::optional<int> radius_from(char code, sqlite3_value* value, const std::string& name) {
-  const int type = sqlite3_value_type(value);
-  if (type == SQLITE_NULL) {
-    return std::nullopt;
-  }
-  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-    throw SqliteError(SQLITE_ERROR, "simhash_index " + name +
-                                        ": the radius must be a number, got " + type_name(type));
-  }
-  double number = sqlite3_value_double(value);
-  if (type == SQLITE_INTEGER) {
-    number =
-        static_cast<double>(std::clamp<sqlite3_int64>(sqlite3_value_int64(value), -1000, 1000));
-  }
-  double radius = number;
-  if (code == 'l' || code == 'e') {
-    radius = std::floor(number);  // distances are integers; SQLite checks `=` itself
-  } else if (code == 't') {
-    radius = std::ceil(number) - 1;
-  } else if (std::floor(number) != number) {
-    throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": radius must be an integer, got " +
-                                        std::to_string(number));
-  }
-  if (code != 'r' && radius < 0) {
-    return std::nullopt;  // no distance is below 0
-  }
-  if (std::isnan(radius) || radius < 0) {
-    // The value as SQL shows it (a huge REAL has no int64 form).
-    const auto* shown = reinterpret_cast<const char*>(sqlite3_value_text(value));
-    throw SqliteError(SQLITE_ERROR, "simhash_index " + name +
-                                        ": the radius must not be negative (got " +
-                                        (shown != nullptr ? shown : "?") + ")");
-  }
-  return static_cast<int>(std::min(radius, 64.0));
+  const RadiusValue kind = code == 'r'   ? RadiusValue::kArgument
+                           : code == 't' ? RadiusValue::kBelow
+                                         : RadiusValue::kAtMost;
+  return read_radius(value, kind, "simhash_index " + name);
 }
 
 // The code of a constraint that bounds the search radius, or 0.

@@ -114,7 +114,10 @@ TEST(IndexSql, QueryForms) {
            Case{"SELECT * FROM near(0, -2)", "negative"},
            Case{"SELECT * FROM near WHERE fp MATCH 'abc'", "got TEXT"},
            Case{"SELECT * FROM near WHERE fp MATCH 1.5", "got REAL"},
-           Case{"SELECT * FROM near(0, 'x')", "must be a number, got TEXT"},
+           Case{"SELECT * FROM near(0, 'x')", "near: the radius must be an integer, got TEXT"},
+           Case{"SELECT * FROM near(0, 2.5)", "near: the radius must be an integer, got 2.5"},
+           Case{"SELECT * FROM near WHERE fp MATCH 0 AND distance <= 'x'",
+                "near: a bound on distance must be a number, got TEXT"},
            Case{"SELECT * FROM near WHERE fp MATCH 0 AND radius = 1.5", "integer"},
        }) {
     const std::string message = db.error(c.sql);

@@ -1,0 +1,69 @@
+// Reading radius values (see radius_argument.h).
+#include "radius_argument.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sql_values.h"
+#include "sqlite_support.h"
+
+namespace simhash::sql {
+namespace {
+
+[[noreturn]] void refuse(std::string_view who, const std::string& problem) {
+  throw SqliteError(SQLITE_ERROR, std::string(who) + ": " + problem);
+}
+
+// The value as SQL shows it (a huge REAL has no int64 form).
+std::string shown(sqlite3_value* value) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(value));
+  return text != nullptr ? text : "?";
+}
+
+}  // namespace
+
+std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::string_view who) {
+  const int type = sqlite3_value_type(value);
+  if (type == SQLITE_NULL) {
+    return std::nullopt;
+  }
+  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
+    refuse(who, kind == RadiusValue::kArgument
+                    ? std::string("the radius must be an integer, got ") + type_name(type)
+                    : std::string("a bound on distance must be a number, got ") + type_name(type));
+  }
+  // Integers are clamped before the conversion, so none loses its meaning.
+  const double number = type == SQLITE_INTEGER
+                            ? static_cast<double>(std::clamp<sqlite3_int64>(
+                                  sqlite3_value_int64(value), -1, 2 * kMaxRadius))
+                            : sqlite3_value_double(value);
+  if (std::isnan(number)) {
+    refuse(who, "the radius must be a number, got NaN");
+  }
+  double radius = number;
+  switch (kind) {
+    case RadiusValue::kArgument:
+      if (std::floor(number) != number) {
+        const SqliteString text(sqlite3_mprintf("%!.15g", number));
+        refuse(who, std::string("the radius must be an integer, got ") +
+                        (text ? text.get() : "a fraction"));
+      }
+      if (number < 0) {
+        refuse(who, "the radius must not be negative (got " + shown(value) + ")");
+      }
+      break;
+    case RadiusValue::kAtMost:
+      radius = std::floor(number);  // distances are integers
+      break;
+    case RadiusValue::kBelow:
+      radius = std::ceil(number) - 1;
+      break;
+  }
+  if (radius < 0) {
+    return std::nullopt;  // no distance is below 0
+  }
+  return static_cast<int>(std::min(radius, static_cast<double>(kMaxRadius)));
+}
+
+}  // namespace simhash::sql
