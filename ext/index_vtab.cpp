@@ -4,6 +4,7 @@
 // buffer of IndexStorage. See ARCHITECTURE.md for the design.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
+#include "util/key_value_options.h"
 
 namespace simhash::sql {
 namespace {
@@ -79,16 +81,6 @@ IndexCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
   return reinterpret_cast<IndexCursor*>(cursor);
 }
 
-std::string trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return std::string(text);
-}
-
 std::string lower(std::string text) {
   for (char& c : text) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -104,52 +96,40 @@ bool is_column_name(std::string_view name) {
   return lowered == "fp" || lowered == "distance" || lowered == "query" || lowered == "radius";
 }
 
-// Parses the CREATE VIRTUAL TABLE arguments into k and blocks.
+// Parses the CREATE VIRTUAL TABLE arguments into k and blocks, by the rule
+// of every option string (util/key_value_options.h): SQLite hands them over
+// split at commas, so they are joined again first.
 IndexConfig parse_options(int argc, const char* const* argv) {
-  std::optional<int> k;
-  std::optional<int> blocks;
+  std::string text;
   for (int i = 3; i < argc; ++i) {
-    const std::string option = trim(argv[i]);
-    const auto equals = option.find('=');
-    if (equals == std::string::npos) {
-      throw SqliteError(SQLITE_ERROR, "simhash_index: option '" + option +
-                                          "' is not key=value (known keys: k, blocks)");
-    }
-    const std::string key = lower(trim(std::string_view(option).substr(0, equals)));
-    const std::string value = trim(std::string_view(option).substr(equals + 1));
-    if (key != "k" && key != "blocks") {
-      throw SqliteError(SQLITE_ERROR,
-                        "simhash_index: unknown option '" + key + "' (known keys: k, blocks)");
-    }
-    std::size_t used = 0;
+    text += i > 3 ? ", " : "";
+    text += argv[i];
+  }
+  static constexpr std::string_view kKeys[] = {"k", "blocks"};
+  std::optional<int> values[2];
+  const auto read_value = [&](std::size_t key, std::string_view value, std::string& error) {
     int number = 0;
-    try {
-      number = std::stoi(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
+    const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (value.empty() || problem != std::errc() || end != value.data() + value.size()) {
+      error = message_text(
+          {"simhash_index: option ", kKeys[key], " must be an integer, got \"", value, "\""});
+      return false;
     }
-    if (value.empty() || used != value.size()) {
-      std::string message = "simhash_index: option ";
-      message += key;
-      message += " must be an integer, got '";
-      message += value;
-      message += "'";
-      throw SqliteError(SQLITE_ERROR, message);
-    }
-    std::optional<int>& slot = key == "k" ? k : blocks;
-    if (slot) {
-      throw SqliteError(SQLITE_ERROR, "simhash_index: option " + key + " is given twice");
-    }
-    slot = number;
+    values[key] = number;
+    return true;
+  };
+  std::string error;
+  if (!parse_key_values(text, "simhash_index", kKeys, read_value, error)) {
+    throw SqliteError(SQLITE_ERROR, error);
   }
   IndexConfig config;
-  config.k = k.value_or(3);
+  config.k = values[0].value_or(3);
   if (config.k < 0 || config.k > kMaxIndexK) {
     throw SqliteError(SQLITE_ERROR, "simhash_index: option k=" + std::to_string(config.k) +
                                         " is out of range (0 to " + std::to_string(kMaxIndexK) +
                                         ")");
   }
-  config.blocks = blocks.value_or(PermutationPlan::default_blocks(config.k));
+  config.blocks = values[1].value_or(PermutationPlan::default_blocks(config.k));
   return config;
 }
 

@@ -1,39 +1,15 @@
-// Parsing and printing the option string: `key=value` pairs separated by
-// spaces and/or commas, in any order, each key at most once.
+// Parsing and printing the option string (the pairs are read by
+// util/key_value_options.h, the values here).
 #include "fingerprint/simhash_options.h"
 
 #include <array>
 #include <initializer_list>
 #include <string>
 
+#include "util/key_value_options.h"
+
 namespace simhash {
 namespace {
-
-bool is_separator(char c) {
-  return c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// Builds a message piece by piece: GCC 12 warns falsely (-Wrestrict) on
-// chains of std::string operator+.
-// Control bytes in what the user wrote appear as \xNN: a NUL would
-// otherwise end the message where SQLite reads it as a C string.
-std::string message(std::initializer_list<std::string_view> pieces) {
-  std::string text;
-  for (const std::string_view piece : pieces) {
-    for (const char c : piece) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte < 0x20 || byte == 0x7f) {
-        constexpr char kHex[] = "0123456789abcdef";
-        text += "\\x";
-        text += kHex[byte >> 4U];
-        text += kHex[byte & 0xfU];
-      } else {
-        text += c;
-      }
-    }
-  }
-  return text;
-}
 
 // The spelling of each option value, written once for the parser and the
 // printer so the two cannot disagree.
@@ -78,7 +54,7 @@ std::string_view spelling_of(const std::array<Spelling<Enum>, N>& spellings, Enu
 bool parse_unit(std::string_view value, SimhashOptions& options, std::string& error) {
   const std::optional<TokenUnit> unit = value_spelled(kUnitSpellings, value);
   if (!unit) {
-    error = message({"simhash: option unit must be word or char, got \"", value, "\""});
+    error = message_text({"simhash: option unit must be word or char, got \"", value, "\""});
     return false;
   }
   options.unit = *unit;
@@ -95,7 +71,8 @@ bool parse_n(std::string_view value, SimhashOptions& options, std::string& error
     }
   }
   if (!valid || n < 1 || n > 16) {
-    error = message({"simhash: option n must be an integer from 1 to 16, got \"", value, "\""});
+    error =
+        message_text({"simhash: option n must be an integer from 1 to 16, got \"", value, "\""});
     return false;
   }
   options.n = n;
@@ -105,7 +82,7 @@ bool parse_n(std::string_view value, SimhashOptions& options, std::string& error
 bool parse_weight(std::string_view value, SimhashOptions& options, std::string& error) {
   const std::optional<WeightScheme> weight = value_spelled(kWeightSpellings, value);
   if (!weight) {
-    error = message({"simhash: option weight must be tf, log or binary, got \"", value, "\""});
+    error = message_text({"simhash: option weight must be tf, log or binary, got \"", value, "\""});
     return false;
   }
   options.weight = *weight;
@@ -126,51 +103,24 @@ constexpr std::array<OptionKey, 3> kOptionKeys{{
 }  // namespace
 
 std::optional<SimhashOptions> parse_options(std::string_view text, std::string& error) {
+  std::array<std::string_view, kOptionKeys.size()> names;
+  for (std::size_t index = 0; index < kOptionKeys.size(); ++index) {
+    names[index] = kOptionKeys[index].name;
+  }
   SimhashOptions options;
-  std::array<bool, kOptionKeys.size()> seen{};
-  std::size_t position = 0;
-  while (position < text.size()) {
-    if (is_separator(text[position])) {
-      ++position;
-      continue;
-    }
-    std::size_t end = position;
-    while (end < text.size() && !is_separator(text[end])) {
-      ++end;
-    }
-    const std::string_view pair = text.substr(position, end - position);
-    position = end;
-    const std::size_t equals = pair.find('=');
-    if (equals == std::string_view::npos || equals == 0) {
-      error = message({"simhash: expected key=value in options, got \"", pair, "\""});
-      return std::nullopt;
-    }
-    const std::string_view key = pair.substr(0, equals);
-    const std::string_view value = pair.substr(equals + 1);
-    std::size_t index = 0;
-    while (index < kOptionKeys.size() && kOptionKeys[index].name != key) {
-      ++index;
-    }
-    if (index == kOptionKeys.size()) {
-      error = message({"simhash: unknown option \"", key, "\" (known: unit, n, weight)"});
-      return std::nullopt;
-    }
-    if (seen[index]) {
-      error = message({"simhash: option ", key, " given more than once"});
-      return std::nullopt;
-    }
-    seen[index] = true;
-    if (!kOptionKeys[index].parse(value, options, error)) {
-      return std::nullopt;
-    }
+  const auto read_value = [&](std::size_t key, std::string_view value, std::string& problem) {
+    return kOptionKeys[key].parse(value, options, problem);
+  };
+  if (!parse_key_values(text, "simhash", names, read_value, error)) {
+    return std::nullopt;
   }
   return options;
 }
 
 std::string to_string(const SimhashOptions& options) {
-  return message({"unit=", spelling_of(kUnitSpellings, options.unit),
-                  " n=", std::to_string(options.n),
-                  " weight=", spelling_of(kWeightSpellings, options.weight)});
+  return message_text({"unit=", spelling_of(kUnitSpellings, options.unit),
+                       " n=", std::to_string(options.n),
+                       " weight=", spelling_of(kWeightSpellings, options.weight)});
 }
 
 }  // namespace simhash

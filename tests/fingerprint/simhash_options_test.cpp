@@ -66,8 +66,8 @@ TEST(SimhashOptions, ToStringRoundTripsEveryCombination) {
 
 TEST(SimhashOptions, UnknownKeyIsNamed) {
   EXPECT_EQ(parse_error("foo=1"), "simhash: unknown option \"foo\" (known: unit, n, weight)");
-  EXPECT_EQ(parse_error("n=2 Unit=word"),
-            "simhash: unknown option \"Unit\" (known: unit, n, weight)");
+  EXPECT_EQ(parse_error("n=2 units=word"),
+            "simhash: unknown option \"units\" (known: unit, n, weight)");
 }
 
 // Issue 11 item 8: a NUL (or another control byte) in the options is shown
@@ -84,8 +84,7 @@ TEST(SimhashOptions, PairWithoutEqualsIsNamed) {
   EXPECT_EQ(parse_error("n"), "simhash: expected key=value in options, got \"n\"");
   EXPECT_EQ(parse_error("unit=word char"), "simhash: expected key=value in options, got \"char\"");
   EXPECT_EQ(parse_error("=3"), "simhash: expected key=value in options, got \"=3\"");
-  // Spaces split pairs, so "n = 3" is three words, the first without '='.
-  EXPECT_EQ(parse_error("n = 3"), "simhash: expected key=value in options, got \"n\"");
+  EXPECT_EQ(parse_error("unit = word n 3"), "simhash: expected key=value in options, got \"n\"");
 }
 
 TEST(SimhashOptions, BadValuesAreNamed) {
@@ -102,6 +101,17 @@ TEST(SimhashOptions, BadValuesAreNamed) {
             "simhash: option unit must be word or char, got \"word=char\"");
   EXPECT_EQ(parse_error("weight=idf"),
             "simhash: option weight must be tf, log or binary, got \"idf\"");
+}
+
+// The rule shared with simhash_index's arguments (util/key_value_options.h):
+// keys in any case, spaces allowed around '='. Values keep their case.
+TEST(SimhashOptions, KeysIgnoreCaseAndEqualsMayHaveSpaces) {
+  std::string error;
+  const SimhashOptions expected{TokenUnit::character, 3, WeightScheme::binary};
+  for (const char* text : {"Unit=char N=3 WEIGHT=binary", "unit = char, n= 3 ,weight =binary"}) {
+    EXPECT_EQ(parse_options(text, error), expected) << text << ": " << error;
+  }
+  EXPECT_EQ(parse_error("n=2 N=3"), "simhash: option n given more than once");
 }
 
 TEST(SimhashOptions, DuplicateKeyIsNamed) {

@@ -31,18 +31,30 @@ TEST(IndexSql, BadOptionsNameTheOption) {
     const char* options;
     const char* expected;
   };
-  for (const Case& c :
-       {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
-        Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
-        Case{"k=3, blocks=40", "tables"}, Case{"foo=1", "unknown option 'foo'"}, Case{"k", "'k'"},
-        Case{"blocks=", "option blocks"}, Case{"k=3, k=5", "option k is given twice"},
-        Case{"blocks=4, K=3, Blocks=4", "option blocks is given twice"}}) {
+  for (const Case& c : {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
+                        Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
+                        Case{"k=3, blocks=40", "tables"},
+                        Case{"foo=1", "simhash_index: unknown option \"foo\" (known: k, blocks)"},
+                        Case{"k", "simhash_index: expected key=value in options, got \"k\""},
+                        Case{"blocks=", "option blocks"},
+                        Case{"k=3, k=5", "simhash_index: option k given more than once"},
+                        Case{"blocks=4, K=3, Blocks=4", "option blocks given more than once"},
+                        Case{"k=abc", "simhash_index: option k must be an integer, got \"abc\""}}) {
     const std::string message =
         db.error(std::string("CREATE VIRTUAL TABLE bad USING simhash_index(") + c.options + ")");
     EXPECT_TRUE(contains(message, c.expected)) << c.options << ": " << message;
     EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'bad%'"), 0);
   }
   EXPECT_TRUE(contains(db.error("CREATE VIRTUAL TABLE fp USING simhash_index"), "named"));
+}
+
+// The arguments follow the rule of every option string
+// (util/key_value_options.h): keys in any case, spaces around '='.
+TEST(IndexSql, OptionsFollowTheSharedRule) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE spaced USING simhash_index( K = 2 , BLOCKS=5 )");
+  EXPECT_EQ(db.integer("SELECT value FROM spaced_config WHERE key = 'k'"), 2);
+  EXPECT_EQ(db.integer("SELECT value FROM spaced_config WHERE key = 'blocks'"), 5);
 }
 
 TEST(IndexSql, ConfigAndDataShadowTables) {

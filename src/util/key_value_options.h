@@ -1,0 +1,35 @@
+// The one parser of the `key=value` option strings users write in SQL:
+// simhash()'s options ('unit=char n=4') and simhash_index's arguments
+// (k=3, blocks=8). The rule, the same for both:
+//   - pairs are separated by spaces and/or commas, in any order, and a pair
+//     may have spaces around its '=';
+//   - keys are matched ignoring ASCII case (as SQL matches names);
+//   - a key given twice is an error, as is an unknown key or a pair without '='.
+// Messages start with who is asking ("simhash", "simhash_index"), and show
+// what the user wrote with control bytes escaped (see message_text).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace simhash {
+
+// Called with the index of the key in `keys` and the value as written;
+// returns false and sets `error` when the value is not acceptable.
+using OptionValueReader =
+    std::function<bool(std::size_t key, std::string_view value, std::string& error)>;
+
+// Parses `text`; false with `error` set on the first problem.
+bool parse_key_values(std::string_view text, std::string_view who,
+                      std::span<const std::string_view> keys, const OptionValueReader& read_value,
+                      std::string& error);
+
+// The pieces joined, with control bytes shown as \xNN: a NUL would otherwise
+// end the message where SQLite reads it as a C string.
+std::string message_text(std::initializer_list<std::string_view> pieces);
+
+}  // namespace simhash
