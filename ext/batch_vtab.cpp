@@ -26,6 +26,7 @@
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
+#include "virtual_table.h"
 
 namespace simhash::sql {
 namespace {
@@ -99,14 +100,12 @@ struct ClusterRow {
 // given; xFilter receives the given ones in column order.
 constexpr int kMaxArguments = 3;
 
-struct BatchTable {
-  sqlite3_vtab base{};  // must be first: SQLite sees this struct as a sqlite3_vtab
+struct BatchTable : sqlite3_vtab {
   sqlite3* db = nullptr;
   BatchKind kind = BatchKind::kPairs;
 };
 
-struct BatchCursor {
-  sqlite3_vtab_cursor base{};  // must be first
+struct BatchCursor : sqlite3_vtab_cursor {
   // The arguments as given (NULL ones excepted), for the hidden columns.
   std::string index_argument;
   std::string other_index_argument;  // simhash_pairs_between's index_b
@@ -122,33 +121,27 @@ struct BatchCursor {
   std::size_t position = 0;
 };
 
-BatchTable* table_of(sqlite3_vtab* vtab) { return reinterpret_cast<BatchTable*>(vtab); }
-BatchCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
-  return reinterpret_cast<BatchCursor*>(cursor);
-}
+BatchTable* table_of(sqlite3_vtab* vtab) { return sql::table_of<BatchTable>(vtab); }
+BatchCursor* cursor_of(sqlite3_vtab_cursor* cursor) { return sql::cursor_of<BatchCursor>(cursor); }
 
 template <BatchKind kind>
 int x_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*argv*/,
               sqlite3_vtab** out, char** error) {
-  const int rc = sqlite3_declare_vtab(db, schema_of(kind));
-  if (rc != SQLITE_OK) {
-    *error = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-    return rc;
-  }
-  try {
+  return guard(error, [&] {
+    const int rc = sqlite3_declare_vtab(db, schema_of(kind));
+    if (rc != SQLITE_OK) {
+      throw SqliteError(rc, sqlite3_errmsg(db));
+    }
     auto table = std::make_unique<BatchTable>();
     table->db = db;
     table->kind = kind;
-    *out = &table.release()->base;
-  } catch (const std::bad_alloc&) {
-    return SQLITE_NOMEM;
-  }
-  return SQLITE_OK;
+    return hand_over(std::move(table), out);
+  });
 }
 
 int x_disconnect(sqlite3_vtab* vtab) {
   free_error(vtab);
-  std::unique_ptr<BatchTable> owned(table_of(vtab));
+  take_back<BatchTable>(vtab);
   return SQLITE_OK;
 }
 
@@ -215,17 +208,12 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   });
 }
 
-int x_open(sqlite3_vtab* /*vtab*/, sqlite3_vtab_cursor** out) {
-  try {
-    *out = &std::make_unique<BatchCursor>().release()->base;
-  } catch (const std::bad_alloc&) {
-    return SQLITE_NOMEM;
-  }
-  return SQLITE_OK;
+int x_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
+  return guard(vtab, [&] { return hand_over(std::make_unique<BatchCursor>(), out); });
 }
 
 int x_close(sqlite3_vtab_cursor* cursor) {
-  std::unique_ptr<BatchCursor> owned(cursor_of(cursor));
+  take_back<BatchCursor>(cursor);
   return SQLITE_OK;
 }
 
@@ -486,9 +474,7 @@ int register_batch_tables(sqlite3* db, char** error) {
                                      std::pair{"simhash_pairs_between", &pairs_between_module},
                                      std::pair{"simhash_clusters", &clusters_module},
                                      std::pair{"simhash_components", &components_module}}) {
-    const int rc = sqlite3_create_module_v2(db, name, module, nullptr, nullptr);
-    if (rc != SQLITE_OK) {
-      *error = sqlite3_mprintf("cannot register %s: %s", name, sqlite3_errmsg(db));
+    if (const int rc = register_module(db, name, module, error); rc != SQLITE_OK) {
       return rc;
     }
   }

@@ -8,7 +8,6 @@
 // argument columns text and options.
 #include <cstddef>
 #include <memory>
-#include <new>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
+#include "virtual_table.h"
 
 namespace simhash::sql {
 
@@ -70,36 +70,32 @@ struct FeaturesCursor : sqlite3_vtab_cursor {
 };
 
 FeaturesTable& table_of(sqlite3_vtab_cursor* cursor) {
-  return *static_cast<FeaturesTable*>(cursor->pVtab);
+  return *sql::table_of<FeaturesTable>(cursor->pVtab);
 }
 
 int features_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*argv*/,
                      sqlite3_vtab** out, char** error) {
-  const int rc = sqlite3_declare_vtab(
-      db, "CREATE TABLE x(feature TEXT, weight REAL, hash INTEGER, text HIDDEN, options HIDDEN)");
-  if (rc != SQLITE_OK) {
-    return rc;
-  }
-  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-  auto* table = new (std::nothrow) FeaturesTable();
-  if (table == nullptr) {
-    *error = sqlite3_mprintf("%s: out of memory", kName.data());
-    return SQLITE_NOMEM;
-  }
-  *out = table;
-  return SQLITE_OK;
+  return guard(error, [&] {
+    const int rc = sqlite3_declare_vtab(
+        db, "CREATE TABLE x(feature TEXT, weight REAL, hash INTEGER, text HIDDEN, options HIDDEN)");
+    if (rc != SQLITE_OK) {
+      throw SqliteError(rc, sqlite3_errmsg(db));
+    }
+    sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+    return hand_over(std::make_unique<FeaturesTable>(), out);
+  });
 }
 
 int features_disconnect(sqlite3_vtab* vtab) {
   free_error(vtab);
-  std::unique_ptr<FeaturesTable> owned(static_cast<FeaturesTable*>(vtab));
+  take_back<FeaturesTable>(vtab);
   return SQLITE_OK;
 }
 
 // The text argument is required: without it there is nothing to list. When
 // it is present but not yet usable (a join ordering that has not bound it),
 // SQLITE_CONSTRAINT makes the planner try another order.
-int features_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+int choose_plan(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   int text_constraint = -1;
   int options_constraint = -1;
   bool text_unusable = false;
@@ -148,23 +144,22 @@ int features_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return SQLITE_OK;
 }
 
-int features_open(sqlite3_vtab* /*vtab*/, sqlite3_vtab_cursor** out) {
-  auto* cursor = new (std::nothrow) FeaturesCursor();
-  if (cursor == nullptr) {
-    return SQLITE_NOMEM;
-  }
-  *out = cursor;
-  return SQLITE_OK;
+int features_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  return guard(vtab, [&] { return choose_plan(vtab, info); });
+}
+
+int features_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
+  return guard(vtab, [&] { return hand_over(std::make_unique<FeaturesCursor>(), out); });
 }
 
 int features_close(sqlite3_vtab_cursor* cursor) {
-  std::unique_ptr<FeaturesCursor> owned(static_cast<FeaturesCursor*>(cursor));
+  take_back<FeaturesCursor>(cursor);
   return SQLITE_OK;
 }
 
 int features_filter(sqlite3_vtab_cursor* base, int index_number, const char* /*index_string*/,
                     int argc, sqlite3_value** argv) {
-  auto* cursor = static_cast<FeaturesCursor*>(base);
+  auto* cursor = cursor_of<FeaturesCursor>(base);
   return guard(cursor->pVtab, [&] {
     cursor->features.clear();
     cursor->position = 0;
@@ -190,17 +185,17 @@ int features_filter(sqlite3_vtab_cursor* base, int index_number, const char* /*i
 }
 
 int features_next(sqlite3_vtab_cursor* base) {
-  ++static_cast<FeaturesCursor*>(base)->position;
+  ++cursor_of<FeaturesCursor>(base)->position;
   return SQLITE_OK;
 }
 
 int features_eof(sqlite3_vtab_cursor* base) {
-  const auto* cursor = static_cast<FeaturesCursor*>(base);
+  const auto* cursor = cursor_of<FeaturesCursor>(base);
   return cursor->position >= cursor->features.size() ? 1 : 0;
 }
 
 int features_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
-  const auto* cursor = static_cast<FeaturesCursor*>(base);
+  const auto* cursor = cursor_of<FeaturesCursor>(base);
   switch (column) {
     case kFeature: {
       const std::string& text = cursor->features[cursor->position].text;
@@ -229,7 +224,7 @@ int features_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int col
 }
 
 int features_rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
-  *rowid = static_cast<sqlite3_int64>(static_cast<FeaturesCursor*>(base)->position) + 1;
+  *rowid = static_cast<sqlite3_int64>(cursor_of<FeaturesCursor>(base)->position) + 1;
   return SQLITE_OK;
 }
 
@@ -256,12 +251,7 @@ const sqlite3_module features_module = make_features_module();
 }  // namespace
 
 int register_features_table(sqlite3* db, char** error) {
-  const int rc =
-      sqlite3_create_module_v2(db, "simhash_features", &features_module, nullptr, nullptr);
-  if (rc != SQLITE_OK && error != nullptr) {
-    *error = sqlite3_mprintf("simhash: cannot register simhash_features: %s", sqlite3_errstr(rc));
-  }
-  return rc;
+  return register_module(db, "simhash_features", &features_module, error);
 }
 
 }  // namespace simhash::sql

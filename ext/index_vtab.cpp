@@ -21,6 +21,7 @@
 #include "sql_values.h"
 #include "sqlite_support.h"
 #include "util/key_value_options.h"
+#include "virtual_table.h"
 
 namespace simhash::sql {
 namespace {
@@ -42,8 +43,7 @@ constexpr int kPlanCommand = 3;  // WHERE <table> = 'integrity-check': a check t
 constexpr int kPlanMask = 3;
 constexpr int kSortedByDistance = 4;
 
-struct IndexTable {
-  sqlite3_vtab base{};  // must be first: SQLite sees this struct as a sqlite3_vtab
+struct IndexTable : sqlite3_vtab {
   sqlite3* db = nullptr;
   std::string schema;
   std::string name;
@@ -62,8 +62,7 @@ struct IndexTable {
   }
 };
 
-struct IndexCursor {
-  sqlite3_vtab_cursor base{};  // must be first
+struct IndexCursor : sqlite3_vtab_cursor {
   bool has_query = false;
   std::int64_t query = 0;
   int radius = 0;
@@ -76,10 +75,8 @@ struct IndexCursor {
   bool scan_valid = false;
 };
 
-IndexTable* table_of(sqlite3_vtab* vtab) { return reinterpret_cast<IndexTable*>(vtab); }
-IndexCursor* cursor_of(sqlite3_vtab_cursor* cursor) {
-  return reinterpret_cast<IndexCursor*>(cursor);
-}
+IndexTable* table_of(sqlite3_vtab* vtab) { return sql::table_of<IndexTable>(vtab); }
+IndexCursor* cursor_of(sqlite3_vtab_cursor* cursor) { return sql::cursor_of<IndexCursor>(cursor); }
 
 std::string lower(std::string text) {
   for (char& c : text) {
@@ -190,8 +187,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     if (plan) {
       table->storage = std::make_unique<IndexStorage>(db, schema, name, *plan);
     }
-    *vtab = &table.release()->base;
-    return SQLITE_OK;
+    return hand_over(std::move(table), vtab);
   });
 }
 
@@ -207,7 +203,7 @@ int x_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vta
 
 int x_disconnect(sqlite3_vtab* vtab) {
   free_error(vtab);
-  std::unique_ptr<IndexTable> owned(table_of(vtab));
+  take_back<IndexTable>(vtab);
   return SQLITE_OK;
 }
 
@@ -417,18 +413,12 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   });
 }
 
-int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** cursor) {
-  try {
-    auto owned = std::make_unique<IndexCursor>();
-    *cursor = &owned.release()->base;
-    return SQLITE_OK;
-  } catch (...) {
-    return SQLITE_NOMEM;
-  }
+int x_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** cursor) {
+  return guard(vtab, [&] { return hand_over(std::make_unique<IndexCursor>(), cursor); });
 }
 
 int x_close(sqlite3_vtab_cursor* cursor) {
-  std::unique_ptr<IndexCursor> owned(cursor_of(cursor));
+  take_back<IndexCursor>(cursor);
   return SQLITE_OK;
 }
 
@@ -850,8 +840,8 @@ const sqlite3_module index_module = make_module();
 
 }  // namespace
 
-int register_index_module(sqlite3* db, char** /*error*/) {
-  return sqlite3_create_module_v2(db, "simhash_index", &index_module, nullptr, nullptr);
+int register_index_module(sqlite3* db, char** error) {
+  return register_module(db, "simhash_index", &index_module, error);
 }
 
 }  // namespace simhash::sql
