@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ left beside this file
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dqlite_wire  # noqa: E402
 

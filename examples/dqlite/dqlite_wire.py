@@ -229,11 +229,14 @@ class Connection:
             if marker == ROWS_DONE:
                 return columns, rows
             if marker == ROWS_PART:
-                # The server sends the rest in further ROWS messages.
+                # The server sends the rest in further ROWS messages, each
+                # with the column names again.
                 kind, body = self._receive()
                 if kind != RESPONSE_ROWS:
                     raise ConnectionError(f"expected more rows, got response {kind}")
                 reader = _Reader(body)
+                for _ in range(reader.uint64()):
+                    reader.text()
                 continue
             header_size = (len(columns) * 4 + 63) // 64 * 8
             header = reader.body[reader.offset : reader.offset + header_size]
