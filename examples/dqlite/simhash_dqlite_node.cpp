@@ -141,6 +141,19 @@ class Node {
   bool started_ = false;
 };
 
+// Registered after the extension, for every connection dqlite opens: keeps a
+// transaction's dirty pages in the page cache until COMMIT instead of
+// spilling them to the WAL when the cache fills. libdqlite 1.11.1's VFS
+// cannot read back a transaction's own spilled frames when the transaction
+// began on an empty WAL (just after a checkpoint): the statement fails with
+// SQLITE_IOERR_SHORT_READ ("disk I/O error"). A batch of index inserts
+// dirties a few hundred pages and met this; dqlite fixed it after 1.11.1
+// (vfsWalRead's short-read check). dqlite keeps the whole database in memory
+// anyway, so the cost is only that a transaction's pages stay there too.
+int KeepTransactionsInCache(sqlite3* db, char** error, const sqlite3_api_routines*) {
+  return sqlite3_exec(db, "PRAGMA cache_spill=OFF", nullptr, nullptr, error);
+}
+
 // Fails loudly if the static registration did not take: a node without the
 // extension would still replicate the index's shadow tables as plain tables,
 // and a client could then write them directly, past the index's checks.
@@ -179,6 +192,10 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   try {
     if (sqlite3_auto_extension(reinterpret_cast<void (*)()>(sqlite3_simhash_init)) != SQLITE_OK) {
+      throw std::runtime_error("sqlite3_auto_extension failed");
+    }
+    if (sqlite3_auto_extension(reinterpret_cast<void (*)()>(KeepTransactionsInCache)) !=
+        SQLITE_OK) {
       throw std::runtime_error("sqlite3_auto_extension failed");
     }
     CheckExtensionRegistered();
