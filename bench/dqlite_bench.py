@@ -5,17 +5,18 @@
 Measures, for a simhash_index table against a plain rowid table
 (id INTEGER PRIMARY KEY, fp INTEGER), both already holding --rows rows:
   - single-row inserts per second, each its own transaction (one Raft commit);
-  - batched inserts per second: --batch rows per transaction, sent as
-    multi-row INSERT statements of 100 rows;
-  - the pages each commit replicates, read from the Raft log of node 1
-    (every commit is one log entry holding the transaction's WAL frames:
-    page number and page content, so pages = entry bytes // (page size + 8));
+  - batched inserts per second at several --batches sizes (rows per
+    transaction), sent as multi-row INSERT statements of 100 rows;
+  - the commits and pages each phase replicated, read from the Raft log of
+    node 1 (each commit is one log entry holding the transaction's WAL
+    frames);
   - MATCH queries per second at radius 3, and a brute-force hamming() scan
     of the plain table for comparison.
 Fingerprints are random 64-bit values made here, so simhash() costs nothing.
 
 Usage: python3 bench/dqlite_bench.py build/simhash_dqlite_node [--rows 20000]
-       [--single 300] [--batch 1000] [--batches 5] [--queries 1000]
+       [--single 300] [--batches 10,100,1000,10000] [--batch-rows 2000]
+       [--queries 1000]
 """
 
 import argparse
@@ -34,6 +35,7 @@ import dqlite_cluster  # noqa: E402
 import dqlite_wire  # noqa: E402
 
 RAFT_COMMAND = 1
+DQLITE_FRAMES = 2  # dqlite's command type for a transaction's WAL frames
 ROWS_PER_STATEMENT = 100  # 200 parameters, under the protocol's 255
 
 
@@ -43,16 +45,21 @@ def signed(value):
     return value - (1 << 64) if value >> 63 else value
 
 
-def raft_log_commands(directory):
-    """(entries, bytes) of the COMMAND entries in a node's Raft log, closed
-    and open segments alike. A segment is a format word, then batches: two
-    CRC32s, an entry count, 16 bytes of header per entry (term, type, size),
-    then each entry's data padded to 8 bytes; an open segment ends in
-    zeros."""
-    entries = 0
-    total = 0
+def raft_log_frames(directory, page_size):
+    """(commits, pages) replicated so far, from a node's Raft log: the
+    COMMAND entries holding dqlite FRAMES commands (one per committed
+    transaction; checkpoints and membership changes are other entries).
+
+    A segment file is a format word, then batches: two CRC32s, an entry
+    count, 16 bytes of header per entry (term, type, 3 unused, data size),
+    then each entry's data padded to 8 bytes; an open segment ends in zeros.
+    A FRAMES command is a few words of header (format, type, database name,
+    transaction) then, per page, its number (8 bytes) and its content, so
+    its page count is its size // (page size + 8)."""
+    commits = 0
+    pages = 0
     for name in os.listdir(directory):
-        if not (name.startswith("open-") or ("-" in name and name.split("-")[0].isdigit())):
+        if not (name.startswith("open-") or name.split("-")[0].isdigit()):
             continue
         with open(os.path.join(directory, name), "rb") as segment:
             data = segment.read()
@@ -63,31 +70,31 @@ def raft_log_commands(directory):
                 break
             headers = offset + 16
             body = headers + 16 * count
-            sizes = []
-            for i in range(count):
-                _term, kind, size = struct.unpack_from("<QB3xI", data, headers + 16 * i)
-                sizes.append((kind, size))
-            if body + sum(size + (-size % 8) for _, size in sizes) > len(data):
+            entries = [struct.unpack_from("<QB3xI", data, headers + 16 * i)[1:]
+                       for i in range(count)]
+            if body + sum(size + (-size % 8) for _, size in entries) > len(data):
                 break  # a batch still being written
-            for kind, size in sizes:
-                if kind == RAFT_COMMAND:
-                    entries += 1
-                    total += size
+            for kind, size in entries:
+                if kind == RAFT_COMMAND and size > 1 and data[body + 1] == DQLITE_FRAMES:
+                    commits += 1
+                    pages += size // (page_size + 8)
                 body += size + (-size % 8)
             offset = body
-    return entries, total
+    return commits, pages
 
 
 class LogMeter:
-    """Raft COMMAND entries and bytes appended since the last reading."""
+    """Commits and pages replicated since the last reading, from node 1's log
+    (every node's log holds the same entries)."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, page_size):
         self.directory = directory
-        self.last = raft_log_commands(directory)
+        self.page_size = page_size
+        self.last = raft_log_frames(directory, page_size)
 
     def read(self):
         time.sleep(0.3)  # the log write of the last commit, on this node
-        now = raft_log_commands(self.directory)
+        now = raft_log_frames(self.directory, self.page_size)
         delta = (now[0] - self.last[0], now[1] - self.last[1])
         self.last = now
         return delta
@@ -123,11 +130,14 @@ def main():
     parser.add_argument("node", help="path to simhash_dqlite_node")
     parser.add_argument("--rows", type=int, default=20000, help="rows preloaded in each table")
     parser.add_argument("--single", type=int, default=300, help="single-row inserts measured")
-    parser.add_argument("--batch", type=int, default=1000, help="rows per batched transaction")
-    parser.add_argument("--batches", type=int, default=5, help="batched transactions measured")
+    parser.add_argument("--batches", default="10,100,1000,10000",
+                        help="rows per transaction of the batched inserts")
+    parser.add_argument("--batch-rows", type=int, default=2000,
+                        help="rows inserted per batch size (at least two transactions)")
     parser.add_argument("--queries", type=int, default=1000, help="MATCH queries measured")
     parser.add_argument("--seed", type=int, default=1)
     arguments = parser.parse_args()
+    batch_sizes = [int(size) for size in arguments.batches.split(",")]
 
     rng = random.Random(arguments.seed)
 
@@ -139,6 +149,7 @@ def main():
     cluster = dqlite_cluster.Cluster(
         arguments.node, directory, size=3, port=rng.randrange(20000, 60000),
         extra_args=["--snapshot-threshold", "1000000", "--snapshot-trailing", "1000000"])
+    results = []  # (table, transaction, rows, rows/s, commits, pages)
     try:
         cluster.start()
         client = dqlite_wire.Client(cluster.servers)
@@ -146,35 +157,36 @@ def main():
                     "CREATE VIRTUAL TABLE near USING simhash_index(k=3)")
         _, rows = client.query("PRAGMA page_size")
         page_size = rows[0][0]
-        meter = LogMeter(os.path.join(directory, "1"))
-        tables = {"plain table": ("plain", "id"), "simhash_index": ("near", "rowid")}
-        results = {}
+        meter = LogMeter(os.path.join(directory, "1"), page_size)
         fingerprints = []
-        for label, (table, column) in tables.items():
-            preload = [(i + 1, fingerprint()) for i in range(arguments.rows)]
+        for label, table, column in [("plain table", "plain", "id"),
+                                     ("simhash_index", "near", "rowid")]:
+            next_id = 1
+
+            def make_rows(count):
+                nonlocal next_id
+                made = [(next_id + i, fingerprint()) for i in range(count)]
+                next_id += count
+                return made
+
+            preload = make_rows(arguments.rows)
             if table == "near":
                 fingerprints = [fp for _, fp in preload]
-            batched(client, table, column, preload, arguments.batch)
+            batched(client, table, column, preload, 1000)
             meter.read()
-            result = results[label] = {}
-            rows = [(arguments.rows + i + 1, fingerprint())
-                    for i in range(arguments.batch * arguments.batches)]
-            result["batched"] = batched(client, table, column, rows, arguments.batch)
-            commits, size = meter.read()
-            result["batched pages/row"] = size // (page_size + 8) / len(rows)
-            result["batched commits"] = commits
-            rows = [(arguments.rows + len(rows) + i + 1, fingerprint())
-                    for i in range(arguments.single)]
-            result["single"] = single(client, table, column, rows)
-            commits, size = meter.read()
-            result["single commits"] = commits
-            result["single pages/commit"] = size / commits / (page_size + 8)
-            _, count = client.query(f"SELECT count(*) FROM {table}")
-            result["rows"] = count[0][0]
+            rows = make_rows(arguments.single)
+            rate = single(client, table, column, rows)
+            results.append((label, "1 row (autocommit)", len(rows), rate) + meter.read())
+            for batch in batch_sizes:
+                rows = make_rows(max(arguments.batch_rows, 2 * batch))
+                rate = batched(client, table, column, rows, batch)
+                results.append((label, f"{batch} rows", len(rows), rate) + meter.read())
 
         # Each query one bit away from a stored fingerprint: at least one hit.
         queries = [signed(fp ^ (1 << rng.randrange(64)))
                    for fp in rng.sample(fingerprints, arguments.queries)]
+        _, count = client.query("SELECT count(*) FROM near")
+        index_rows = count[0][0]
         started = time.perf_counter()
         found = 0
         for q in queries:
@@ -193,20 +205,17 @@ def main():
         cluster.stop()
         shutil.rmtree(directory, ignore_errors=True)
 
-    print(f"3 nodes on 127.0.0.1, page size {page_size}; "
-          f"{arguments.rows} rows preloaded per table")
-    print("| table | rows | single-row inserts/s | pages per single-row commit "
-          f"| batched inserts/s ({arguments.batch} rows/commit) | pages per batched row |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for label, r in results.items():
-        print(f"| {label} | {r['rows']} | {r['single']:.0f} | {r['single pages/commit']:.2f} "
-              f"| {r['batched']:.0f} | {r['batched pages/row']:.3f} |")
-    print(f"MATCH at radius 3: {match_qps:.0f} queries/s ({found} rows found in "
-          f"{len(queries)} queries); hamming() scan of the plain table: {scan_qps:.1f} queries/s")
-    print(f"commits seen in the log: single {results['simhash_index']['single commits']} "
-          f"and {results['plain table']['single commits']}, batched "
-          f"{results['simhash_index']['batched commits']} and "
-          f"{results['plain table']['batched commits']} (index, plain)")
+    print(f"3 nodes on 127.0.0.1, one client, page size {page_size}, "
+          f"{arguments.rows} rows in each table before the measured inserts")
+    print("| table | rows per transaction | rows | rows/s | commits | pages per commit "
+          "| pages per row |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for label, transaction, count, rate, commits, pages in results:
+        print(f"| {label} | {transaction} | {count} | {rate:.0f} | {commits} "
+              f"| {pages / max(commits, 1):.1f} | {pages / count:.3f} |")
+    print(f"MATCH at radius 3 on {index_rows} rows: {match_qps:.0f} queries/s, one at a time "
+          f"({found} rows found by {len(queries)} queries); a hamming() scan of the plain "
+          f"table: {scan_qps:.1f} queries/s")
 
 
 if __name__ == "__main__":
