@@ -16,7 +16,9 @@ must vanish with it. After a new leader is elected:
     does an index bulk-loaded beforehand in transactions larger than the
     page cache.
 Then the killed node restarts, catches up, is handed the leadership back
-(TRANSFER), and gives the same answers.
+(TRANSFER), and gives the same answers. First of all, the shell session of
+README.md's dqlite section runs against the cluster and must print what the
+README shows.
 
 The test fails, rather than passes vacuously, unless the killed process died
 of SIGKILL, a different node was elected, and the writer saw its writes
@@ -29,6 +31,8 @@ Usage: python3 tests/dqlite/failover_test.py build/simhash_dqlite_node [--timeou
 import argparse
 import os
 import random
+import re
+import shlex
 import shutil
 import signal
 import socket
@@ -395,6 +399,42 @@ def bring_back(cluster, client, node):
           "after its restart")
 
 
+def readme_shell_examples():
+    """[(command line, expected output lines)] of the `$ dqlite` examples in
+    README.md's dqlite section."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
+        text = readme.read()
+    section = text[text.index("## Replicated: dqlite"):]
+    section = section[: section.index("\n## ", 1)]
+    examples = []
+    for block in re.findall(r"```console\n(.*?)```", section, flags=re.S):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                examples.append((line[2:], []))
+            elif examples:
+                examples[-1][1].append(line)
+    return examples
+
+
+def check_readme(servers):
+    """Runs the README's shell session against the cluster (database
+    `demo`) and compares what the shell prints."""
+    shell = shutil.which("dqlite")
+    check(shell is not None, "go-dqlite's dqlite shell is installed")
+    examples = readme_shell_examples()
+    check(len(examples) >= 8, f"README.md shows {len(examples)} dqlite shell commands")
+    for command, expected in examples:
+        words = shlex.split(command.replace("$S", ",".join(servers)))
+        if words[0] != "dqlite":
+            raise Failed(f"README: not a dqlite command: {command}")
+        shown = subprocess.run([shell] + words[1:], capture_output=True, text=True, timeout=30,
+                               check=False)
+        if shown.returncode != 0 or shown.stdout.splitlines() != expected:
+            raise Failed(f"README: {command}\nprinted {shown.stdout!r} {shown.stderr!r}\n"
+                         f"README shows {expected!r}")
+    check(True, "the README's dqlite shell session prints what the README shows")
+
+
 def run(node_binary, directory):
     base = free_base_port()
     rng = random.Random(base)
@@ -403,6 +443,7 @@ def run(node_binary, directory):
         cluster.start()
         print(f"cluster of 3 on 127.0.0.1:{base}-{base + 2} up in "
               f"{time.monotonic() - started:.1f} s", flush=True)
+        check_readme(cluster.servers)
         admin = dqlite_wire.Client(cluster.servers)
         admin.exec(SCHEMA)
         _, rows = admin.query("PRAGMA cache_spill")
@@ -450,7 +491,6 @@ def run(node_binary, directory):
         check(not writer.is_alive(), "the writer finished")
         # The same cluster through go-dqlite's shell, as the README shows it.
         shell = shutil.which("dqlite")
-        check(shell is not None, "go-dqlite's dqlite shell is installed")
         shown = subprocess.run(
             [shell, "-s", ",".join(cluster.servers), "db",
              "SELECT count(*), (SELECT count(*) FROM near), simhash_version() FROM docs"],
