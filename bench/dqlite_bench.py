@@ -125,21 +125,10 @@ def single(client, table, column, rows):
     return len(rows) / (time.perf_counter() - started)
 
 
-def main():
-    parser = argparse.ArgumentParser(description="dqlite replication benchmark")
-    parser.add_argument("node", help="path to simhash_dqlite_node")
-    parser.add_argument("--rows", type=int, default=20000, help="rows preloaded in each table")
-    parser.add_argument("--single", type=int, default=300, help="single-row inserts measured")
-    parser.add_argument("--batches", default="10,100,1000,10000",
-                        help="rows per transaction of the batched inserts")
-    parser.add_argument("--batch-rows", type=int, default=2000,
-                        help="rows inserted per batch size (at least two transactions)")
-    parser.add_argument("--queries", type=int, default=1000, help="MATCH queries measured")
-    parser.add_argument("--seed", type=int, default=1)
-    arguments = parser.parse_args()
+def measure(arguments, seed):
+    """One fresh cluster: the insert phases, then the queries."""
     batch_sizes = [int(size) for size in arguments.batches.split(",")]
-
-    rng = random.Random(arguments.seed)
+    rng = random.Random(seed)
 
     def fingerprint():
         return rng.getrandbits(64) - (1 << 63)
@@ -172,7 +161,7 @@ def main():
             preload = make_rows(arguments.rows)
             if table == "near":
                 fingerprints = [fp for _, fp in preload]
-            batched(client, table, column, preload, 1000)
+            batched(client, table, column, preload, 10000)
             meter.read()
             rows = make_rows(arguments.single)
             rate = single(client, table, column, rows)
@@ -204,18 +193,51 @@ def main():
     finally:
         cluster.stop()
         shutil.rmtree(directory, ignore_errors=True)
+    return {"page_size": page_size, "results": results, "index_rows": index_rows,
+            "found": found, "match_qps": match_qps, "scan_qps": scan_qps}
 
-    print(f"3 nodes on 127.0.0.1, one client, page size {page_size}, "
-          f"{arguments.rows} rows in each table before the measured inserts")
+
+def median(values):
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser(description="dqlite replication benchmark")
+    parser.add_argument("node", help="path to simhash_dqlite_node")
+    parser.add_argument("--rows", type=int, default=20000, help="rows preloaded in each table")
+    parser.add_argument("--single", type=int, default=300, help="single-row inserts measured")
+    parser.add_argument("--batches", default="10,100,1000,10000",
+                        help="rows per transaction of the batched inserts")
+    parser.add_argument("--batch-rows", type=int, default=2000,
+                        help="rows inserted per batch size (at least two transactions)")
+    parser.add_argument("--queries", type=int, default=1000, help="MATCH queries measured")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="fresh clusters measured; rates are their medians")
+    parser.add_argument("--seed", type=int, default=1)
+    arguments = parser.parse_args()
+
+    runs = [measure(arguments, arguments.seed + run) for run in range(arguments.runs)]
+    first = runs[0]
+    print(f"3 nodes on 127.0.0.1, one client, page size {first['page_size']}, "
+          f"{arguments.rows} rows in each table before the measured inserts; "
+          f"rates: median of {len(runs)} runs (min-max)")
     print("| table | rows per transaction | rows | rows/s | commits | pages per commit "
           "| pages per row |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    for label, transaction, count, rate, commits, pages in results:
-        print(f"| {label} | {transaction} | {count} | {rate:.0f} | {commits} "
+    for i, (label, transaction, count, _, commits, pages) in enumerate(first["results"]):
+        rates = [run["results"][i][3] for run in runs]
+        # Pages differ between runs only by the random fingerprints' layout.
+        pages = median([run["results"][i][5] for run in runs])
+        print(f"| {label} | {transaction} | {count} | {median(rates):.0f} "
+              f"({min(rates):.0f}-{max(rates):.0f}) | {commits} "
               f"| {pages / max(commits, 1):.1f} | {pages / count:.3f} |")
-    print(f"MATCH at radius 3 on {index_rows} rows: {match_qps:.0f} queries/s, one at a time "
-          f"({found} rows found by {len(queries)} queries); a hamming() scan of the plain "
-          f"table: {scan_qps:.1f} queries/s")
+    match = [run["match_qps"] for run in runs]
+    scan = [run["scan_qps"] for run in runs]
+    print(f"MATCH at radius 3 on {first['index_rows']} rows, one query at a time: "
+          f"{median(match):.0f} queries/s ({min(match):.0f}-{max(match):.0f}; "
+          f"{first['found']} rows found by {arguments.queries} queries); a hamming() scan "
+          f"of the plain table: {median(scan):.1f} queries/s ({min(scan):.1f}-{max(scan):.1f})")
 
 
 if __name__ == "__main__":
