@@ -6,6 +6,8 @@ test (tests/dqlite/) and by the benchmark (bench/dqlite_bench.py).
     python3 examples/dqlite/dqlite_cluster.py start --node build/simhash_dqlite_node \\
         --dir /tmp/simhash-cluster [--nodes 3] [--port 9001]
     dqlite -s 127.0.0.1:9001,127.0.0.1:9002,127.0.0.1:9003 db 'SELECT simhash_version()'
+    python3 examples/dqlite/dqlite_cluster.py start --id 1 --dir /tmp/simhash-cluster  # restart
+    python3 examples/dqlite/dqlite_cluster.py transfer --id 1    # node 1 leads
     python3 examples/dqlite/dqlite_cluster.py stop --dir /tmp/simhash-cluster
 
 Node 1 bootstraps a one-node cluster; each other node is then added to it
@@ -158,24 +160,59 @@ def _stop_from_pid_files(directory):
         os.remove(path)
 
 
+def _transfer(servers, node_id, wait=30.0):
+    """Asks the leader to hand its leadership to node_id (which must have
+    caught up first: the request fails until it has) and waits for it."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = dqlite_wire.find_leader(servers)
+        if found is not None and found[0] == node_id:
+            return
+        try:
+            if found is not None:
+                connection = dqlite_wire.Connection(found[1])
+                try:
+                    connection.transfer(node_id)
+                finally:
+                    connection.close()
+        except (OSError, dqlite_wire.DqliteError) as error:
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"leadership not transferred to {node_id}: {error}") from error
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"leadership not transferred to {node_id}")
+        time.sleep(0.2)
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=["start", "stop"])
-    parser.add_argument("--dir", required=True, help="data directory of the cluster")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="start --id N restarts one node of an existing cluster (after a kill); "
+        "transfer --id N makes node N the leader.")
+    parser.add_argument("action", choices=["start", "stop", "transfer"])
+    parser.add_argument("--dir", help="data directory of the cluster (start, stop)")
     parser.add_argument("--node", default="build/simhash_dqlite_node", help="the node program")
     parser.add_argument("--nodes", type=int, default=3)
     parser.add_argument("--port", type=int, default=9001, help="port of node 1; node i gets +i-1")
+    parser.add_argument("--id", type=int, help="one node: start (restart) it, or make it lead")
     arguments = parser.parse_args()
+    if arguments.action != "transfer" and arguments.dir is None:
+        parser.error(f"{arguments.action} needs --dir")
+    cluster = Cluster(arguments.node, arguments.dir or ".", arguments.nodes, arguments.port)
     if arguments.action == "stop":
         _stop_from_pid_files(arguments.dir)
-        return
-    cluster = Cluster(arguments.node, arguments.dir, arguments.nodes, arguments.port)
-    try:
-        cluster.start(detach=True)
-    except Exception:
-        cluster.stop()
-        raise
-    print(",".join(cluster.servers))
+    elif arguments.action == "transfer":
+        if arguments.id is None:
+            parser.error("transfer needs --id")
+        _transfer(cluster.servers, arguments.id)
+    elif arguments.id is not None:
+        cluster.start_node(arguments.id, detach=True)
+    else:
+        try:
+            cluster.start(detach=True)
+        except Exception:
+            cluster.stop()
+            raise
+        print(",".join(cluster.servers))
 
 
 if __name__ == "__main__":
