@@ -64,7 +64,9 @@ Options ParseOptions(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; i += 2) {
     const std::string_view flag = argv[i];
-    if (i + 1 >= argc) Usage("a flag without its value");
+    if (i + 1 >= argc) {
+      Usage("a flag without its value");
+    }
     const char* value = argv[i + 1];
     if (flag == "--id") {
       options.id = ParseNumber(flag, value);
@@ -99,7 +101,9 @@ class Node {
     const int rc =
         dqlite_node_create(options.id, options.address.c_str(), options.dir.c_str(), &raw);
     node_.reset(raw);  // owned even when creation failed: destroy frees it
-    if (rc != 0) Fail("dqlite_node_create", rc);
+    if (rc != 0) {
+      Fail("dqlite_node_create", rc);
+    }
     Check("dqlite_node_set_bind_address",
           dqlite_node_set_bind_address(node_.get(), options.address.c_str()));
     if (options.latency_ms != 0) {
@@ -115,7 +119,9 @@ class Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   ~Node() {
-    if (started_) dqlite_node_stop(node_.get());
+    if (started_) {
+      dqlite_node_stop(node_.get());
+    }
   }
 
   void Start() {
@@ -129,7 +135,9 @@ class Node {
   };
 
   void Check(const char* what, int rc) const {
-    if (rc != 0) Fail(what, rc);
+    if (rc != 0) {
+      Fail(what, rc);
+    }
   }
   [[noreturn]] void Fail(const char* what, int rc) const {
     const char* message = node_ ? dqlite_node_errmsg(node_.get()) : nullptr;
@@ -161,7 +169,9 @@ void CheckExtensionRegistered() {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open(":memory:", &raw);
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
-  if (rc != SQLITE_OK) throw std::runtime_error("sqlite3_open failed");
+  if (rc != SQLITE_OK) {
+    throw std::runtime_error("sqlite3_open failed");
+  }
   sqlite3_stmt* raw_statement = nullptr;
   if (sqlite3_prepare_v2(db.get(), "SELECT simhash_version()", -1, &raw_statement, nullptr) !=
       SQLITE_OK) {
