@@ -135,8 +135,9 @@ def measure(arguments, seed):
 
     directory = tempfile.mkdtemp(prefix="simhash-dqlite-bench-")
     # No snapshots during the run: they would truncate the log being read.
+    # Ports below Linux's ephemeral range, which outgoing connections use.
     cluster = dqlite_cluster.Cluster(
-        arguments.node, directory, size=3, port=rng.randrange(20000, 32000),  # below the ephemeral ports
+        arguments.node, directory, size=3, port=rng.randrange(20000, 32000),
         extra_args=["--snapshot-threshold", "1000000", "--snapshot-trailing", "1000000"])
     results = []  # (table, transaction, rows, rows/s, commits, pages)
     try:
