@@ -363,7 +363,8 @@ def failover(cluster, writer, with_sentinel, rng):
         return new is not None
 
     wait_for(elected, 60, "a new leader")
-    check(new != old, f"node {new} elected leader {time.monotonic() - killed_at:.1f} s after the kill")
+    check(new != old,
+          f"node {new} elected leader {time.monotonic() - killed_at:.1f} s after the kill")
     wait_for(lambda: writer.in_doubt > in_doubt or writer.error is not None, 60,
              "the writer's recovery")
     if writer.error is not None:
