@@ -15,6 +15,9 @@ set -euo pipefail
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
           libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip python3-venv
           sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu qemu-user)
+# libdqlite-dev builds the dqlite node program (examples/dqlite/) and go-dqlite
+# brings the `dqlite` shell that its README section and test use.
+packages+=(libdqlite-dev go-dqlite)
 foreign_architectures=(arm64 s390x)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(manpages-zh)

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Every test, each stage timed:
 #   the Release build (build/, g++) and the whole suite in it with ctest;
+#   a 3-node dqlite cluster on 127.0.0.1 (examples/dqlite/, SIMHASH_DQLITE=ON
+#     in build/): tests/dqlite/failover_test.py kills the leader twice under
+#     a writer and checks the index on the new and the restarted leader;
 #   the AddressSanitizer + UndefinedBehaviorSanitizer build (build-sanitize/)
 #     and the whole suite in it;
 #   a clang++ build (build-clang/) and the whole suite in it;
@@ -74,6 +77,15 @@ portable_file() {
     --gtest_filter='PortableFile.*'
 }
 
+# Turns SIMHASH_DQLITE on in the Release build, builds the node program and
+# runs the failover test, which stops its nodes and gives up by itself after
+# 150 s; timeout is the backstop.
+dqlite_failover() {
+  cmake -S . -B build -DSIMHASH_DQLITE=ON
+  cmake --build build -j"$jobs" --target simhash_dqlite_node
+  timeout 200 python3 tests/dqlite/failover_test.py build/simhash_dqlite_node --timeout 150
+}
+
 # $1: the Debian architecture, $2: the processor (cmake/$2-linux-gnu.cmake).
 cross_build() {
   bash scripts/cross-sysroot.sh "$1"
@@ -99,6 +111,7 @@ cross_tests() {
 
 stage "Release build (g++)" release_build
 stage "Release tests" ctest --test-dir build --output-on-failure -j"$jobs"
+stage "dqlite cluster failover (3 nodes, 127.0.0.1)" dqlite_failover
 stage "ASan+UBSan build" sanitizer_build
 stage "ASan+UBSan tests" sanitizer_tests
 stage "clang++ build" clang_build
