@@ -34,6 +34,8 @@ constexpr int kColumnQuery = 2;
 constexpr int kColumnRadius = 3;
 constexpr int kColumnCommand = 4;
 
+// The plan encoding (written by x_best_index, read by x_filter).
+//
 // idxNum: the plan kind in the low bits, plus a flag when ORDER BY distance is
 // consumed (results sorted by distance, then rowid).
 constexpr int kPlanScan = 0;
@@ -42,6 +44,25 @@ constexpr int kPlanMatch = 2;
 constexpr int kPlanCommand = 3;  // WHERE <table> = 'integrity-check': a check that only reads
 constexpr int kPlanMask = 3;
 constexpr int kSortedByDistance = 4;
+
+// idxStr: one code per argument the plan asks xFilter for, in argv order,
+// then a space and the plan as EXPLAIN QUERY PLAN shows it.
+//   kPlanMatch:   q, then any of l t e r, then n and o (see below)
+//   kPlanCommand: c       kPlanRowid: i       kPlanScan: - (no argument)
+// Every l, t, e and r is an upper bound: the search radius is the smallest.
+// With none of them, ORDER BY distance and a LIMIT, the plan returns the
+// LIMIT + OFFSET nearest rows at any distance ("nearest"): the index answers
+// when it finds that many within k, else one pass over the data does.
+constexpr char kArgQuery = 'q';     // the query fingerprint (MATCH, or the hidden column `query`)
+constexpr char kArgAtMost = 'l';    // distance <= value
+constexpr char kArgBelow = 't';     // distance < value
+constexpr char kArgEqual = 'e';     // distance = value (each value of an IN list; SQLite checks it)
+constexpr char kArgRadius = 'r';    // the hidden column `radius` (the function form's 2nd argument)
+constexpr char kArgLimit = 'n';     // LIMIT (only with no l, t, e or r, and ORDER BY distance)
+constexpr char kArgOffset = 'o';    // OFFSET (likewise)
+constexpr char kArgCommand = 'c';   // WHERE <table> = 'command'
+constexpr char kArgRowid = 'i';     // rowid = value
+constexpr char kNoArguments = '-';  // a full scan
 
 struct IndexTable : sqlite3_vtab {
   sqlite3* db = nullptr;
@@ -223,24 +244,12 @@ int x_destroy(sqlite3_vtab* vtab) {
   return rc;
 }
 
-// The MATCH plan's idxStr starts with one code per argument it asks xFilter
-// for, then a space and the plan as EXPLAIN QUERY PLAN shows it:
-//   q  the query fingerprint (MATCH, or the hidden column `query`)
-//   l  distance <= value       t  distance < value
-//   e  distance = value (also each value of an IN list; SQLite still checks it)
-//   r  the hidden column `radius` (the table-valued function's second argument)
-//   n  LIMIT, o  OFFSET (only with no l, t, e or r, and ORDER BY distance)
-// Every l, t, e and r is an upper bound: the search radius is the smallest.
-// With none of them, ORDER BY distance and a LIMIT, the plan returns the
-// LIMIT + OFFSET nearest rows at any distance ("nearest"): the index answers
-// when it finds that many within k, else one pass over the data does.
-
 // The radius a constraint's value asks for (radius_argument.h): `radius` is
 // an argument, the others bound the distance.
 std::optional<int> radius_from(char code, sqlite3_value* value, const std::string& name) {
-  const RadiusValue kind = code == 'r'   ? RadiusValue::kArgument
-                           : code == 't' ? RadiusValue::kBelow
-                                         : RadiusValue::kAtMost;
+  const RadiusValue kind = code == kArgRadius  ? RadiusValue::kArgument
+                           : code == kArgBelow ? RadiusValue::kBelow
+                                               : RadiusValue::kAtMost;
   return read_radius(value, kind, "simhash_index " + name);
 }
 
@@ -249,17 +258,18 @@ char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint)
   if (constraint.iColumn == kColumnDistance) {
     switch (constraint.op) {
       case SQLITE_INDEX_CONSTRAINT_LE:
-        return 'l';
+        return kArgAtMost;
       case SQLITE_INDEX_CONSTRAINT_LT:
-        return 't';
+        return kArgBelow;
       case SQLITE_INDEX_CONSTRAINT_EQ:
-        return 'e';
+        return kArgEqual;
       default:
         return 0;
     }
   }
-  return constraint.iColumn == kColumnRadius && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ ? 'r'
-                                                                                            : 0;
+  return constraint.iColumn == kColumnRadius && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ
+             ? kArgRadius
+             : 0;
 }
 
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -316,7 +326,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       int argument = 0;
       info->aConstraintUsage[match].argvIndex = ++argument;
       info->aConstraintUsage[match].omit = 1;
-      codes += 'q';
+      codes += kArgQuery;
       // A constant radius is known now, so the plan text can say whether it scans.
       std::optional<int> known_radius;
       bool all_known = true;
@@ -325,8 +335,8 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         info->aConstraintUsage[index].argvIndex = ++argument;
         // `=` stays for SQLite to check: the search returns every row within
         // the radius, and an IN list runs one search per value.
-        info->aConstraintUsage[index].omit = code == 'e' ? 0 : 1;
-        distance_equal = distance_equal || code == 'e';
+        info->aConstraintUsage[index].omit = code == kArgEqual ? 0 : 1;
+        distance_equal = distance_equal || code == kArgEqual;
         codes += code;
         sqlite3_value* value = nullptr;
         std::optional<int> radius;
@@ -368,10 +378,10 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       // produce the first LIMIT + OFFSET rows in order.
       if (sorted && radius_constraints.empty() && limit >= 0) {
         info->aConstraintUsage[limit].argvIndex = ++argument;
-        codes += 'n';
+        codes += kArgLimit;
         if (offset >= 0) {
           info->aConstraintUsage[offset].argvIndex = ++argument;
-          codes += 'o';
+          codes += kArgOffset;
         }
         description = "nearest (index, k=" + k + "; scan if fewer within " + k +
                       " than LIMIT + OFFSET), sorted by distance";
@@ -382,7 +392,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     } else if (command_eq >= 0) {
       info->aConstraintUsage[command_eq].argvIndex = 1;
       info->aConstraintUsage[command_eq].omit = 1;
-      codes.push_back('c');
+      codes.push_back(kArgCommand);
       description = "command";
       info->idxNum = kPlanCommand;
       info->estimatedCost = 1;
@@ -390,14 +400,14 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     } else if (rowid_eq >= 0) {
       info->aConstraintUsage[rowid_eq].argvIndex = 1;
       info->aConstraintUsage[rowid_eq].omit = 1;
-      codes.push_back('i');
+      codes.push_back(kArgRowid);
       description = "rowid lookup";
       info->idxNum = kPlanRowid;
       info->estimatedCost = 10;
       info->estimatedRows = 1;
       info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
     } else {
-      codes.push_back('-');
+      codes.push_back(kNoArguments);
       description = "full scan";
       info->idxNum = kPlanScan;
       // Without its MATCH operand the plan cannot run: make it a last resort.
@@ -536,11 +546,11 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       // SQLite passes LIMIT and OFFSET as integers, LIMIT first; a negative
       // LIMIT means none, and then the plain search (within k) applies.
       const std::int64_t number = sqlite3_value_int64(argv[i]);
-      if (codes[i] == 'n') {
+      if (codes[i] == kArgLimit) {
         nearest = number >= 0 ? std::optional<std::int64_t>(number) : std::nullopt;
         continue;
       }
-      if (codes[i] == 'o') {
+      if (codes[i] == kArgOffset) {
         if (nearest && number > 0) {
           nearest = *nearest > INT64_MAX - number ? INT64_MAX : *nearest + number;
         }
