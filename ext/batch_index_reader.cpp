@@ -1,13 +1,14 @@
-// Resolves an index name like SQL does, recognises a simhash_index by the
-// CREATE VIRTUAL TABLE statement in sqlite_schema, and reads its config and
-// rows through index_shadow_tables.h.
+// Resolves an index name like SQL does (the databases in SQL's order, the
+// tables as PRAGMA table_list lists them), recognises a simhash_index by
+// asking the module (index_registry.h), and reads its config and rows
+// through index_shadow_tables.h.
 #include "batch_index_reader.h"
 
-#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "index_registry.h"
 #include "index_shadow_tables.h"
 #include "sqlite_support.h"
 
@@ -23,66 +24,6 @@ bool equal_ignoring_case(std::string_view x, std::string_view y) {
 
 [[noreturn]] void throw_sqlite(sqlite3* db, std::string_view function) {
   throw BatchError(std::string(function) + ": " + sqlite3_errmsg(db), sqlite3_errcode(db));
-}
-
-// One token of SQL text: its text (unquoted for quoted identifiers) and
-// whether it was quoted (a quoted word is a name, never a keyword).
-struct Token {
-  std::string text;
-  bool quoted = false;
-};
-
-// Splits SQL into words, quoted names and single punctuation characters,
-// skipping spaces and comments. Enough to read a CREATE VIRTUAL TABLE header.
-std::vector<Token> tokenize(std::string_view sql, std::size_t max_tokens) {
-  std::vector<Token> tokens;
-  std::size_t i = 0;
-  while (i < sql.size() && tokens.size() < max_tokens) {
-    const unsigned char c = static_cast<unsigned char>(sql[i]);
-    if (std::isspace(c)) {
-      ++i;
-    } else if (sql.compare(i, 2, "--") == 0) {
-      i = sql.find('\n', i);
-      i = i == std::string_view::npos ? sql.size() : i;
-    } else if (sql.compare(i, 2, "/*") == 0) {
-      i = sql.find("*/", i + 2);
-      i = i == std::string_view::npos ? sql.size() : i + 2;
-    } else if (c == '"' || c == '`' || c == '[' || c == '\'') {
-      const char close = c == '[' ? ']' : static_cast<char>(c);
-      Token token{"", true};
-      ++i;
-      while (i < sql.size()) {
-        if (sql[i] == close) {
-          if (close != ']' && i + 1 < sql.size() && sql[i + 1] == close) {
-            token.text += close;  // a doubled quote stands for itself
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        token.text += sql[i++];
-      }
-      tokens.push_back(std::move(token));
-    } else if (std::isalnum(c) || c == '_' || c == '$' || c >= 0x80) {
-      Token token;
-      while (i < sql.size()) {
-        const unsigned char d = static_cast<unsigned char>(sql[i]);
-        if (!(std::isalnum(d) || d == '_' || d == '$' || d >= 0x80)) {
-          break;
-        }
-        token.text += sql[i++];
-      }
-      tokens.push_back(std::move(token));
-    } else {
-      tokens.push_back(Token{std::string(1, sql[i++]), false});
-    }
-  }
-  return tokens;
-}
-
-bool is_keyword(const Token& token, std::string_view keyword) {
-  return !token.quoted && equal_ignoring_case(token.text, keyword);
 }
 
 // The databases in the order SQL resolves an unqualified name: temp, main,
@@ -106,24 +47,21 @@ std::vector<std::string> database_names(sqlite3* db, std::string_view function) 
   return names;
 }
 
-struct SchemaEntry {
-  std::string name;
-  std::string type;
-  std::string sql;
-};
-
-// The schema entry named `name` (any case) in database `schema`, if any.
-std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema, std::string_view name,
-                                      std::string_view function) {
+// The table or view named `name` (any case) in database `schema`, as SQLite
+// lists it: its name as created and its type (table, view, virtual, shadow).
+std::optional<std::pair<std::string, std::string>> find_entry(sqlite3* db,
+                                                              const std::string& schema,
+                                                              std::string_view name,
+                                                              std::string_view function) {
   Statement statement;
-  const std::string sql = format_sql(
-      "SELECT name, type, coalesce(sql, '') FROM \"%w\".sqlite_schema "
-      "WHERE name = ?1 COLLATE NOCASE AND type IN ('table', 'view')",
-      schema.c_str());
-  if (prepare(db, sql, statement) != SQLITE_OK) {
+  if (prepare(db,
+              "SELECT name, type FROM pragma_table_list WHERE schema = ?1 AND name = ?2 "
+              "COLLATE NOCASE",
+              statement) != SQLITE_OK) {
     throw_sqlite(db, function);
   }
-  sqlite3_bind_text(statement.get(), 1, name.data(), static_cast<int>(name.size()),
+  sqlite3_bind_text(statement.get(), 1, schema.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(statement.get(), 2, name.data(), static_cast<int>(name.size()),
                     SQLITE_TRANSIENT);
   const int rc = sqlite3_step(statement.get());
   if (rc == SQLITE_DONE) {
@@ -135,7 +73,19 @@ std::optional<SchemaEntry> find_entry(sqlite3* db, const std::string& schema, st
   const auto text = [&](int column) {
     return std::string(reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), column)));
   };
-  return SchemaEntry{text(0), text(1), text(2)};
+  return std::pair{text(0), text(1)};
+}
+
+// Whether a virtual table is a simhash_index: SQLite connects it when a
+// statement names it, and a connected index has registered itself. The
+// statement may still fail (an index whose config cannot be read connects
+// but plans nothing; a module that is not loaded does not connect), so only
+// the registry answers.
+bool is_simhash_index(sqlite3* db, const std::string& schema, const std::string& name) {
+  Statement statement;
+  prepare(db, format_sql("SELECT 1 FROM \"%w\".\"%w\"", schema.c_str(), name.c_str()),
+          statement);
+  return is_registered_index(db, schema, name);
 }
 
 }  // namespace
@@ -148,32 +98,6 @@ std::string quoted(std::string_view name) {
   text.append(name);
   text.push_back('\'');
   return text;
-}
-
-std::optional<std::string> virtual_table_module(std::string_view sql) {
-  const std::vector<Token> tokens = tokenize(sql, 16);
-  std::size_t i = 0;
-  const auto next_is = [&](std::string_view keyword) {
-    if (i < tokens.size() && is_keyword(tokens[i], keyword)) {
-      ++i;
-      return true;
-    }
-    return false;
-  };
-  if (!next_is("CREATE") || !next_is("VIRTUAL") || !next_is("TABLE")) {
-    return std::nullopt;
-  }
-  if (next_is("IF") && !(next_is("NOT") && next_is("EXISTS"))) {
-    return std::nullopt;
-  }
-  ++i;  // the table name
-  if (i + 1 < tokens.size() && !tokens[i].quoted && tokens[i].text == ".") {
-    i += 2;  // schema.name
-  }
-  if (!next_is("USING") || i >= tokens.size()) {
-    return std::nullopt;
-  }
-  return tokens[i].text;
 }
 
 std::optional<SchemaObject> find_object(sqlite3* db, std::string_view requested,
@@ -192,20 +116,34 @@ std::optional<SchemaObject> find_object(sqlite3* db, std::string_view requested,
     }
   }
   for (const std::string& schema : search) {
-    if (std::optional<SchemaEntry> entry = find_entry(db, schema, name, function)) {
-      return SchemaObject{schema, entry->name, entry->type == "view",
-                          virtual_table_module(entry->sql)};
+    if (const auto entry = find_entry(db, schema, name, function)) {
+      const auto& [found_name, type] = *entry;
+      using Kind = SchemaObject::Kind;
+      const Kind kind = type == "view"                             ? Kind::kView
+                        : type == "shadow"                         ? Kind::kShadowTable
+                        : type != "virtual"                        ? Kind::kTable
+                        : is_simhash_index(db, schema, found_name) ? Kind::kSimhashIndex
+                                                                   : Kind::kOtherVirtualTable;
+      return SchemaObject{schema, found_name, kind};
     }
   }
   return std::nullopt;
 }
 
-bool SchemaObject::is_simhash_index() const {
-  return module && equal_ignoring_case(*module, "simhash_index");
-}
-
-std::string SchemaObject::kind() const {
-  return view ? "a view" : module ? "a virtual table using " + *module : "an ordinary table";
+std::string SchemaObject::kind_text() const {
+  switch (kind) {
+    case Kind::kView:
+      return "a view";
+    case Kind::kShadowTable:
+      return "a shadow table of a virtual table";
+    case Kind::kSimhashIndex:
+      return "a simhash_index";
+    case Kind::kOtherVirtualTable:
+      return "a virtual table of another module";
+    case Kind::kTable:
+      break;
+  }
+  return "an ordinary table";
 }
 
 ResolvedIndex open_index(sqlite3* db, const SchemaObject& object, std::string_view function) {
@@ -222,9 +160,9 @@ ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string
   if (!object) {
     throw BatchError(std::string(function) + ": no simhash_index named " + quoted(requested));
   }
-  if (!object->is_simhash_index()) {
+  if (object->kind != SchemaObject::Kind::kSimhashIndex) {
     throw BatchError(std::string(function) + ": " + quoted(requested) +
-                     " is not a simhash_index (it is " + object->kind() + ")");
+                     " is not a simhash_index (it is " + object->kind_text() + ")");
   }
   return open_index(db, *object, function);
 }

@@ -35,14 +35,13 @@ struct ResolvedIndex {
 
 // A table or view of the caller's schema, found by name.
 struct SchemaObject {
+  enum class Kind { kTable, kView, kShadowTable, kSimhashIndex, kOtherVirtualTable };
   std::string schema;  // e.g. "main"
   std::string name;    // as created
-  bool view = false;
-  std::optional<std::string> module;  // a virtual table's module
+  Kind kind = Kind::kTable;
 
-  bool is_simhash_index() const;
-  // For messages: "an ordinary table", "a view", "a virtual table using rtree".
-  std::string kind() const;
+  // For messages: "an ordinary table", "a view", "a virtual table of another module".
+  std::string kind_text() const;
 };
 
 // The table or view `requested` names, resolved as SQL resolves names (temp,
@@ -64,9 +63,5 @@ std::string quoted(std::string_view name);
 // Every row of the index in rowid order.
 std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& index,
                                              std::string_view function);
-
-// The module of a CREATE VIRTUAL TABLE statement (as sqlite_schema keeps it);
-// nullopt for any other SQL.
-std::optional<std::string> virtual_table_module(std::string_view sql);
 
 }  // namespace simhash::sql

@@ -229,7 +229,7 @@ std::vector<ClusterRow> group_source(sqlite3* db, const std::string& requested,
                      quoted(requested));
   }
   std::vector<ClusterRow> rows;
-  if (source->is_simhash_index()) {
+  if (source->kind == SchemaObject::Kind::kSimhashIndex) {
     const ResolvedIndex index = open_index(db, *source, function);
     used_radius = radius.value_or(index.k);
     const std::vector<FingerprintLeader> leaders = find_leader_groups(

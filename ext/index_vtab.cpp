@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "index/permutation_plan.h"
+#include "index_registry.h"
 #include "index_shadow_tables.h"
 #include "index_storage.h"
 #include "radius_argument.h"
@@ -74,6 +75,8 @@ struct IndexTable : sqlite3_vtab {
   std::unique_ptr<IndexStorage> storage;
   std::string unreadable;
   int unreadable_code = SQLITE_ERROR;
+  // Tells the batch functions this table is an index (index_registry.h).
+  std::optional<IndexRegistration> registration;
 
   IndexStorage& usable_storage() const {
     if (!storage) {
@@ -180,6 +183,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     table->db = db;
     table->schema = schema;
     table->name = name;
+    table->registration.emplace(db, schema, name);
     std::optional<PermutationPlan> plan;
     try {
       if (!create) {
@@ -779,6 +783,7 @@ int x_rename(sqlite3_vtab* vtab, const char* new_name) {
     }
     table_of(vtab)->usable_storage().rename(new_name);
     table_of(vtab)->name = new_name;
+    table_of(vtab)->registration->rename(new_name);
     return SQLITE_OK;
   });
 }

@@ -51,8 +51,8 @@ PairTable read_pair_table(sqlite3* db, const SchemaObject& table, std::string_vi
   const PairColumns columns = find_columns(statement.get());
   if (columns.a == kAbsent || columns.b == kAbsent) {
     throw BatchError(std::string(function) + ": " + quoted(table.name) +
-                     " is neither a simhash_index nor a table of pairs (it is " + table.kind() +
-                     " without columns a and b)");
+                     " is neither a simhash_index nor a table of pairs (it is " +
+                     table.kind_text() + " without columns a and b)");
   }
   const int rank_column = columns.similarity != kAbsent ? columns.similarity : columns.distance;
   PairTable result;

@@ -227,8 +227,9 @@ TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
       {"('nothing')", "no simhash_index named 'nothing'"},
       {"('docs')", "'docs' is not a simhash_index (it is an ordinary table)"},
       {"('recent')", "'recent' is not a simhash_index (it is a view)"},
-      {"('words')", "'words' is not a simhash_index (it is a virtual table using fts5)"},
-      {"('near_data')", "'near_data' is not a simhash_index (it is an ordinary table)"},
+      {"('words')", "'words' is not a simhash_index (it is a virtual table of another module)"},
+      {"('near_data')",
+       "'near_data' is not a simhash_index (it is a shadow table of a virtual table)"},
       {"('nosuchdb.near')", "no simhash_index named 'nosuchdb.near'"},
       {"(42)", "the index must be named by a TEXT value, got INTEGER"},
       {"('near', -1)", "the radius must not be negative (got -1)"},
@@ -321,7 +322,7 @@ TEST(BatchSql, ClustersNameWhatIsNeitherAnIndexNorPairs) {
             message("docs", "an ordinary table"));
   EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('recent')"), message("recent", "a view"));
   EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('words')"),
-            message("words", "a virtual table using fts5"));
+            message("words", "a virtual table of another module"));
   EXPECT_EQ(db.error("SELECT * FROM simhash_clusters('pairs', 3)"),
             "simhash_clusters: 'pairs' is a table of pairs, not a simhash_index: a radius applies "
             "only to an index (choose the pairs in the table or a view instead)");
@@ -422,6 +423,32 @@ TEST(BatchSql, NamesResolveLikeSql) {
             2);  // 3-2, 3-1 (2 and 1 differ in two bits)
   EXPECT_EQ(db.error("SELECT * FROM simhash_pairs('main.far')"),
             "simhash_pairs: no simhash_index named 'main.far'");
+  // An index is recognised by the module itself (index_registry.h): it
+  // follows a rename, in the same connection and in a new one.
+  db.exec("ALTER TABLE other.far RENAME TO Renamed");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('renamed')"), 2);
+  EXPECT_EQ(db.integer("SELECT min(a) FROM simhash_pairs('far')"), 20);
+  db.exec("DROP TABLE temp.far");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('other.renamed')"), 2);
+  EXPECT_EQ(db.error("SELECT * FROM simhash_pairs('far')"),
+            "simhash_pairs: no simhash_index named 'far'");
+}
+
+TEST(BatchSql, IndexesAreRecognisedInAFreshConnection) {
+  const TempDatabaseFile file("batch_fresh");
+  {
+    TestDatabase db(file.path());
+    db.exec(
+        "CREATE VIRTUAL TABLE near USING simhash_index(k=3);"
+        "INSERT INTO near(rowid, fp) VALUES (1, 0), (2, 1);"
+        "CREATE VIRTUAL TABLE words USING fts5(body)");
+  }
+  // Nothing has touched the tables in this connection yet.
+  TestDatabase db(file.path());
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('near')"), 1);
+  EXPECT_EQ(db.error("SELECT * FROM simhash_pairs('words')"),
+            "simhash_pairs: 'words' is not a simhash_index (it is a virtual table of another "
+            "module)");
 }
 
 TEST(BatchSql, HiddenColumnsJoinsAndOrder) {
