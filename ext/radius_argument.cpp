@@ -36,7 +36,7 @@ std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::stri
   // Integers are clamped before the conversion, so none loses its meaning.
   const double number = type == SQLITE_INTEGER
                             ? static_cast<double>(std::clamp<sqlite3_int64>(
-                                  sqlite3_value_int64(value), -1, 2 * kMaxRadius))
+                                  sqlite3_value_int64(value), -1, sqlite3_int64{2} * kMaxRadius))
                             : sqlite3_value_double(value);
   if (std::isnan(number)) {
     refuse(who, "the radius must be a number, got NaN");
