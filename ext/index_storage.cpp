@@ -61,10 +61,10 @@ void IndexStorage::create_tables(sqlite3* db, const std::string& schema, const s
                       "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB NOT "
                       "NULL);"
                       "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
-                      "('k', %d), ('blocks', %d), ('format', %d);",
+                      "('k', %d), ('blocks', %d), ('format', %d), ('icu', %Q), ('unicode', %Q);",
                       schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
                       name.c_str(), schema.c_str(), name.c_str(), config.k, config.blocks,
-                      config.format));
+                      config.format, config.icu.c_str(), config.unicode.c_str()));
 }
 
 IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& schema,
@@ -84,6 +84,12 @@ IndexStorage::Config IndexStorage::read_config(sqlite3* db, const std::string& s
   while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
     const auto* key_text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
     const std::string key = key_text != nullptr ? key_text : "";
+    if (key == "icu" || key == "unicode") {
+      // Informative only (see Config): any value is kept as text.
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
+      (key == "icu" ? config.icu : config.unicode) = text != nullptr ? text : "";
+      continue;
+    }
     if (key != "k" && key != "blocks" && key != "format") {
       continue;
     }

@@ -53,6 +53,12 @@ class IndexStorage {
     int k = 3;
     int blocks = 4;
     int format = kIndexFormat;
+    // The ICU and Unicode versions of the extension that created the index
+    // (simhash_icu_version()): fingerprints computed under other versions
+    // may differ for the same text. Empty for indexes created before they
+    // were recorded. Extra config rows, which older releases skip.
+    std::string icu;
+    std::string unicode;
   };
 
   static void create_tables(sqlite3* db, const std::string& schema, const std::string& name,

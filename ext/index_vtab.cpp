@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "icu_versions.h"
 #include "index_storage.h"
 #include "permutation_plan.h"
 #include "registration.h"
@@ -162,6 +163,26 @@ PermutationPlan make_plan(const IndexStorage::Config& config) {
   return *plan;
 }
 
+// An index made under another ICU or Unicode version still answers exactly
+// (it stores the fingerprints it was given), but simhash() of the same text
+// may now give a slightly different fingerprint, so a query by text can miss
+// rows it used to find. Not an error: the warning goes to SQLite's error log
+// (sqlite3_config(SQLITE_CONFIG_LOG)), and the README shows the SQL that
+// compares the index's config with simhash_icu_version().
+void warn_on_icu_mismatch(const std::string& name, const IndexStorage::Config& config) {
+  if (config.icu.empty() && config.unicode.empty()) {
+    return;  // created before the versions were recorded
+  }
+  const IcuVersions running = icu_versions();
+  if (config.icu != running.icu || config.unicode != running.unicode) {
+    sqlite3_log(SQLITE_WARNING,
+                "simhash_index %s: created with ICU %s (Unicode %s), now running ICU %s (Unicode "
+                "%s): fingerprints of the same text may differ",
+                name.c_str(), config.icu.c_str(), config.unicode.c_str(), running.icu.c_str(),
+                running.unicode.c_str());
+  }
+}
+
 int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** vtab,
                       char** error, bool create) {
   *vtab = nullptr;
@@ -176,6 +197,9 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       }
       config = parse_options(argc, argv);
       make_plan(config);  // validates before anything is created
+      const IcuVersions versions = icu_versions();
+      config.icu = versions.icu;
+      config.unicode = versions.unicode;
       IndexStorage::create_tables(db, schema, name, config);
     }
     auto table = std::make_unique<IndexTable>();
@@ -190,6 +214,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
           throw SqliteError(SQLITE_CORRUPT_VTAB, "simhash_index " + name + ": stored k=" +
                                                      std::to_string(config.k) + " is invalid");
         }
+        warn_on_icu_mismatch(name, config);
       }
       plan.emplace(make_plan(config));
     } catch (const SqliteError& error) {
