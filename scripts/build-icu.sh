@@ -81,7 +81,10 @@ fi
 # the extension reads. NFKC_Casefold (nfkc_cf.nrm), the word break rules
 # (brkitr/word.brk, found through brkitr/root.res) and the dictionaries the
 # word breaker uses for scripts without spaces (Chinese and Japanese, Thai,
-# Lao, Burmese, Khmer). Character properties, NFC and case mapping are
+# Lao, Burmese, Khmer). The Chinese/Japanese breaker also opens NFKC
+# (nfkc.nrm) and the Japanese extensions (brkitr/ja.res) and, without them,
+# silently leaves Han text unsegmented: the golden vectors catch that
+# (tests/selfcontained/). Character properties, NFC and case mapping are
 # compiled into libicuuc itself.
 full_data=$(ls "$source_dir"/data/in/icudt*l.dat)
 data_name=$(basename "$full_data" .dat) # icudt72l
