@@ -19,6 +19,9 @@ if(NOT SIMHASH_ICU_ROOT)
     message(FATAL_ERROR "scripts/build-icu.sh failed (${icu_result})")
   endif()
   string(REGEX REPLACE ".*\n" "" icu_prefix "${icu_prefix_lines}")
+  # Configure again when the recipe changes: its hash names a new prefix.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${PROJECT_SOURCE_DIR}/scripts/build-icu.sh)
 else()
   set(icu_prefix ${SIMHASH_ICU_ROOT})
 endif()
@@ -48,10 +51,17 @@ target_compile_definitions(simhash_xxhash INTERFACE XXH_INLINE_ALL)
 # hide whatever the static archives would still export, drop unreached code,
 # and refuse to link with an undefined symbol (SQLite comes through the API
 # table, so anything undefined would be a missing dependency).
+# The test counter is exported only when the tests are built: a module
+# built for use (-DSIMHASH_BUILD_TESTS=OFF) exports its entry point alone.
 function(simhash_make_self_contained target)
-  target_link_options(${target} PRIVATE
-                      -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/simhash-module.map
-                      -Wl,--exclude-libs,ALL -Wl,--gc-sections -Wl,-z,defs)
-  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS
-               ${PROJECT_SOURCE_DIR}/cmake/simhash-module.map)
+  if(SIMHASH_BUILD_TESTS)
+    set(SIMHASH_MODULE_TEST_EXPORTS "simhash_debug_options_parse_count;")
+  else()
+    set(SIMHASH_MODULE_TEST_EXPORTS "")
+  endif()
+  set(map ${PROJECT_BINARY_DIR}/simhash-module.map)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/simhash-module.map.in ${map} @ONLY)
+  target_link_options(${target} PRIVATE -Wl,--version-script=${map} -Wl,--exclude-libs,ALL
+                      -Wl,--gc-sections -Wl,-z,defs)
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
 endfunction()

@@ -4,8 +4,9 @@
 # package, the version the system's libicu-dev has, compiled position-
 # independent (Debian's libicuuc.a is not, so it cannot go into a shared
 # object) with every symbol hidden, plus ICU's data trimmed to what the
-# extension reads. The result is cached under .deps/icu-<Debian version>/
-# and a second run only prints its path.
+# extension reads. The result is cached under .deps/icu-<version>-<recipe>/
+# (keyed by that version and this script's hash) and a second run only
+# prints its path.
 #
 #   scripts/build-icu.sh [cache-root]     default: <repository>/.deps
 #
@@ -23,8 +24,11 @@ jobs=${JOBS:-2}
 
 # The version of the ICU the rest of the build uses, so that the static
 # library fingerprints exactly as the shared one the tests are run against.
+# The cache is keyed by that version and by this script, so a change of
+# flags or data items builds afresh instead of reusing a stale prefix.
 version=$(dpkg-query -W -f='${Version}' "libicu-dev:$(dpkg --print-architecture)")
-prefix=$cache_root/icu-$version
+recipe=$(sha256sum "$0" | cut -c1-8)
+prefix=$cache_root/icu-$version-$recipe
 if [ -f "$prefix/done" ]; then
   echo "$prefix"
   exit 0
@@ -35,7 +39,7 @@ start=$SECONDS
 # The unpacked source stays until both parts below are done, so a run that
 # stopped after the library (a data item missing, say) does not compile it
 # again.
-work=$cache_root/icu-$version.work
+work=$prefix.work
 source_dir=$work/source/source
 mkdir -p "$work" "$prefix/lib" "$prefix/include"
 if [ ! -f "$work/unpacked" ]; then
