@@ -13,7 +13,8 @@
 #     seven minutes under qemu), the subset AARCH64_SQL_TESTS on aarch64;
 #   the self-contained module (build-selfcontained/, scripts/build-icu.sh):
 #     its dependencies and exports checked, the golden vectors in a Python
-#     process without ICU, and every SQL test against it;
+#     process without ICU, every engine test with the built ICU, and every
+#     SQL test against the module;
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
 #     SQL tests, running the tests that use several threads;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
@@ -76,19 +77,22 @@ tsan_tests() {
 self_contained_build() {
   cmake -S . -B build-selfcontained -DCMAKE_BUILD_TYPE=Release -DSIMHASH_SELF_CONTAINED=ON \
     -DSIMHASH_BUILD_BENCH=OFF
-  cmake --build build-selfcontained -j"$jobs" --target simhash sql_tests
+  cmake --build build-selfcontained -j"$jobs" --target simhash engine_tests sql_tests
 }
 
 # Its dependencies and exports and the golden vectors in a process without
 # ICU (tests/selfcontained/), the Python tests with it (the wheel's among
-# them), then every SQL test against it; the SQL test program has ICU linked
-# in statically, so no ICU library is on its path either.
+# them), every engine test with the built ICU and its trimmed data (all the
+# golden vectors, the ASCII fast path against ICU), then every SQL test
+# against the module. The test programs have that ICU linked in statically,
+# so no ICU library is on their path either.
 self_contained_tests() {
   ctest --test-dir build-selfcontained --output-on-failure -R '^(selfcontained|python)[.]'
-  if ldd build-selfcontained/sql_tests | grep -Ei 'icu|xxhash'; then
-    echo "build-selfcontained/sql_tests loads ICU or xxHash" >&2
+  if ldd build-selfcontained/engine_tests build-selfcontained/sql_tests | grep -Ei 'icu|xxhash'; then
+    echo "a test program of build-selfcontained/ loads ICU or xxHash" >&2
     return 1
   fi
+  build-selfcontained/engine_tests --gtest_brief=1
   build-selfcontained/sql_tests --gtest_brief=1
 }
 

@@ -44,4 +44,8 @@ strip -o "$stripped" "$module"
 echo "size: $(stat -c %s "$module") bytes ($(stat -c %s "$stripped") stripped)"
 rm -f "$stripped"
 
+# Debian's sqlite3 shell (SQLite 3.40) loads it by the path without suffix.
+shell_says=$(sqlite3 :memory: ".load ${module%.so}" 'SELECT simhash_icu_version()')
+echo "sqlite3 shell: $shell_says"
+
 /usr/bin/python3 "$here/module_without_icu.py" "$module"
