@@ -44,6 +44,8 @@ source_dir=$work/source/source
 mkdir -p "$work" "$prefix/lib" "$prefix/include"
 if [ ! -f "$work/unpacked" ]; then
   rm -rf "$work"/*
+  # --no-check: apt has already checked the files against the archive's
+  # signed index; the .dsc's own signature would need debian-keyring.
   (cd "$work" && apt-get source --download-only "icu=$version" >&2 &&
     dpkg-source --no-check -x ./*.dsc source >&2)
   touch "$work/unpacked"

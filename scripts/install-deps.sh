@@ -41,14 +41,18 @@ for architecture in "${foreign_architectures[@]}"; do
     update=yes
   fi
 done
-# ICU's source package, from the same archive as the binary packages: the
-# main component of this release, in its own file so nothing else changes.
+# ICU's source package, from the same archives as the binary packages (the
+# release, its updates and its security updates, where a newer libicu-dev
+# would come from), main component, in a file of its own so nothing else
+# changes.
 if ! apt-cache showsrc icu 2>/dev/null | grep -q '^Package: icu$'; then
   if ! grep -Eqs '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
     codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
     printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" \
-      "Suites: $codename $codename-updates" "Components: main" \
-      "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
+      "Suites: $codename $codename-updates" "Components: main" "Signed-By: $keyring" "" \
+      "Types: deb-src" "URIs: http://deb.debian.org/debian-security" \
+      "Suites: $codename-security" "Components: main" "Signed-By: $keyring" |
       $sudo tee /etc/apt/sources.list.d/sqlite-simhash-src.sources >/dev/null
   fi
   update=yes
