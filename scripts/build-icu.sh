@@ -47,7 +47,11 @@ if [ ! -f "$work/unpacked" ]; then
   # --no-check: apt has already checked the files against the archive's
   # signed index; the .dsc's own signature would need debian-keyring.
   (cd "$work" && apt-get source --download-only "icu=$version" >&2 &&
-    dpkg-source --no-check -x ./*.dsc source >&2)
+    dpkg-source --no-check -x ./*.dsc source >&2) || {
+    echo "cannot fetch ICU $version's source: scripts/install-deps.sh adds the deb-src" \
+      "line and the packages this needs" >&2
+    exit 1
+  }
   touch "$work/unpacked"
 fi
 
