@@ -83,8 +83,7 @@ std::optional<std::pair<std::string, std::string>> find_entry(sqlite3* db,
 // the registry answers.
 bool is_simhash_index(sqlite3* db, const std::string& schema, const std::string& name) {
   Statement statement;
-  prepare(db, format_sql("SELECT 1 FROM \"%w\".\"%w\"", schema.c_str(), name.c_str()),
-          statement);
+  prepare(db, format_sql("SELECT 1 FROM \"%w\".\"%w\"", schema.c_str(), name.c_str()), statement);
   return is_registered_index(db, schema, name);
 }
 

@@ -1,7 +1,7 @@
 // Registers the scalar and aggregate functions on a connection: simhash,
 // simhash_agg, hamming, simhash_hamming, simhash_cosine, simhash_jaccard,
-// simhash_hex and simhash_version,
-// and holds the two small ones (simhash_hex, simhash_version).
+// simhash_hex, simhash_version and simhash_icu_version, and holds the three
+// small ones (simhash_hex, simhash_version, simhash_icu_version).
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -12,6 +12,7 @@
 #include "scalar_functions.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
+#include "text/icu_versions.h"
 
 namespace simhash::sql {
 
@@ -44,6 +45,16 @@ void simhash_hex(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
 
 void simhash_version(sqlite3_context* context, int /*argc*/, sqlite3_value** /*argv*/) {
   sqlite3_result_text(context, SIMHASH_VERSION, -1, SQLITE_STATIC);
+}
+
+// "icu=72.1 unicode=15.0": the ICU running and its Unicode version, in the
+// options' key=value form so a caller can compare it with an index's config.
+void simhash_icu_version(sqlite3_context* context, int /*argc*/, sqlite3_value** /*argv*/) {
+  guard(context, [&] {
+    const IcuVersions versions = icu_versions();
+    const std::string text = "icu=" + versions.icu + " unicode=" + versions.unicode;
+    sqlite3_result_text(context, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  });
 }
 
 void destroy_defaults(void* defaults) {
@@ -111,6 +122,9 @@ int register_scalar_functions(sqlite3* db, char** error) {
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_version", 0, nullptr, simhash_version);
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "simhash_icu_version", 0, nullptr, simhash_icu_version);
   }
   if (rc != SQLITE_OK && error != nullptr) {
     *error = sqlite3_mprintf("simhash: cannot register functions: %s", sqlite3_errstr(rc));

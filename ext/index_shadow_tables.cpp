@@ -28,17 +28,19 @@ bool is_shadow_suffix(const char* suffix) {
 
 void create_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const IndexConfig& config) {
-  exec_sql(db, format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
-                          "ROWID;"
-                          "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER NOT "
-                          "NULL);"
-                          "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB "
-                          "NOT NULL);"
-                          "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
-                          "('k', %d), ('blocks', %d), ('format', %d);",
-                          schema.c_str(), name.c_str(), schema.c_str(), name.c_str(),
-                          schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), config.k,
-                          config.blocks, config.format));
+  exec_sql(db,
+           format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
+                      "ROWID;"
+                      "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER NOT "
+                      "NULL);"
+                      "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB "
+                      "NOT NULL);"
+                      "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
+                      "('k', %d), ('blocks', %d), ('format', %d), ('icu', %Q), "
+                      "('unicode', %Q);",
+                      schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
+                      name.c_str(), schema.c_str(), name.c_str(), config.k, config.blocks,
+                      config.format, config.icu.c_str(), config.unicode.c_str()));
 }
 
 void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name) {
@@ -68,9 +70,17 @@ IndexConfig read_index_config(sqlite3* db, const std::string& schema, const std:
   std::optional<int> k;
   std::optional<int> blocks;
   std::optional<int> format;
+  std::string icu;
+  std::string unicode;
   while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
     const auto* key_text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
     const std::string key = key_text != nullptr ? key_text : "";
+    if (key == "icu" || key == "unicode") {
+      // Informative only (see IndexConfig): any value is kept as text.
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
+      (key == "icu" ? icu : unicode) = text != nullptr ? text : "";
+      continue;
+    }
     std::optional<int>* slot = key == "k"        ? &k
                                : key == "blocks" ? &blocks
                                : key == "format" ? &format
@@ -96,7 +106,7 @@ IndexConfig read_index_config(sqlite3* db, const std::string& schema, const std:
                                                                   : !blocks ? "blocks"
                                                                             : "format"));
   }
-  const IndexConfig config{*k, *blocks, *format};
+  const IndexConfig config{*k, *blocks, *format, icu, unicode};
   if (config.format > kIndexFormat) {
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
                                         std::to_string(config.format) +

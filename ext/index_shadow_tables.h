@@ -8,6 +8,8 @@
 //       'k'      the largest radius the index answers from its buckets
 //       'blocks' the blocks of the permutation plan (index/permutation_plan.h)
 //       'format' the storage format (kIndexFormat)
+//       'icu', 'unicode' (TEXT) the versions the index was created under
+//                (simhash_icu_version()); absent in older indexes
 //   <name>_data(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)
 //       the rows: rowid and fingerprint, the truth the buckets are built from
 //   <name>_buckets(id INTEGER PRIMARY KEY, entries BLOB NOT NULL)
@@ -36,6 +38,12 @@ struct IndexConfig {
   int k = 3;
   int blocks = 4;
   int format = kIndexFormat;
+  // The ICU and Unicode versions of the extension that created the index:
+  // fingerprints computed under other versions may differ for the same text.
+  // Empty for indexes created before they were recorded. Informative only:
+  // extra config rows, which older releases skip.
+  std::string icu;
+  std::string unicode;
 };
 
 // Statements on one shadow table take the schema and the index name as two %w.

@@ -21,6 +21,7 @@
 #include "registration.h"
 #include "sql_values.h"
 #include "sqlite_support.h"
+#include "text/icu_versions.h"
 #include "util/key_value_options.h"
 #include "virtual_table.h"
 
@@ -163,6 +164,26 @@ PermutationPlan make_plan(const IndexConfig& config) {
   return *plan;
 }
 
+// An index made under another ICU or Unicode version still answers exactly
+// (it stores the fingerprints it was given), but simhash() of the same text
+// may now give a slightly different fingerprint, so a query by text can miss
+// rows it used to find. Not an error: the warning goes to SQLite's error log
+// (sqlite3_config(SQLITE_CONFIG_LOG)), and the README shows the SQL that
+// compares the index's config with simhash_icu_version().
+void warn_on_icu_mismatch(const std::string& name, const IndexConfig& config) {
+  if (config.icu.empty() && config.unicode.empty()) {
+    return;  // created before the versions were recorded
+  }
+  const IcuVersions running = icu_versions();
+  if (config.icu != running.icu || config.unicode != running.unicode) {
+    sqlite3_log(SQLITE_WARNING,
+                "simhash_index %s: created with ICU %s (Unicode %s), now running ICU %s (Unicode "
+                "%s): fingerprints of the same text may differ",
+                name.c_str(), config.icu.c_str(), config.unicode.c_str(), running.icu.c_str(),
+                running.unicode.c_str());
+  }
+}
+
 int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** vtab,
                       char** error, bool create) {
   *vtab = nullptr;
@@ -177,6 +198,9 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       }
       config = parse_options(argc, argv);
       make_plan(config);  // validates before anything is created
+      const IcuVersions versions = icu_versions();
+      config.icu = versions.icu;
+      config.unicode = versions.unicode;
       create_shadow_tables(db, schema, name, config);
     }
     auto table = std::make_unique<IndexTable>();
@@ -188,6 +212,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     try {
       if (!create) {
         config = read_index_config(db, schema, name);
+        warn_on_icu_mismatch(name, config);
       }
       plan.emplace(make_plan(config));
     } catch (const SqliteError& error) {

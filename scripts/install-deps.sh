@@ -12,9 +12,14 @@ set -euo pipefail
 # The cross compilers and qemu-user serve the aarch64 and s390x (big-endian)
 # cross builds of scripts/test.sh; their target libraries are unpacked by
 # scripts/cross-sysroot.sh, for which apt must know the two architectures.
+# dpkg-dev (apt-get source, dpkg-source), make and icu-devtools (icupkg and
+# genccode, which trim and compile ICU's data) serve scripts/build-icu.sh,
+# which builds Debian's ICU source for the self-contained module; apt needs
+# a deb-src line for it, added below when the system has none.
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
           libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip python3-venv
-          sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu qemu-user)
+          sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu qemu-user
+          dpkg-dev make icu-devtools)
 # libdqlite-dev builds the dqlite node program (examples/dqlite/) and go-dqlite
 # brings the `dqlite` shell that its README section and test use.
 packages+=(libdqlite-dev go-dqlite)
@@ -39,6 +44,22 @@ for architecture in "${foreign_architectures[@]}"; do
     update=yes
   fi
 done
+# ICU's source package, from the same archives as the binary packages (the
+# release, its updates and its security updates, where a newer libicu-dev
+# would come from), main component, in a file of its own so nothing else
+# changes.
+if ! apt-cache showsrc icu 2>/dev/null | grep -q '^Package: icu$'; then
+  if ! grep -Eqs '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
+    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" \
+      "Suites: $codename $codename-updates" "Components: main" "Signed-By: $keyring" "" \
+      "Types: deb-src" "URIs: http://deb.debian.org/debian-security" \
+      "Suites: $codename-security" "Components: main" "Signed-By: $keyring" |
+      $sudo tee /etc/apt/sources.list.d/sqlite-simhash-src.sources >/dev/null
+  fi
+  update=yes
+fi
 if [ "$update" = no ]; then
   exit 0
 fi

@@ -14,6 +14,10 @@
 #     portable-file test against the file the Release build wrote (same
 #     bytes, exact answers), and the SQL tests: all of them on s390x (about
 #     seven minutes under qemu), the subset AARCH64_SQL_TESTS on aarch64;
+#   the self-contained module (build-selfcontained/, scripts/build-icu.sh):
+#     its dependencies and exports checked, the golden vectors in a Python
+#     process without ICU, every engine test with the built ICU, and every
+#     SQL test against the module;
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
 #     SQL tests, running the tests that use several threads;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
@@ -70,6 +74,34 @@ tsan_tests() {
     --gtest_filter='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*'
 }
 
+# The self-contained module (build-selfcontained/simhash.so): ICU from
+# Debian's source built position-independent by scripts/build-icu.sh (its own
+# stage, cached under .deps/), linked in with xxHash and hidden.
+self_contained_build() {
+  cmake -S . -B build-selfcontained -DCMAKE_BUILD_TYPE=Release -DSIMHASH_SELF_CONTAINED=ON \
+    -DSIMHASH_BUILD_BENCH=OFF
+  cmake --build build-selfcontained -j"$jobs" --target simhash engine_tests sql_tests
+}
+
+# Its dependencies and exports and the golden vectors in a process without
+# ICU (tests/selfcontained/), the Python tests with it (the wheel's among
+# them), every engine test with the built ICU and its trimmed data (all the
+# golden vectors, the ASCII fast path against ICU), then every SQL test
+# against the module. The test programs have that ICU linked in statically,
+# so no ICU library is on their path either.
+self_contained_tests() {
+  # Directly rather than through ctest, so the log shows its dependencies,
+  # exports and size.
+  bash tests/selfcontained/check_module.sh build-selfcontained/simhash.so
+  ctest --test-dir build-selfcontained --output-on-failure -R '^python[.]'
+  if ldd build-selfcontained/engine_tests build-selfcontained/sql_tests | grep -Ei 'icu|xxhash'; then
+    echo "a test program of build-selfcontained/ loads ICU or xxHash" >&2
+    return 1
+  fi
+  build-selfcontained/engine_tests --gtest_brief=1
+  build-selfcontained/sql_tests --gtest_brief=1
+}
+
 # The database file the cross builds must read and write byte for byte.
 portable_file() {
   rm -f build/portable.db
@@ -118,6 +150,9 @@ stage "clang++ build" clang_build
 stage "clang++ tests" ctest --test-dir build-clang --output-on-failure -j"$jobs"
 stage "ThreadSanitizer build" tsan_build
 stage "ThreadSanitizer tests" tsan_tests
+stage "ICU for the self-contained module (static, PIC)" bash scripts/build-icu.sh
+stage "self-contained module build" self_contained_build
+stage "self-contained module tests" self_contained_tests
 stage "portable database file (Release)" portable_file
 stage "aarch64 cross build" cross_build arm64 aarch64
 stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
