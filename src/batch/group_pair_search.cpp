@@ -138,11 +138,11 @@ bool GroupPairSearch::next(std::vector<GroupPair>& out) {
   switch (plan_.method()) {
     case BatchPlan::Method::kIdenticalOnly:
       // Within one set the fingerprints are distinct: nothing to find.
-      if (!between_sets_ || !any_pair || next_table_ == 1) {
+      if (!between_sets_ || !any_pair || identical_searched_) {
         return false;
       }
       search_identical(out);
-      next_table_ = 1;
+      identical_searched_ = true;
       return true;
     case BatchPlan::Method::kBlockPermutation:
       if (!any_pair || next_table_ == plan_.tables()->table_count()) {

@@ -56,8 +56,9 @@ class GroupPairSearch {
   bool between_sets_;
   BatchPlan plan_;
   CheckPoint check_;
-  int next_table_ = 0;
-  std::size_t next_row_ = 0;
+  int next_table_ = 0;               // kBlockPermutation: the next table to search
+  std::size_t next_row_ = 0;         // kAllPairs: the next left row
+  bool identical_searched_ = false;  // kIdenticalOnly: the one search is done
   RadixSorter sorter_;
   // Each side sorted by the last table's prefix (right unused within one set).
   std::vector<std::uint64_t> sorted_left_;
