@@ -2,7 +2,7 @@
 that has no ICU: Debian's python3 and libsqlite3 use none, and this checks
 /proc/self/maps before and after to be sure no libicu* or libxxhash* was
 mapped. The frozen golden vectors (English, Chinese, Japanese, Thai, ... from
-tests/engine/golden_vectors.tsv, the rows given as hex) must give their
+tests/fingerprint/golden_vectors.tsv, the rows given as hex) must give their
 fingerprints through SQL, which shows the trimmed ICU data holds everything
 the pipeline reads; an index records the ICU and Unicode versions; and the
 module loaded after the system's ICU (another copy of ICU in the process)
@@ -18,7 +18,7 @@ import sys
 import unittest
 
 MODULE = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else "build-selfcontained/simhash.so"
-GOLDEN = os.path.join(os.path.dirname(__file__), "..", "engine", "golden_vectors.tsv")
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "fingerprint", "golden_vectors.tsv")
 
 
 def mapped_libraries(*prefixes):
