@@ -9,21 +9,21 @@ set -euo pipefail
 
 # setuptools, wheel, pip and venv build and test the Python wheel offline;
 # the wheel's test reads a database with sqlite-utils.
-# The cross compilers and qemu-user serve the aarch64 and s390x (big-endian)
-# cross builds of scripts/test.sh; their target libraries are unpacked by
-# scripts/cross-sysroot.sh, for which apt must know the two architectures.
+# The cross compilers and qemu-user serve the aarch64, s390x (big-endian) and
+# i386 (32-bit, x87) cross builds of scripts/test.sh; their target libraries
+# are unpacked by scripts/cross-sysroot.sh with an apt of its own, so the
+# system's apt needs no foreign architecture.
 # dpkg-dev (apt-get source, dpkg-source), make and icu-devtools (icupkg and
 # genccode, which trim and compile ICU's data) serve scripts/build-icu.sh,
 # which builds Debian's ICU source for the self-contained module; apt needs
 # a deb-src line for it, added below when the system has none.
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
           libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip python3-venv
-          sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu qemu-user
+          sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu qemu-user
           dpkg-dev make icu-devtools)
 # libdqlite-dev builds the dqlite node program (examples/dqlite/) and go-dqlite
 # brings the `dqlite` shell that its README section and test use.
 packages+=(libdqlite-dev go-dqlite)
-foreign_architectures=(arm64 s390x)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(manpages-zh)
 elif [ $# -gt 0 ]; then
@@ -38,12 +38,6 @@ done
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 update=$([ ${#missing[@]} -gt 0 ] && echo yes || echo no)
-for architecture in "${foreign_architectures[@]}"; do
-  if ! dpkg --print-foreign-architectures | grep -qx "$architecture"; then
-    $sudo dpkg --add-architecture "$architecture"
-    update=yes
-  fi
-done
 # ICU's source package, from the same archives as the binary packages (the
 # release, its updates and its security updates, where a newer libicu-dev
 # would come from), main component, in a file of its own so nothing else
