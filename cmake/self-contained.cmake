@@ -1,5 +1,5 @@
 # SIMHASH_SELF_CONTAINED: the dependencies of a loadable module that needs
-# nothing beyond the C and C++ runtimes. ICU comes from scripts/build-icu.sh
+# nothing beyond the C library (libc, libm). ICU comes from scripts/build-icu.sh
 # (Debian's ICU source built position-independent with hidden symbols, its
 # data trimmed and compiled in) and xxHash is compiled into the one file that
 # hashes (XXH_INLINE_ALL: static functions, no symbol at all). Defines the
@@ -51,6 +51,18 @@ target_compile_definitions(simhash_xxhash INTERFACE XXH_INLINE_ALL)
 # hide whatever the static archives would still export, drop unreached code,
 # and refuse to link with an undefined symbol (SQLite comes through the API
 # table, so anything undefined would be a missing dependency).
+# The C++ runtime is linked in too (-static-libstdc++ -static-libgcc: GCC's
+# libstdc++.a, which Debian builds position-independent, and libgcc_eh.a's
+# unwinder), so the module needs no GLIBCXX_/CXXABI_ version and loads where
+# the system's libstdc++ is older than GCC 12's. --exclude-libs,ALL and the
+# version script's `local: *` keep its symbols local: the module's own
+# operator new, exceptions and type_info cannot meet the process's
+# libstdc++ (nothing C++ crosses the SQLite C API), and neither binds to
+# the other's. ICU's and libstdc++'s vtables refer to __cxa_pure_virtual
+# only weakly, which would not pull its definition out of libstdc++.a and
+# would leave the module importing it, unversioned, from whatever C++
+# runtime the process has: --undefined pulls it in, so the module imports
+# nothing but the C library.
 # The test counter is exported only when the tests are built: a module
 # built for use (-DSIMHASH_BUILD_TESTS=OFF) exports its entry point alone.
 function(simhash_make_self_contained target)
@@ -62,6 +74,7 @@ function(simhash_make_self_contained target)
   set(map ${PROJECT_BINARY_DIR}/simhash-module.map)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/simhash-module.map.in ${map} @ONLY)
   target_link_options(${target} PRIVATE -Wl,--version-script=${map} -Wl,--exclude-libs,ALL
-                      -Wl,--gc-sections -Wl,-z,defs)
+                      -Wl,--gc-sections -Wl,-z,defs -static-libstdc++ -static-libgcc
+                      -Wl,--undefined=__cxa_pure_virtual)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
 endfunction()

@@ -1,7 +1,9 @@
 """Builds the wheel: the package plus the loadable extension named by
-SIMHASH_LOADABLE (a built simhash.so), tagged for this platform but for any
-Python 3 (the extension is loaded by SQLite, not imported by Python). The
-version is the one project() gives in ../CMakeLists.txt."""
+SIMHASH_LOADABLE (a built simhash.so), for any Python 3 (the extension is
+loaded by SQLite, not imported by Python) and tagged with the platform
+SIMHASH_WHEEL_PLATFORM names (scripts/build-wheel.sh reads it from the
+module: manylinux_2_<minor>_<arch> or linux_<arch>), else this machine's.
+The version is the one project() gives in ../CMakeLists.txt."""
 import os
 import re
 import shutil
@@ -41,7 +43,7 @@ class BinaryDistribution(Distribution):
 class PlatformWheel(bdist_wheel):
     def get_tag(self):
         _, _, platform = super().get_tag()
-        return "py3", "none", platform
+        return "py3", "none", os.environ.get("SIMHASH_WHEEL_PLATFORM") or platform
 
 
 setup(

@@ -14,10 +14,13 @@
 #     portable-file test against the file the Release build wrote (same
 #     bytes, exact answers), and the SQL tests: all of them on s390x (about
 #     seven minutes under qemu), the subset AARCH64_SQL_TESTS on aarch64;
-#   the self-contained module (build-selfcontained/, scripts/build-icu.sh):
-#     its dependencies and exports checked, the golden vectors in a Python
-#     process without ICU, every engine test with the built ICU, and every
-#     SQL test against the module;
+#   the self-contained module (build-selfcontained/, scripts/build-icu.sh,
+#     the C++ runtime linked in): its dependencies (the C library alone),
+#     symbol versions and exports checked, the glibc it requires printed,
+#     the golden vectors in a Python process without ICU or C++ runtime,
+#     its wheel tagged manylinux and installed, every engine test with the
+#     built ICU, and every SQL test against the module (in a process with
+#     the system's libstdc++);
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
 #     SQL tests, running the tests that use several threads;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
@@ -76,19 +79,23 @@ tsan_tests() {
 
 # The self-contained module (build-selfcontained/simhash.so): ICU from
 # Debian's source built position-independent by scripts/build-icu.sh (its own
-# stage, cached under .deps/), linked in with xxHash and hidden.
+# stage, cached under .deps/), linked in with xxHash and the C++ runtime and
+# hidden.
 self_contained_build() {
   cmake -S . -B build-selfcontained -DCMAKE_BUILD_TYPE=Release -DSIMHASH_SELF_CONTAINED=ON \
     -DSIMHASH_BUILD_BENCH=OFF
   cmake --build build-selfcontained -j"$jobs" --target simhash engine_tests sql_tests
 }
 
-# Its dependencies and exports and the golden vectors in a process without
-# ICU (tests/selfcontained/), the Python tests with it (the wheel's among
-# them), every engine test with the built ICU and its trimmed data (all the
-# golden vectors, the ASCII fast path against ICU), then every SQL test
-# against the module. The test programs have that ICU linked in statically,
-# so no ICU library is on their path either.
+# Its dependencies, symbol versions and exports, the glibc it requires and
+# the golden vectors in a process without ICU (tests/selfcontained/), the
+# Python tests with it (the wheel's among them: tagged
+# manylinux_2_<glibc minor>), every engine test with the built ICU and its
+# trimmed data (all the golden vectors, the ASCII fast path against ICU),
+# then every SQL test against the module, from a program that has the
+# system's libstdc++ and libgcc_s loaded beside the module's own. The test
+# programs have that ICU linked in statically, so no ICU library is on their
+# path either.
 self_contained_tests() {
   # Directly rather than through ctest, so the log shows its dependencies,
   # exports and size.

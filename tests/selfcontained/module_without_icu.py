@@ -4,9 +4,12 @@ that has no ICU: Debian's python3 and libsqlite3 use none, and this checks
 mapped. The frozen golden vectors (English, Chinese, Japanese, Thai, ... from
 tests/fingerprint/golden_vectors.tsv, the rows given as hex) must give their
 fingerprints through SQL, which shows the trimmed ICU data holds everything
-the pipeline reads; an index records the ICU and Unicode versions; and the
-module loaded after the system's ICU (another copy of ICU in the process)
-still gives the same fingerprints.
+the pipeline reads; an index records the ICU and Unicode versions; the
+module maps no C++ runtime (it has its own linked in) and its exceptions
+(the errors the batch functions throw and report) work in a process with
+none; and the module loaded after the system's ICU (another copy of ICU in
+the process, with the system's libstdc++ and libgcc_s, loaded globally)
+still gives the same fingerprints and the same errors.
 
 Usage: /usr/bin/python3 tests/selfcontained/module_without_icu.py path/to/simhash.so
 """
@@ -53,6 +56,16 @@ def golden_rows():
             yield name, options, data, None if expected == "null" else int(expected, 16)
 
 
+def check_errors(test, conn):
+    """Errors the module throws as C++ exceptions and turns into SQL errors."""
+    with test.assertRaisesRegex(sqlite3.OperationalError, "no simhash_index named 'nosuch'"):
+        conn.execute("SELECT * FROM simhash_pairs('nosuch', 3)").fetchall()
+    conn.execute("CREATE TABLE pairs(a, b)")
+    conn.execute("INSERT INTO pairs VALUES ('x', 2)")
+    with test.assertRaisesRegex(sqlite3.OperationalError, "column a must hold INTEGER ids"):
+        conn.execute("SELECT * FROM simhash_clusters('pairs')").fetchall()
+
+
 def check_golden(test, conn):
     checked = 0
     for name, options, data, expected in golden_rows():
@@ -69,13 +82,15 @@ def check_golden(test, conn):
 
 class ModuleWithoutIcu(unittest.TestCase):
     # unittest runs the tests in name order: a_ before b_, so the process has
-    # no system ICU until the last test loads one on purpose.
+    # no system ICU (nor C++ runtime) until the last test loads one on purpose.
     def test_a_golden_vectors_without_icu_in_the_process(self):
         self.assertEqual(mapped_libraries("libicu", "libxxhash"), set())
         conn = connect()
         checked = check_golden(self, conn)
-        self.assertEqual(mapped_libraries("libicu", "libxxhash"), set())
-        print(f"\n{checked} golden vectors match, no ICU or xxHash library mapped", file=sys.stderr)
+        check_errors(self, conn)
+        self.assertEqual(mapped_libraries("libicu", "libxxhash", "libstdc++", "libgcc_s"), set())
+        print(f"\n{checked} golden vectors match and errors are caught; no ICU, xxHash or"
+              " C++ runtime library mapped", file=sys.stderr)
 
     def test_a_icu_version_is_recorded(self):
         conn = connect()
@@ -95,7 +110,10 @@ class ModuleWithoutIcu(unittest.TestCase):
             self.skipTest("no system ICU to load next to the module")
         ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         self.assertNotEqual(mapped_libraries("libicuuc"), set())
-        check_golden(self, connect())
+        self.assertNotEqual(mapped_libraries("libstdc++"), set())
+        conn = connect()
+        check_golden(self, conn)
+        check_errors(self, conn)
 
 
 if __name__ == "__main__":
