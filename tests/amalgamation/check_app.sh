@@ -21,7 +21,9 @@ if ldd "$app" | grep -i sqlite; then
   echo "$app loads a shared SQLite" >&2
   exit 1
 fi
-if ! nm "$app" | grep -q ' T sqlite3_open_v2$'; then
+# Not grep -q: it would stop reading at the match, and nm's broken pipe
+# would then fail the pipeline (pipefail).
+if ! nm "$app" | grep ' T sqlite3_open_v2$' >/dev/null; then
   echo "$app does not define sqlite3_open_v2: SQLite is not linked in" >&2
   exit 1
 fi
