@@ -22,8 +22,8 @@
 #     amalgamation generated from Debian's source by
 #     scripts/build-sqlite-amalgamation.sh (cached under .deps/) compiled in
 #     with SQLITE_OMIT_LOAD_EXTENSION, tests/amalgamation/'s program checked
-#     against hamming() and for no shared SQLite (about two minutes from an
-#     empty build directory, seconds when it is built);
+#     against hamming() and for no shared SQLite (two and a half minutes
+#     from an empty build directory on two busy cores, seconds once built);
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
 #     SQL tests, running the tests that use several threads;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
