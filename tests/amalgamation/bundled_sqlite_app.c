@@ -1,12 +1,14 @@
 /* An application that bundles its own SQLite, as Android and iOS builds do:
- * the amalgamation compiled with SQLITE_OMIT_LOAD_EXTENSION and linked in,
- * the extension linked statically and registered with
- * sqlite3_auto_extension (cmake -DSIMHASH_SQLITE_AMALGAMATION=<dir>; run by
- * tests/amalgamation/check_app.sh with the amalgamation's version).
+ * the amalgamation linked in (scripts/test.sh compiles it with
+ * SQLITE_OMIT_LOAD_EXTENSION), the extension linked statically and
+ * registered with sqlite3_auto_extension (cmake
+ * -DSIMHASH_SQLITE_AMALGAMATION=<dir>; run by tests/amalgamation/check_app.sh
+ * with the amalgamation's version and whether load_extension was omitted).
  *
- * It checks that the SQLite it runs is the bundled one and has no
- * load_extension, then that the index answers MATCH, the table-valued form
- * and simhash_pairs exactly as a brute-force scan with hamming() does. */
+ * It checks that the SQLite it runs is the bundled one, with or without
+ * load_extension as it was compiled, then that the index answers MATCH, the
+ * table-valued form and simhash_pairs exactly as a brute-force scan with
+ * hamming() does. */
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,11 +113,12 @@ static const char *const kTexts[] = {
 };
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s <the amalgamation's SQLITE_VERSION>\n", argv[0]);
+  if (argc != 3 || (strcmp(argv[2], "omitted") != 0 && strcmp(argv[2], "kept") != 0)) {
+    fprintf(stderr, "usage: %s <the amalgamation's SQLITE_VERSION> omitted|kept\n", argv[0]);
     return 2;
   }
   const char *expected_version = argv[1];
+  const int load_extension_omitted = strcmp(argv[2], "omitted") == 0;
 
   if (sqlite3_auto_extension((void (*)(void))sqlite3_simhash_init) != SQLITE_OK) {
     fprintf(stderr, "sqlite3_auto_extension failed\n");
@@ -132,8 +135,8 @@ int main(int argc, char **argv) {
 
   /* The library running is the one whose header the program (and the
    * extension) were compiled against, of the version the test expects. The
-   * system's SQLite may be the same version; OMIT_LOAD_EXTENSION below and
-   * check_app.sh's look at the binary tell the two apart. */
+   * system's SQLite may be the same version; check_app.sh's look at the
+   * binary tells the two apart (and OMIT_LOAD_EXTENSION, when it is set). */
   char text[256];
   query_text(db, "SELECT sqlite_version()", text, sizeof text);
   if (strcmp(text, expected_version) != 0 || strcmp(sqlite3_libversion(), SQLITE_VERSION) != 0 ||
@@ -142,17 +145,20 @@ int main(int argc, char **argv) {
     fail("SQLite %s (%s) is running, expected %s (header: %s, %s)", text, sqlite3_sourceid(),
          expected_version, SQLITE_VERSION, SQLITE_SOURCE_ID);
   }
-  if (!sqlite3_compileoption_used("OMIT_LOAD_EXTENSION")) {
-    fail("the running SQLite was not compiled with SQLITE_OMIT_LOAD_EXTENSION");
+  if (sqlite3_compileoption_used("OMIT_LOAD_EXTENSION") != load_extension_omitted) {
+    fail("the running SQLite was %scompiled with SQLITE_OMIT_LOAD_EXTENSION",
+         load_extension_omitted ? "not " : "");
   }
-  sqlite3_stmt *statement = NULL;
-  if (sqlite3_prepare_v2(db, "SELECT load_extension('simhash')", -1, &statement, NULL) ==
-      SQLITE_OK) {
-    fail("load_extension() exists in an SQLite without extension loading");
-  } else if (strstr(sqlite3_errmsg(db), "no such function") == NULL) {
-    fail("load_extension(): '%s', not 'no such function'", sqlite3_errmsg(db));
+  if (load_extension_omitted) {
+    sqlite3_stmt *statement = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT load_extension('simhash')", -1, &statement, NULL) ==
+        SQLITE_OK) {
+      fail("load_extension() exists in an SQLite without extension loading");
+    } else if (strstr(sqlite3_errmsg(db), "no such function") == NULL) {
+      fail("load_extension(): '%s', not 'no such function'", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(statement);
   }
-  sqlite3_finalize(statement);
   query_text(db, "SELECT simhash_version()", text, sizeof text);
   if (text[0] == '\0') {
     fail("simhash_version() is empty");
@@ -213,9 +219,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf(
-      "SQLite %s bundled, without load_extension: %d texts; MATCH %lld, near(fp, 12) %lld, "
+      "SQLite %s bundled, load_extension %s: %d texts; MATCH %lld, near(fp, 12) %lld, "
       "simhash_pairs %lld and %lld (radius 12) rows as hamming() finds them\n",
-      sqlite3_libversion(), text_count, (long long)match_rows, (long long)radius_rows,
+      sqlite3_libversion(), argv[2], text_count, (long long)match_rows, (long long)radius_rows,
       (long long)pairs_k, (long long)pairs_12);
   return 0;
 }

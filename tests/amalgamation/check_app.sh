@@ -4,11 +4,16 @@
 # compiled against the amalgamation's headers rather than the system's, and
 # the program's own checks pass with the amalgamation's version.
 #
-#   tests/amalgamation/check_app.sh <program> <amalgamation dir> <simhash_static's object dir>
+#   tests/amalgamation/check_app.sh <program> <amalgamation dir> <simhash_static's object dir> \
+#                                   omitted|kept
+#
+# The last says whether the amalgamation was compiled with
+# SQLITE_OMIT_LOAD_EXTENSION.
 set -euo pipefail
 app=$1
 amalgamation=$(realpath "$2")
 objects=$3
+load_extension=$4
 
 # The system's SQLite is often the same version as the amalgamation, so
 # only the binary says which one runs: a NEEDED entry or anything ldd
@@ -45,4 +50,4 @@ while read -r header; do
 done <<<"$headers"
 
 version=$(sed -n 's/^#define SQLITE_VERSION  *"\(.*\)"$/\1/p' "$amalgamation/sqlite3.h")
-"$app" "$version"
+"$app" "$version" "$load_extension"
