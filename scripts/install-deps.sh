@@ -17,10 +17,13 @@ set -euo pipefail
 # genccode, which trim and compile ICU's data) serve scripts/build-icu.sh,
 # which builds Debian's ICU source for the self-contained module; apt needs
 # a deb-src line for it, added below when the system has none.
+# tcl (tclsh) serves scripts/build-sqlite-amalgamation.sh: Debian's sqlite3
+# source package is SQLite's full tree, and the Tcl scripts in it generate
+# the amalgamation (sqlite3.c) that the bundled-SQLite stage compiles in.
 packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
           libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip python3-venv
           sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu qemu-user
-          dpkg-dev make icu-devtools)
+          dpkg-dev make icu-devtools tcl)
 # libdqlite-dev builds the dqlite node program (examples/dqlite/) and go-dqlite
 # brings the `dqlite` shell that its README section and test use.
 packages+=(libdqlite-dev go-dqlite)
@@ -38,10 +41,10 @@ done
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 update=$([ ${#missing[@]} -gt 0 ] && echo yes || echo no)
-# ICU's source package, from the same archives as the binary packages (the
-# release, its updates and its security updates, where a newer libicu-dev
-# would come from), main component, in a file of its own so nothing else
-# changes.
+# ICU's and SQLite's source packages, from the same archives as the binary
+# packages (the release, its updates and its security updates, where a newer
+# libicu-dev would come from), main component, in a file of its own so
+# nothing else changes.
 if ! apt-cache showsrc icu 2>/dev/null | grep -q '^Package: icu$'; then
   if ! grep -Eqs '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
     codename=$(. /etc/os-release && echo "$VERSION_CODENAME")

@@ -21,6 +21,12 @@
 #     its wheel tagged manylinux and installed, every engine test with the
 #     built ICU, and every SQL test against the module (in a process with
 #     the system's libstdc++);
+#   an application that bundles its own SQLite (build-amalgamation/): the
+#     amalgamation generated from Debian's source by
+#     scripts/build-sqlite-amalgamation.sh (cached under .deps/) compiled in
+#     with SQLITE_OMIT_LOAD_EXTENSION, tests/amalgamation/'s program checked
+#     against hamming() and for no shared SQLite (two and a half minutes
+#     from an empty build directory on two busy cores, seconds once built);
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
 #     SQL tests, running the tests that use several threads;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
@@ -109,6 +115,21 @@ self_contained_tests() {
   build-selfcontained/sql_tests --gtest_brief=1
 }
 
+# An application with its own SQLite, as the README's "Static linking" has
+# it: -DSIMHASH_SQLITE_AMALGAMATION makes simhash_static compile against and
+# link that sqlite3.c. Only the application and what it links are built.
+bundled_sqlite() {
+  local amalgamation
+  amalgamation=$(bash scripts/build-sqlite-amalgamation.sh | tail -n 1)
+  cmake -S . -B build-amalgamation -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_BENCH=OFF \
+    -DSIMHASH_SQLITE_AMALGAMATION="$amalgamation" \
+    -DSIMHASH_SQLITE_AMALGAMATION_DEFINITIONS=SQLITE_OMIT_LOAD_EXTENSION
+  cmake --build build-amalgamation -j"$jobs" --target bundled_sqlite_app
+  # Directly rather than through ctest, so the log shows the program's line.
+  bash tests/amalgamation/check_app.sh build-amalgamation/bundled_sqlite_app "$amalgamation" \
+    build-amalgamation/CMakeFiles/simhash_static.dir omitted
+}
+
 # The database file the cross builds must read and write byte for byte.
 portable_file() {
   rm -f build/portable.db
@@ -160,6 +181,8 @@ stage "ThreadSanitizer tests" tsan_tests
 stage "ICU for the self-contained module (static, PIC)" bash scripts/build-icu.sh
 stage "self-contained module build" self_contained_build
 stage "self-contained module tests" self_contained_tests
+stage "SQLite amalgamation (Debian source)" bash scripts/build-sqlite-amalgamation.sh
+stage "bundled SQLite app (amalgamation, no load_extension)" bundled_sqlite
 stage "portable database file (Release)" portable_file
 stage "aarch64 cross build" cross_build arm64 aarch64
 stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
