@@ -7,13 +7,14 @@
 #   the AddressSanitizer + UndefinedBehaviorSanitizer build (build-sanitize/)
 #     and the whole suite in it;
 #   a clang++ build (build-clang/) and the whole suite in it;
-#   cross builds for aarch64 and s390x (big-endian) with Debian's cross
-#     compilers and the target libraries unpacked by scripts/cross-sysroot.sh
-#     (build-aarch64/, build-s390x/; cmake/<triple>.cmake), run under
-#     qemu-user: every engine test (the golden vectors included), the
-#     portable-file test against the file the Release build wrote (same
-#     bytes, exact answers), and the SQL tests: all of them on s390x (about
-#     seven minutes under qemu), the subset AARCH64_SQL_TESTS on aarch64;
+#   cross builds for aarch64, i686 (32-bit x86) and s390x (big-endian) with
+#     Debian's cross compilers and the target libraries unpacked by
+#     scripts/cross-sysroot.sh (build-aarch64/, build-i686/, build-s390x/;
+#     cmake/<triple>.cmake), run under qemu-user: every engine test (the
+#     golden vectors included), the portable-file test against the file the
+#     Release build wrote (same bytes, exact answers), and the SQL tests: all
+#     of them on s390x (about seven minutes under qemu), the subset
+#     CROSS_SQL_TESTS on aarch64 and i686;
 #   the self-contained module (build-selfcontained/, scripts/build-icu.sh,
 #     the C++ runtime linked in): its dependencies (the C library alone),
 #     symbol versions and exports checked, the glibc it requires printed,
@@ -154,16 +155,21 @@ cross_build() {
   cmake --build "build-$2" -j"$jobs" --target simhash engine_tests sql_tests
 }
 
-# The SQL tests the aarch64 build runs: the portable file, the differential
+# The SQL tests the aarch64 and i686 builds run: the portable file, the differential
 # tests of the index (but its slowest plan) and of the batch functions, the
 # query forms, and the fingerprint functions.
-AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
+CROSS_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
 ':Nearest.*:DistanceBounds.*:Simhash.*:SimhashAgg.*:Hamming.*-*k3_blocks7'
 
 # $1: the processor, $2: a GoogleTest filter for the SQL tests.
 cross_tests() {
-  local triple=$1-linux-gnu
-  local run=(qemu-"$1" -L "/usr/$triple" -E "LD_LIBRARY_PATH=$PWD/.cross/$triple/usr/lib/$triple")
+  local triple=$1-linux-gnu qemu=qemu-$1 multiarch=$1-linux-gnu
+  # Debian's i386 names its library directory and qemu after the architecture.
+  if [ "$1" = i686 ]; then
+    qemu=qemu-i386
+    multiarch=i386-linux-gnu
+  fi
+  local run=("$qemu" -L "/usr/$triple" -E "LD_LIBRARY_PATH=$PWD/.cross/$triple/usr/lib/$multiarch")
   (cd "build-$1" && "${run[@]}" ./engine_tests --gtest_brief=1)
   (cd "build-$1" && SIMHASH_PORTABLE_DB=../build/portable.db "${run[@]}" ./sql_tests \
     --gtest_brief=1 --gtest_filter="$2")
@@ -185,7 +191,9 @@ stage "SQLite amalgamation (Debian source)" bash scripts/build-sqlite-amalgamati
 stage "bundled SQLite app (amalgamation, no load_extension)" bundled_sqlite
 stage "portable database file (Release)" portable_file
 stage "aarch64 cross build" cross_build arm64 aarch64
-stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
+stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$CROSS_SQL_TESTS"
+stage "i686 cross build (32-bit x86)" cross_build i386 i686
+stage "i686 tests (qemu-user)" cross_tests i686 "$CROSS_SQL_TESTS"
 stage "s390x cross build" cross_build s390x s390x
 stage "s390x tests (qemu-user)" cross_tests s390x '*'
 stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
