@@ -148,7 +148,7 @@ std::string SchemaObject::kind_text() const {
 ResolvedIndex open_index(sqlite3* db, const SchemaObject& object, std::string_view function) {
   try {
     return ResolvedIndex{object.schema, object.name,
-                         read_index_config(db, object.schema, object.name).k};
+                         read_index_config(db, object.schema, object.name).config.k};
   } catch (const SqliteError& error) {
     throw BatchError(std::string(function) + ": " + error.what(), error.code());
   }

@@ -58,7 +58,7 @@ void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::str
   }
 }
 
-IndexConfig read_index_config(sqlite3* db, const std::string& schema, const std::string& name) {
+StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std::string& name) {
   Statement statement;
   const std::string sql =
       format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());
@@ -129,10 +129,11 @@ IndexConfig read_index_config(sqlite3* db, const std::string& schema, const std:
     throw_damaged(name, "stored k=" + std::to_string(config.k) + " is invalid");
   }
   std::string error;
-  if (!PermutationPlan::create(config.k, config.blocks, error)) {
+  std::optional<PermutationPlan> plan = PermutationPlan::create(config.k, config.blocks, error);
+  if (!plan) {
     throw_damaged(name, "the stored plan is invalid (" + error + ")");
   }
-  return config;
+  return StoredIndex{config, *std::move(plan)};
 }
 
 }  // namespace simhash::sql

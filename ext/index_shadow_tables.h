@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "index/permutation_plan.h"
 #include "sqlite_api.h"
 
 namespace simhash::sql {
@@ -61,10 +62,16 @@ void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::strin
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const std::string& new_name);
 
+// A stored index's config and the permutation plan it describes.
+struct StoredIndex {
+  IndexConfig config;
+  PermutationPlan plan;
+};
+
 // Reads the config and checks it: k, blocks and format present as small
 // integers, a format this extension reads, k within 0..kMaxIndexK and a plan
 // that PermutationPlan accepts. Throws SqliteError whose message starts
 // "simhash_index <name>: " (SQLITE_CORRUPT_VTAB for a damaged config).
-IndexConfig read_index_config(sqlite3* db, const std::string& schema, const std::string& name);
+StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std::string& name);
 
 }  // namespace simhash::sql

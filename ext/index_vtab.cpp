@@ -190,14 +190,14 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
   return guard(error, [&] {
     const std::string schema = argv[1];
     const std::string name = argv[2];
-    IndexConfig config;
+    std::optional<PermutationPlan> plan;
     if (create) {
       if (is_column_name(name)) {
         throw SqliteError(SQLITE_ERROR, "simhash_index: a table cannot be named '" + name +
                                             "' (a column has that name)");
       }
-      config = parse_options(argc, argv);
-      make_plan(config);  // validates before anything is created
+      IndexConfig config = parse_options(argc, argv);
+      plan.emplace(make_plan(config));  // validates before anything is created
       const IcuVersions versions = icu_versions();
       config.icu = versions.icu;
       config.unicode = versions.unicode;
@@ -208,19 +208,16 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     table->schema = schema;
     table->name = name;
     table->registration.emplace(db, schema, name);
-    std::optional<PermutationPlan> plan;
-    try {
-      if (!create) {
-        config = read_index_config(db, schema, name);
-        warn_on_icu_mismatch(name, config);
+    if (!create) {
+      try {
+        StoredIndex stored = read_index_config(db, schema, name);
+        warn_on_icu_mismatch(name, stored.config);
+        plan.emplace(std::move(stored.plan));
+      } catch (const SqliteError& error) {
+        table->unreadable =
+            std::string(error.what()) + " (DROP TABLE " + name + " still removes it)";
+        table->unreadable_code = error.code();
       }
-      plan.emplace(make_plan(config));
-    } catch (const SqliteError& error) {
-      if (create) {
-        throw;
-      }
-      table->unreadable = std::string(error.what()) + " (DROP TABLE " + name + " still removes it)";
-      table->unreadable_code = error.code();
     }
     const std::string declaration = format_sql(
         "CREATE TABLE x(fp, distance, query HIDDEN, radius HIDDEN, \"%w\" HIDDEN)", name.c_str());
@@ -379,7 +376,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         if (!radius) {
           all_known = false;
         } else {
-          known_radius = std::min(known_radius.value_or(64), *radius);
+          known_radius = std::min(known_radius.value_or(kMaxRadius), *radius);
         }
       }
       const std::string tables = std::to_string(plan.table_count()) + " tables";
@@ -495,7 +492,7 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
     cursor.hits.resize(count);
     return;
   }
-  cursor.radius = 64;
+  cursor.radius = kMaxRadius;
   storage.scan_nearest(query, count, cursor.hits);
 }
 
@@ -589,7 +586,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       if (!asked) {
         return SQLITE_OK;  // a NULL bound matches nothing
       }
-      radius = std::min(radius.value_or(64), *asked);
+      radius = std::min(radius.value_or(kMaxRadius), *asked);
     }
     cursor->has_query = true;
     cursor->query = sqlite3_value_int64(query);
