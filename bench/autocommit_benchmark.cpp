@@ -8,7 +8,6 @@
 // usage: autocommit_benchmark [n=100000] [inserts=20000] [k=3] [ext=path of simhash.so]
 #include <sqlite3.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -23,12 +22,8 @@ namespace {
 using simhash::bench::arg;
 using simhash::bench::exec;
 using simhash::bench::fail;
+using simhash::bench::Latency;
 using Clock = std::chrono::steady_clock;
-
-struct Latency {
-  double median_us;
-  double p99_us;
-};
 
 // Loads `n` rows in one transaction, then times `inserts` autocommit inserts.
 Latency time_autocommit_inserts(sqlite3* db, const std::string& table, std::size_t n,
@@ -59,9 +54,7 @@ Latency time_autocommit_inserts(sqlite3* db, const std::string& table, std::size
     micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   }
   sqlite3_finalize(insert);
-  const double median = simhash::bench::median(micros);
-  std::sort(micros.begin(), micros.end());
-  return Latency{median, micros[micros.size() * 99 / 100]};
+  return simhash::bench::latency_of(std::move(micros));
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Small helpers every benchmark program shares: the thread's CPU clock (what
 // load from other processes does not inflate), the median of repeated runs,
 // and for the programs that drive SQLite, opening a connection with the
-// extension loaded, running statements (stopping the run on any error) and
-// timing a counting query's repeated runs.
+// extension loaded, running statements (stopping the run on any error),
+// timing a counting query's repeated runs, and the latency of one statement
+// run once per query.
 #pragma once
 
 #include <sqlite3.h>
@@ -15,6 +16,7 @@
 #include <ctime>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simhash::bench {
@@ -111,6 +113,54 @@ inline Timing measure(int repeats, const std::function<std::int64_t()>& body) {
     return Timing{0, 0, 0};  // not run
   }
   return Timing{median(seconds), median(cpu_seconds), result};
+}
+
+// A latency distribution, in microseconds.
+struct Latency {
+  double median_us = 0;
+  double p99_us = 0;
+  std::int64_t rows = 0;  // the rows the timed runs returned, where counted
+};
+
+inline Latency latency_of(std::vector<double> micros) {
+  if (micros.empty()) {
+    return Latency{};
+  }
+  std::sort(micros.begin(), micros.end());
+  return Latency{micros[micros.size() / 2],
+                 micros[std::min(micros.size() - 1, micros.size() * 99 / 100)]};
+}
+
+// Runs `statement` to its end once per query, bound by `bind(statement,
+// query)`, over all queries twice: the first pass warms the cache, the
+// second is timed, each run from bind to reset.
+template <typename Bind>
+Latency time_statement(sqlite3* db, sqlite3_stmt* statement,
+                       const std::vector<std::uint64_t>& queries, Bind bind) {
+  std::vector<double> micros;
+  std::int64_t rows = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    micros.clear();
+    rows = 0;
+    for (const std::uint64_t query : queries) {
+      const auto start = std::chrono::steady_clock::now();
+      bind(statement, query);
+      int rc;
+      while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+        ++rows;
+      }
+      if (rc != SQLITE_DONE) {
+        fail(db, std::string("step ") + sqlite3_sql(statement));
+      }
+      sqlite3_reset(statement);
+      micros.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
+  }
+  Latency latency = latency_of(std::move(micros));
+  latency.rows = rows;
+  return latency;
 }
 
 }  // namespace simhash::bench

@@ -32,6 +32,8 @@ namespace {
 using simhash::bench::arg;
 using simhash::bench::exec;
 using simhash::bench::fail;
+using simhash::bench::Latency;
+using simhash::bench::time_statement;
 
 using Clock = std::chrono::steady_clock;
 
@@ -119,44 +121,20 @@ std::vector<std::uint64_t> make_queries(const std::vector<std::uint64_t>& data, 
   return queries;
 }
 
-struct Latency {
-  double median_us = 0;
-  double p99_us = 0;
-  long long rows = 0;
-};
-
-// Runs each query through one prepared statement (bound as ?1), twice: the
-// first pass warms the cache, the second is timed.
+// Runs each query through one prepared statement (bound as ?1): the
+// latency of the second of two passes, the first warming the cache.
 Latency time_queries(sqlite3* db, const std::string& sql,
                      const std::vector<std::uint64_t>& queries) {
   sqlite3_stmt* statement = nullptr;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
     fail(db, "prepare " + sql);
   }
-  Latency result;
-  std::vector<double> times;
-  for (int pass = 0; pass < 2; ++pass) {
-    times.clear();
-    result.rows = 0;
-    for (std::uint64_t query : queries) {
-      const auto start = Clock::now();
-      sqlite3_bind_int64(statement, 1, static_cast<sqlite3_int64>(query));
-      int rc;
-      while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-        ++result.rows;
-      }
-      if (rc != SQLITE_DONE) {
-        fail(db, "query " + sql);
-      }
-      sqlite3_reset(statement);
-      times.push_back(seconds_since(start) * 1e6);
-    }
-  }
+  const Latency latency =
+      time_statement(db, statement, queries, [](sqlite3_stmt* bound, std::uint64_t query) {
+        sqlite3_bind_int64(bound, 1, static_cast<sqlite3_int64>(query));
+      });
   sqlite3_finalize(statement);
-  std::sort(times.begin(), times.end());
-  result.median_us = times[times.size() / 2];
-  result.p99_us = times[std::min(times.size() - 1, times.size() * 99 / 100)];
-  return result;
+  return latency;
 }
 
 double file_bytes(const std::string& path) {
@@ -225,7 +203,8 @@ int main(int argc, char** argv) {
   std::printf("index: single-row inserts %.0f rows/s (one transaction), %.1f bytes/fp\n",
               insert_rate, index_bytes);
   std::printf("index: radius %d median %.1f us, p99 %.1f us, %lld rows\n", radius,
-              index_latency.median_us, index_latency.p99_us, index_latency.rows);
+              index_latency.median_us, index_latency.p99_us,
+              static_cast<long long>(index_latency.rows));
   if (arg(argc, argv, "vacuum", "0") == "1") {
     exec(db, "VACUUM");
     std::printf("index: after VACUUM %.1f bytes/fp\n",
@@ -263,7 +242,8 @@ int main(int argc, char** argv) {
     std::printf(
         "baseline 1 (scan with hamming): median %.1f us, p99 %.1f us over %zu queries, "
         "%lld rows; %.1f bytes/fp; %.0f inserts/s\n",
-        scan.median_us, scan.p99_us, few.size(), scan.rows, plain_bytes, plain_rate);
+        scan.median_us, scan.p99_us, few.size(), static_cast<long long>(scan.rows), plain_bytes,
+        plain_rate);
     sqlite3_close(plain);
     std::filesystem::remove(plain_path);
 
@@ -290,12 +270,14 @@ int main(int argc, char** argv) {
     std::printf(
         "baseline 2 (Manku in SQL): median %.1f us, p99 %.1f us, %lld rows; %.1f bytes/fp; "
         "%.0f inserts/s\n",
-        manku_latency.median_us, manku_latency.p99_us, manku_latency.rows, manku_bytes, manku_rate);
+        manku_latency.median_us, manku_latency.p99_us, static_cast<long long>(manku_latency.rows),
+        manku_bytes, manku_rate);
     std::printf("ratio: index median / Manku median = %.2f\n",
                 index_latency.median_us / manku_latency.median_us);
     if (radius <= 3 && manku_latency.rows != index_latency.rows) {
-      std::printf("MISMATCH: index found %lld rows, Manku %lld\n", index_latency.rows,
-                  manku_latency.rows);
+      std::printf("MISMATCH: index found %lld rows, Manku %lld\n",
+                  static_cast<long long>(index_latency.rows),
+                  static_cast<long long>(manku_latency.rows));
       return 1;
     }
     sqlite3_close(manku);

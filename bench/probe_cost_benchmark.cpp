@@ -15,8 +15,6 @@
 //                             [ext=<path of simhash.so>]
 #include <sqlite3.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -33,37 +31,8 @@ namespace {
 using simhash::bench::arg;
 using simhash::bench::exec;
 using simhash::bench::fail;
-using Clock = std::chrono::steady_clock;
-
-struct Timing {
-  double median_us;
-  double p99_us;
-};
-
-// Runs `statement` once per query (bound by `bind`), twice over: the first
-// pass warms the cache, the second is timed.
-template <typename Bind>
-Timing time_statement(sqlite3* db, sqlite3_stmt* statement,
-                      const std::vector<std::uint64_t>& queries, Bind bind) {
-  std::vector<double> times;
-  for (int pass = 0; pass < 2; ++pass) {
-    times.clear();
-    for (const std::uint64_t query : queries) {
-      const auto start = Clock::now();
-      bind(statement, query);
-      int rc;
-      while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-      }
-      if (rc != SQLITE_DONE) {
-        fail(db, "step");
-      }
-      sqlite3_reset(statement);
-      times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-    }
-  }
-  std::sort(times.begin(), times.end());
-  return {times[times.size() / 2], times[times.size() * 99 / 100]};
-}
+using simhash::bench::Latency;
+using simhash::bench::time_statement;
 
 sqlite3_stmt* prepare(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* statement = nullptr;
@@ -141,9 +110,9 @@ int main(int argc, char** argv) {
                    std::function<void(sqlite3_stmt*, std::uint64_t)>(bind_buckets)},
         std::tuple{"MATCH", match,
                    std::function<void(sqlite3_stmt*, std::uint64_t)>(bind_match)}}) {
-    const Timing alone = time_statement(db, statement, queries, bind);
+    const Latency alone = time_statement(db, statement, queries, bind);
     exec(db, "BEGIN");
-    const Timing inside = time_statement(db, statement, queries, bind);
+    const Latency inside = time_statement(db, statement, queries, bind);
     exec(db, "COMMIT");
     std::printf("%-14s %10.2f / %7.2f us %10.2f / %7.2f us\n", name, alone.median_us, alone.p99_us,
                 inside.median_us, inside.p99_us);
