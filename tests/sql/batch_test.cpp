@@ -277,20 +277,14 @@ TEST(BatchSql, RefuseTheConfigsTheIndexRefuses) {
         Damage{"UPDATE near_config SET value = 'x' WHERE key = 'k'",
                "the config table's k is 'x', not a count"},
         Damage{"DELETE FROM near_config WHERE key = 'k'", "the config table lacks k"}}) {
-    {
-      TestDatabase db(file.path(), false);
-      db.exec(
-          "DELETE FROM near_config; INSERT INTO near_config VALUES ('k', 3), ('blocks', 4), "
-          "('format', 2)");
-    }
+    exec_without_extension(file.path(),
+                           "DELETE FROM near_config; INSERT INTO near_config VALUES ('k', 3), "
+                           "('blocks', 4), ('format', 2)");
     {
       TestDatabase db(file.path());
       EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_pairs('near', 1)"), 1);
     }
-    {
-      TestDatabase db(file.path(), false);
-      db.exec(damage.sql);
-    }
+    exec_without_extension(file.path(), damage.sql);
     TestDatabase db(file.path());
     for (const std::string function : {"simhash_pairs", "simhash_components", "simhash_clusters"}) {
       EXPECT_EQ(db.error("SELECT * FROM " + function + "('near')"),

@@ -413,10 +413,7 @@ TEST(IndexSql, NewerFormatFailsClearly) {
     EXPECT_TRUE(contains(message, "format 3 is newer")) << message;
   }
   // Format 1 (an unreleased bucket layout) is refused, not misread.
-  {
-    TestDatabase db(path, false);
-    db.exec("UPDATE near_config SET value = 1 WHERE key = 'format'");
-  }
+  exec_without_extension(path, "UPDATE near_config SET value = 1 WHERE key = 'format'");
   {
     TestDatabase db(path);
     const std::string message = db.error("SELECT * FROM near");
@@ -436,10 +433,7 @@ TEST(IndexSql, NewerFormatFailsClearly) {
                                Damage{"UPDATE near_config SET value = 3 WHERE key = 'k'; "
                                       "UPDATE near_config SET value = 3 WHERE key = 'blocks'",
                                       "blocks=3"}}) {
-    {
-      TestDatabase db(path, false);
-      db.exec(damage.sql);
-    }
+    exec_without_extension(path, damage.sql);
     TestDatabase db(path);
     const std::string message = db.error("SELECT * FROM near");
     EXPECT_TRUE(contains(message, damage.expected)) << message;
@@ -461,10 +455,7 @@ TEST(IndexSql, UnreadableTablesCanBeDropped) {
       db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
       db.exec("INSERT INTO near(rowid, fp) VALUES (1, 5)");
     }
-    {
-      TestDatabase db(file.path(), false);
-      db.exec(damage);
-    }
+    exec_without_extension(file.path(), damage);
     TestDatabase db(file.path());
     for (const char* use :
          {"SELECT * FROM near", "SELECT * FROM near(5)", "INSERT INTO near(fp) VALUES (1)",

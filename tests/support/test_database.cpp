@@ -147,4 +147,8 @@ void TempDatabaseFile::remove_all() const {
   }
 }
 
+void exec_without_extension(const std::string& path, std::string_view sql) {
+  TestDatabase(path, false).exec(sql);
+}
+
 }  // namespace simhash::testing

@@ -52,6 +52,11 @@ class TestDatabase {
   sqlite3* db_ = nullptr;
 };
 
+// Runs `sql` on the file at `path` in a connection of its own without the
+// extension, closed before it returns: how a test edits an index's shadow
+// tables by hand, as a user with another SQLite could.
+void exec_without_extension(const std::string& path, std::string_view sql);
+
 // A database file in the temp folder, named after `stem` and this process,
 // removed (with its journals) when made and when the test ends.
 class TempDatabaseFile {
