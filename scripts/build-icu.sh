@@ -24,15 +24,8 @@ jobs=${JOBS:-2}
 
 # The version of the ICU the rest of the build uses, so that the static
 # library fingerprints exactly as the shared one the tests are run against.
-# The cache is keyed by that version and by this script, so a change of
-# flags or data items builds afresh instead of reusing a stale prefix.
-version=$(dpkg-query -W -f='${Version}' "libicu-dev:$(dpkg --print-architecture)")
-recipe=$(sha256sum "$0" | cut -c1-8)
-prefix=$cache_root/icu-$version-$recipe
-if [ -f "$prefix/done" ]; then
-  echo "$prefix"
-  exit 0
-fi
+. "$repository/scripts/deps-cache.sh"
+deps_cache_prefix icu libicu-dev "$cache_root"
 echo "building ICU $version into $prefix" >&2
 start=$SECONDS
 

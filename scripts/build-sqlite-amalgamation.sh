@@ -21,16 +21,9 @@ cache_root=${1:-$repository/.deps}
 jobs=${JOBS:-2}
 
 # Debian 12's is 3.40.1, the oldest SQLite the extension accepts, so the
-# bundled build also tests that minimum. The cache is keyed by the version
-# and by this script, so a change here generates afresh instead of reusing
-# a stale directory.
-version=$(dpkg-query -W -f='${Version}' "libsqlite3-dev:$(dpkg --print-architecture)")
-recipe=$(sha256sum "$0" | cut -c1-8)
-prefix=$cache_root/sqlite-amalgamation-$version-$recipe
-if [ -f "$prefix/done" ]; then
-  echo "$prefix"
-  exit 0
-fi
+# bundled build also tests that minimum.
+. "$repository/scripts/deps-cache.sh"
+deps_cache_prefix sqlite-amalgamation libsqlite3-dev "$cache_root"
 echo "generating the SQLite $version amalgamation into $prefix" >&2
 start=$SECONDS
 
