@@ -13,8 +13,8 @@
 #     cmake/<triple>.cmake), run under qemu-user: every engine test (the
 #     golden vectors included), the portable-file test against the file the
 #     Release build wrote (same bytes, exact answers), and the SQL tests: all
-#     of them on s390x (about seven minutes under qemu), the subset
-#     CROSS_SQL_TESTS on aarch64 and i686;
+#     of them on s390x (about seven minutes under qemu), the subsets
+#     AARCH64_SQL_TESTS on aarch64 and I686_SQL_TESTS on i686;
 #   the self-contained module (build-selfcontained/, scripts/build-icu.sh,
 #     the C++ runtime linked in): its dependencies (the C library alone),
 #     symbol versions and exports checked, the glibc it requires printed,
@@ -155,11 +155,18 @@ cross_build() {
   cmake --build "build-$2" -j"$jobs" --target simhash engine_tests sql_tests
 }
 
-# The SQL tests the aarch64 and i686 builds run: the portable file, the differential
+# The SQL tests the aarch64 build runs: the portable file, the differential
 # tests of the index (but its slowest plan) and of the batch functions, the
 # query forms, and the fingerprint functions.
-CROSS_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
+AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
 ':Nearest.*:DistanceBounds.*:Simhash.*:SimhashAgg.*:Hamming.*-*k3_blocks7'
+
+# i686 runs them but the index's differential tests (a minute and a half
+# under qemu there, and the same code aarch64 and s390x run them on): what
+# 32 bits change (size_t, the x87 unit) is in the engine, whose tests all
+# run, and in the file format and the fingerprints, tested here.
+I686_SQL_TESTS='PortableFile.*:FormatFile.*:BatchSql.*:BatchBetween.*:Nearest.*:DistanceBounds.*'\
+':Simhash.*:SimhashAgg.*:Hamming.*'
 
 # $1: the processor, $2: a GoogleTest filter for the SQL tests.
 cross_tests() {
@@ -191,9 +198,9 @@ stage "SQLite amalgamation (Debian source)" bash scripts/build-sqlite-amalgamati
 stage "bundled SQLite app (amalgamation, no load_extension)" bundled_sqlite
 stage "portable database file (Release)" portable_file
 stage "aarch64 cross build" cross_build arm64 aarch64
-stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$CROSS_SQL_TESTS"
+stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
 stage "i686 cross build (32-bit x86)" cross_build i386 i686
-stage "i686 tests (qemu-user)" cross_tests i686 "$CROSS_SQL_TESTS"
+stage "i686 tests (qemu-user)" cross_tests i686 "$I686_SQL_TESTS"
 stage "s390x cross build" cross_build s390x s390x
 stage "s390x tests (qemu-user)" cross_tests s390x '*'
 stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
