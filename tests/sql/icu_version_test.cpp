@@ -13,6 +13,16 @@
 namespace simhash::testing {
 namespace {
 
+// The versions an index's config records, in simhash_icu_version()'s form.
+constexpr const char* kRecordedVersions =
+    "SELECT 'icu=' || (SELECT value FROM near_config WHERE key = 'icu') ||"
+    " ' unicode=' || (SELECT value FROM near_config WHERE key = 'unicode')";
+// The README's check: 1 when the index was made under the running versions.
+constexpr const char* kReadmeVersionCheck =
+    "SELECT (SELECT 'icu=' || value FROM near_config WHERE key = 'icu') ||"
+    " ' unicode=' || (SELECT value FROM near_config WHERE key = 'unicode')"
+    " = simhash_icu_version()";
+
 std::string running_versions() {
   const IcuVersions versions = icu_versions();
   return "icu=" + versions.icu + " unicode=" + versions.unicode;
@@ -28,14 +38,8 @@ TEST(IcuVersion, NamesTheRunningIcuAndUnicode) {
 TEST(IcuVersion, RecordedInANewIndexConfig) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-  EXPECT_EQ(db.cell("SELECT 'icu=' || (SELECT value FROM near_config WHERE key = 'icu') ||"
-                    " ' unicode=' || (SELECT value FROM near_config WHERE key = 'unicode')"),
-            running_versions());
-  // The README's check.
-  EXPECT_EQ(db.integer("SELECT (SELECT 'icu=' || value FROM near_config WHERE key = 'icu') ||"
-                       " ' unicode=' || (SELECT value FROM near_config WHERE key = 'unicode')"
-                       " = simhash_icu_version()"),
-            1);
+  EXPECT_EQ(db.cell(kRecordedVersions), running_versions());
+  EXPECT_EQ(db.integer(kReadmeVersionCheck), 1);
 }
 
 TEST(IcuVersion, IndexWithoutTheRecordReadsAsBefore) {
@@ -96,10 +100,7 @@ TEST(IcuVersion, OtherIcuStillAnswersAndWarnsInTheLog) {
     const LogCapture capture(&messages);
     TestDatabase db(file.path());
     EXPECT_EQ(db.integer("SELECT count(*) FROM near(0, 3)"), 2);
-    EXPECT_EQ(db.integer("SELECT (SELECT 'icu=' || value FROM near_config WHERE key = 'icu') ||"
-                         " ' unicode=' || (SELECT value FROM near_config WHERE key = 'unicode')"
-                         " = simhash_icu_version()"),
-              0);
+    EXPECT_EQ(db.integer(kReadmeVersionCheck), 0);
   }
   ASSERT_EQ(messages.size(), 1U);
   const IcuVersions running = icu_versions();
