@@ -37,7 +37,7 @@ void create_shadow_tables(sqlite3* db, const std::string& schema, const std::str
                       "NOT NULL);"
                       "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
                       "('k', %d), ('blocks', %d), ('format', %d), ('icu', %Q), "
-                      "('unicode', %Q);",
+                      "('unicode', %Q), ('rows', 0);",
                       schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
                       name.c_str(), schema.c_str(), name.c_str(), config.k, config.blocks,
                       config.format, config.icu.c_str(), config.unicode.c_str()));
@@ -58,6 +58,30 @@ void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::str
   }
 }
 
+std::optional<int> bucket_bits_in_probe_row(sqlite3_stmt* statement) {
+  const sqlite3_int64 value = sqlite3_column_int64(statement, 1);
+  if (sqlite3_column_type(statement, 1) != SQLITE_INTEGER || value < BucketLayout::kMinBucketBits ||
+      value > BucketLayout::kMaxBucketBits) {
+    return std::nullopt;
+  }
+  return static_cast<int>(value);
+}
+
+void store_bucket_bits(sqlite3* db, const std::string& schema, const std::string& name, int bits) {
+  // Single-row statements: they need no statement journal, so SQLite does
+  // not open a savepoint (and call xSavepoint) in the middle of a merge.
+  if (bits == BucketLayout::kDefaultBucketBits) {
+    exec_sql(db, format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'bucket_bits'",
+                            schema.c_str(), name.c_str(), bits));
+    return;
+  }
+  exec_sql(db, format_sql("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES "
+                          "('bucket_bits', %d)",
+                          schema.c_str(), name.c_str(), bits));
+  exec_sql(db, format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'format'",
+                          schema.c_str(), name.c_str(), kIndexFormat));
+}
+
 StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std::string& name) {
   Statement statement;
   const std::string sql =
@@ -70,6 +94,8 @@ StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std:
   std::optional<int> k;
   std::optional<int> blocks;
   std::optional<int> format;
+  std::optional<int> bucket_bits;
+  std::optional<std::int64_t> rows;
   std::string icu;
   std::string unicode;
   while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
@@ -81,22 +107,28 @@ StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std:
       (key == "icu" ? icu : unicode) = text != nullptr ? text : "";
       continue;
     }
-    std::optional<int>* slot = key == "k"        ? &k
-                               : key == "blocks" ? &blocks
-                               : key == "format" ? &format
-                                                 : nullptr;
-    if (slot == nullptr) {
+    std::optional<int>* slot = key == "k"             ? &k
+                               : key == "blocks"      ? &blocks
+                               : key == "format"      ? &format
+                               : key == "bucket_bits" ? &bucket_bits
+                                                      : nullptr;
+    if (slot == nullptr && key != "rows") {
       continue;
     }
-    // A value that is not a small INTEGER must not be read as some number.
+    // A value that is not a non-negative INTEGER (small, but for the rows)
+    // must not be read as some number.
     const sqlite3_int64 stored = sqlite3_column_int64(statement.get(), 1);
     if (sqlite3_column_type(statement.get(), 1) != SQLITE_INTEGER || stored < 0 ||
-        stored > 1'000'000) {
+        (slot != nullptr && stored > 1'000'000)) {
       const auto* shown = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
       throw_damaged(name, "the config table's " + key + " is '" +
                               (shown != nullptr ? shown : "NULL") + "', not a count");
     }
-    *slot = static_cast<int>(stored);
+    if (slot == nullptr) {
+      rows = stored;
+    } else {
+      *slot = static_cast<int>(stored);
+    }
   }
   if (rc != SQLITE_DONE) {
     throw SqliteError(rc, sqlite3_errmsg(db));
@@ -106,7 +138,13 @@ StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std:
                                                                   : !blocks ? "blocks"
                                                                             : "format"));
   }
-  const IndexConfig config{*k, *blocks, *format, icu, unicode};
+  IndexConfig config;
+  config.k = *k;
+  config.blocks = *blocks;
+  config.format = *format;
+  config.rows = rows;
+  config.icu = icu;
+  config.unicode = unicode;
   if (config.format > kIndexFormat) {
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
                                         std::to_string(config.format) +
@@ -117,13 +155,29 @@ StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std:
   if (config.format < 1) {
     throw_damaged(name, "unknown storage format " + std::to_string(config.format));
   }
-  if (config.format < kIndexFormat) {
+  if (config.format < kFixedBucketsFormat) {
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": storage format " +
                                         std::to_string(config.format) +
                                         " is an older development layout this extension no "
-                                        "longer reads (format " +
+                                        "longer reads (formats " +
+                                        std::to_string(kFixedBucketsFormat) + " and " +
                                         std::to_string(kIndexFormat) +
                                         "); drop the table and create it again");
+  }
+  if (config.format == kFixedBucketsFormat) {
+    if (bucket_bits && *bucket_bits != BucketLayout::kDefaultBucketBits) {
+      throw_damaged(name, "format " + std::to_string(kFixedBucketsFormat) + " has bucket_bits=" +
+                              std::to_string(*bucket_bits) + "; only 16 is valid there");
+    }
+  } else if (!bucket_bits) {
+    throw_damaged(name, "the config table lacks bucket_bits");
+  } else if (*bucket_bits < BucketLayout::kMinBucketBits ||
+             *bucket_bits > BucketLayout::kMaxBucketBits) {
+    throw_damaged(name, "stored bucket_bits=" + std::to_string(*bucket_bits) +
+                            " is out of range (" + std::to_string(BucketLayout::kMinBucketBits) +
+                            " to " + std::to_string(BucketLayout::kMaxBucketBits) + ")");
+  } else {
+    config.bucket_bits = *bucket_bits;
   }
   if (config.k > kMaxIndexK) {
     throw_damaged(name, "stored k=" + std::to_string(config.k) + " is invalid");

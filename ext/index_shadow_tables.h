@@ -7,26 +7,39 @@
 //   <name>_config(key TEXT PRIMARY KEY, value) WITHOUT ROWID
 //       'k'      the largest radius the index answers from its buckets
 //       'blocks' the blocks of the permutation plan (index/permutation_plan.h)
-//       'format' the storage format (kIndexFormat)
+//       'format' the storage format: 2 (bucket bits fixed at 16) or 3
+//                (bucket bits in 'bucket_bits'; kIndexFormat)
+//       'bucket_bits' B of index/bucket_codec.h, format 3 only (absent: 16);
+//                raised as the index grows (the growth rewrites every bucket)
+//       'rows'   the rows of the data table as of the last merge, kept so the
+//                growth need not count them; absent until the first merge
 //       'icu', 'unicode' (TEXT) the versions the index was created under
 //                (simhash_icu_version()); absent in older indexes
 //   <name>_data(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)
 //       the rows: rowid and fingerprint, the truth the buckets are built from
 //   <name>_buckets(id INTEGER PRIMARY KEY, entries BLOB NOT NULL)
-//       the packed buckets (index/bucket_codec.h), row id (table << 16) | bucket
+//       the packed buckets (index/bucket_codec.h), row id (table << B) | bucket
+//
+// A new index is format 2 with B = 16, which releases before format 3 read;
+// it turns format 3 when B first changes.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
+#include "index/bucket_codec.h"
 #include "index/permutation_plan.h"
 #include "sqlite_api.h"
 
 namespace simhash::sql {
 
-// The storage format this code reads and writes. A config with a higher
-// value is refused (upgrade the extension); format 1, an unreleased
+// The newest storage format this code reads and writes. A config with a
+// higher value is refused (upgrade the extension); format 1, an unreleased
 // development layout of the buckets, is refused too (drop and create again).
-inline constexpr int kIndexFormat = 2;
+inline constexpr int kIndexFormat = 3;
+// The format of a new index, and of any whose bucket bits never changed.
+inline constexpr int kFixedBucketsFormat = 2;
 
 // The SQL option k is limited to this (the plan class accepts up to 63).
 inline constexpr int kMaxIndexK = 16;
@@ -38,7 +51,9 @@ inline constexpr const char* kShadowSuffixes[] = {"config", "data", "buckets"};
 struct IndexConfig {
   int k = 3;
   int blocks = 4;
-  int format = kIndexFormat;
+  int format = kFixedBucketsFormat;
+  int bucket_bits = BucketLayout::kDefaultBucketBits;
+  std::optional<std::int64_t> rows;  // absent until the first merge
   // The ICU and Unicode versions of the extension that created the index:
   // fingerprints computed under other versions may differ for the same text.
   // Empty for indexes created before they were recorded. Informative only:
@@ -55,6 +70,26 @@ inline constexpr const char* kCountRows = "SELECT count(*) FROM \"%w\".\"%w_data
 
 bool is_shadow_suffix(const char* suffix);
 
+// A probe's first part (its statement is a UNION ALL): the stored bucket
+// bits as the row (-1, value), none while they are the format-2 default. A
+// connection compares it with the layout it holds (another connection's
+// growth, or a rolled-back one, changes it) in the same read as the buckets.
+inline constexpr const char* kSelectBucketBitsRow =
+    "SELECT -1, value FROM \"%w\".\"%w_config\" WHERE key = 'bucket_bits'";
+// The stored bucket bits as a probe's first row shows them; nullopt if the
+// row's value is not one (read_index_config then says what is wrong).
+std::optional<int> bucket_bits_in_probe_row(sqlite3_stmt* statement);
+// The row count: read and written at every merge.
+inline constexpr const char* kSelectRowCount =
+    "SELECT value FROM \"%w\".\"%w_config\" WHERE key = 'rows'";
+inline constexpr const char* kStoreRowCount =
+    "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES ('rows', ?1)";
+
+// Records new bucket bits (after the buckets were rewritten for them): format
+// 3 with 'bucket_bits', unless the bits are 16 on a format-2 index, which
+// stays as it is. Throws SqliteError on failure.
+void store_bucket_bits(sqlite3* db, const std::string& schema, const std::string& name, int bits);
+
 // Throw SqliteError on failure.
 void create_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const IndexConfig& config);
@@ -66,11 +101,13 @@ void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::str
 struct StoredIndex {
   IndexConfig config;
   PermutationPlan plan;
+  BucketLayout layout() const { return BucketLayout(plan, config.bucket_bits); }
 };
 
 // Reads the config and checks it: k, blocks and format present as small
-// integers, a format this extension reads, k within 0..kMaxIndexK and a plan
-// that PermutationPlan accepts. Throws SqliteError whose message starts
+// integers, a format this extension reads, k within 0..kMaxIndexK, a plan
+// that PermutationPlan accepts, bucket bits as the format requires and a
+// row count that is not negative. Throws SqliteError whose message starts
 // "simhash_index <name>: " (SQLITE_CORRUPT_VTAB for a damaged config).
 StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std::string& name);
 

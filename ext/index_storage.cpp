@@ -42,13 +42,13 @@ void CachedStatement::compile(sqlite3* db, const std::string& sql) {
 }
 
 IndexStorage::IndexStorage(sqlite3* db, std::string schema, std::string name,
-                           const PermutationPlan& plan)
+                           const StoredIndex& stored)
     : db_(db),
       schema_(std::move(schema)),
       name_(std::move(name)),
-      plan_(plan),
-      layout_(plan),
-      pending_(plan) {}
+      plan_(stored.plan),
+      layout_(stored.layout()),
+      pending_(stored.plan) {}
 
 std::string IndexStorage::table_sql(const char* format) const {
   return format_sql(format, schema_.c_str(), name_.c_str());
@@ -84,7 +84,8 @@ bool IndexStorage::step_row(sqlite3_stmt* statement) {
 void IndexStorage::finalize_statements() {
   for (CachedStatement* statement :
        {&insert_data_, &select_data_, &delete_data_, &update_data_, &select_bucket_, &probe_full_,
-        &probe_last_, &write_bucket_, &delete_bucket_, &scan_data_}) {
+        &probe_last_, &write_bucket_, &delete_bucket_, &scan_data_, &select_bucket_bits_,
+        &select_row_count_, &store_row_count_}) {
     statement->finalize();
   }
 }
@@ -223,10 +224,11 @@ void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEnt
 
 void IndexStorage::merge_table(int table) {
   // The pending changes grouped by bucket, each group in the order the
-  // changes happened: by a stable counting sort (buckets are below 2^16)
-  // when there are many changes, by a comparison sort when there are few (a
-  // commit of one row should not clear a table of 2^16 counters). Each
-  // group is then sorted by (id, order), which is usually already the case.
+  // changes happened: by a stable counting sort when there are many changes
+  // and not too many buckets, by a comparison sort otherwise (a commit of
+  // one row should not clear a table of 2^16 counters, nor a merge allocate
+  // 2^32 of them). Each group is then sorted by (id, order), which is
+  // usually already the case.
   // Keys are recomputed rather than stored, to keep memory at 4 bytes per
   // change.
   const std::size_t change_count = pending_.size();
@@ -235,7 +237,7 @@ void IndexStorage::merge_table(int table) {
   };
   const std::size_t bucket_count = std::size_t{1} << layout_.bucket_bits(table);
   std::vector<std::uint32_t> order(change_count);
-  if (change_count * 16 < bucket_count) {
+  if (change_count * 16 < bucket_count || bucket_count > kMaxCountingSortBuckets) {
     for (std::size_t change = 0; change < change_count; ++change) {
       order[change] = static_cast<std::uint32_t>(change);
     }
@@ -300,27 +302,143 @@ void IndexStorage::merge_table(int table) {
 }
 
 void IndexStorage::flush() {
-  if (pending_.empty()) {
+  // A statement the merge runs may make SQLite call xSavepoint, which
+  // flushes: that inner call must not merge the same changes again.
+  if (pending_.empty() || flushing_) {
     return;
   }
+  flushing_ = true;
+  struct EndFlush {
+    bool& flushing;
+    ~EndFlush() { flushing = false; }
+  } end_flush{flushing_};
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
+  refresh_layout();
   for (int table = 0; table < plan_.table_count(); ++table) {
     merge_table(table);
+  }
+  std::int64_t net_change = 0;
+  for (std::size_t change = 0; change < pending_.size(); ++change) {
+    net_change += pending_.is_insert(change) ? 1 : -1;
+  }
+  const std::int64_t rows = store_row_count(net_change);
+  if (const int bits = layout_.bits_for_rows(rows); bits > layout_.bits()) {
+    grow_buckets(bits);
   }
   pending_.clear();
   sqlite3_set_last_insert_rowid(db_, last_rowid);
 }
 
+void IndexStorage::reload_layout() { layout_ = read_index_config(db_, schema_, name_).layout(); }
+
+void IndexStorage::refresh_layout() {
+  sqlite3_stmt* statement = cached(select_bucket_bits_, kSelectBucketBitsRow);
+  ResetOnExit reset(statement);
+  const std::optional<int> stored =
+      step_row(statement) ? bucket_bits_in_probe_row(statement) : BucketLayout::kDefaultBucketBits;
+  if (stored != layout_.bits()) {
+    reload_layout();
+  }
+}
+
+std::int64_t IndexStorage::store_row_count(std::int64_t net_change) {
+  std::optional<std::int64_t> rows;
+  {
+    sqlite3_stmt* statement = cached(select_row_count_, kSelectRowCount);
+    ResetOnExit reset(statement);
+    if (step_row(statement) && sqlite3_column_type(statement, 0) == SQLITE_INTEGER) {
+      rows = sqlite3_column_int64(statement, 0) + net_change;
+    }
+  }
+  if (!rows || *rows < 0) {
+    // Never stored (an index made before the count was kept), or damaged: the
+    // data table, which already holds the changes, says.
+    const Statement count = prepare_table_sql(kCountRows);
+    step_row(count.get());
+    rows = sqlite3_column_int64(count.get(), 0);
+  }
+  write_row_count(*rows);
+  return *rows;
+}
+
+void IndexStorage::write_row_count(std::int64_t rows) {
+  sqlite3_stmt* statement = cached(store_row_count_, kStoreRowCount);
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, rows);
+  step_done(statement);
+}
+
+void IndexStorage::grow_buckets(int bits) {
+  // Every row id r moves to ids >= r, in order (bucket_codec.h), so visiting
+  // the rows from the highest id down never overwrites a row not yet visited.
+  // Each visit is a fresh lookup: no statement reads the table while it is
+  // written.
+  const BucketLayout grown(plan_, bits);
+  const Statement next_row = prepare_table_sql(
+      "SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id < ?1 ORDER BY id DESC LIMIT 1");
+  std::int64_t below = layout_.first_row_id(plan_.table_count());
+  std::string blob;
+  std::vector<BucketEntry> entries;
+  std::vector<std::pair<std::uint64_t, BucketEntry>> moved;
+  std::vector<BucketEntry> group;
+  for (std::size_t visited = 1;; ++visited) {
+    if (visited % kBucketsBetweenInterruptChecks == 0) {
+      throw_if_interrupted(db_);
+    }
+    {
+      ResetOnExit reset(next_row.get());
+      sqlite3_bind_int64(next_row.get(), 1, below);
+      if (!step_row(next_row.get())) {
+        break;
+      }
+      below = sqlite3_column_int64(next_row.get(), 0);
+      const auto* data = static_cast<const char*>(sqlite3_column_blob(next_row.get(), 1));
+      blob.assign(data != nullptr ? data : "",
+                  static_cast<std::size_t>(sqlite3_column_bytes(next_row.get(), 1)));
+    }
+    const int table = layout_.table_of(below);
+    if (table < 0 || table >= plan_.table_count()) {
+      throw_malformed(below);
+    }
+    const std::uint64_t bucket = static_cast<std::uint64_t>(below - layout_.first_row_id(table));
+    write_bucket(below, {}, 0, true);  // deletes it
+    entries.clear();
+    if (!decode_bucket(reinterpret_cast<const unsigned char*>(blob.data()), blob.size(),
+                       layout_.rest_bytes(table), entries)) {
+      throw_malformed(below);
+    }
+    // The entries re-keyed under the grown layout; a stable sort by bucket
+    // keeps each new bucket in id order.
+    moved.clear();
+    for (const BucketEntry& entry : entries) {
+      const std::uint64_t key = layout_.key_of(table, bucket, entry.rest);
+      moved.emplace_back(grown.bucket_of(table, key),
+                         BucketEntry{entry.id, grown.rest_of(table, key)});
+    }
+    std::stable_sort(moved.begin(), moved.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t begin = 0; begin < moved.size();) {
+      group.clear();
+      std::size_t end = begin;
+      while (end < moved.size() && moved[end].first == moved[begin].first) {
+        group.push_back(moved[end++].second);
+      }
+      write_bucket(grown.row_id(table, moved[begin].first), group, grown.rest_bytes(table), false);
+      begin = end;
+    }
+  }
+  store_bucket_bits(db_, schema_, name_, bits);
+  layout_ = grown;
+}
+
 sqlite3_stmt* IndexStorage::probe_statement(int parts) {
   CachedStatement& statement = parts == kProbeChunk ? probe_full_ : probe_last_;
   return statement.get_with(db_, [&] {
-    std::string sql;
+    std::string sql = table_sql(kSelectBucketBitsRow);
     for (int part = 1; part <= parts; ++part) {
-      if (part > 1) {
-        sql += " UNION ALL ";
-      }
-      sql += table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id = ?") +
-             std::to_string(part);
+      sql += " UNION ALL ";
+      sql += table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id = ?");
+      sql += std::to_string(part);
     }
     return sql;
   });
@@ -333,6 +451,19 @@ void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>&
 }
 
 void IndexStorage::probe_buckets(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
+  const std::size_t first = out.size();
+  if (probe_with_layout(query, radius, out)) {
+    return;
+  }
+  out.resize(first);
+  reload_layout();  // from the same snapshot: the second try agrees with it
+  if (!probe_with_layout(query, radius, out)) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB,
+                      "simhash_index " + name_ + ": the stored bucket bits changed during a query");
+  }
+}
+
+bool IndexStorage::probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
   const int tables = plan_.table_count();
   for (int first = 0; first < tables; first += kProbeChunk) {
     const int parts = std::min(kProbeChunk, tables - first);
@@ -345,10 +476,23 @@ void IndexStorage::probe_buckets(std::uint64_t query, int radius, std::vector<In
       sqlite3_bind_int64(statement, part + 1,
                          layout_.row_id(table, layout_.bucket_of(table, keys[part])));
     }
+    // Rows come in part order, the bucket bits first (none if they are the
+    // default); a part whose bucket is empty has no row.
+    bool bits_checked = false;
     while (step_row(statement)) {
-      // Rows come in part order; a part whose bucket is empty has no row.
       const std::int64_t row_id = sqlite3_column_int64(statement, 0);
-      const auto table = static_cast<int>(row_id >> BucketLayout::kMaxBucketBits);
+      if (!bits_checked) {
+        bits_checked = true;
+        const std::optional<int> stored =
+            row_id == -1 ? bucket_bits_in_probe_row(statement) : BucketLayout::kDefaultBucketBits;
+        if (stored != layout_.bits()) {
+          return false;
+        }
+        if (row_id == -1) {
+          continue;
+        }
+      }
+      const int table = layout_.table_of(row_id);
       if (table < first || table >= first + parts) {
         throw_malformed(row_id);
       }
@@ -356,7 +500,11 @@ void IndexStorage::probe_buckets(std::uint64_t query, int radius, std::vector<In
                    static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
                    static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)), radius, out);
     }
+    if (!bits_checked && layout_.bits() != BucketLayout::kDefaultBucketBits) {
+      return false;
+    }
   }
+  return true;
 }
 
 void IndexStorage::probe_bucket(int table, std::uint64_t query, std::uint64_t key,
@@ -459,6 +607,9 @@ void IndexStorage::rebuild() {
   pending_.clear();
   exec_sql(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\""));
   const auto rows = read_all_rows();
+  const int bits = BucketLayout(plan_, BucketLayout::kDefaultBucketBits)
+                       .bits_for_rows(static_cast<std::int64_t>(rows.size()));
+  layout_ = BucketLayout(plan_, bits);
   struct Item {
     std::uint64_t bucket;
     BucketEntry entry;
@@ -492,15 +643,20 @@ void IndexStorage::rebuild() {
       begin = end;
     }
   }
+  store_bucket_bits(db_, schema_, name_, bits);
+  write_row_count(static_cast<std::int64_t>(rows.size()));
 }
 
 std::string IndexStorage::integrity_problem() {
   // A read: the buckets are compared with the rows as they were before the
   // pending changes, which are not merged (see flush()).
+  const StoredIndex stored = read_index_config(db_, schema_, name_);
+  layout_ = stored.layout();
   auto rows = read_all_rows();
   pending_.undo(rows);
   throw_if_interrupted(db_);
   const std::string prefix = "simhash_index " + name_ + ": ";
+
   {
     const Statement statement =
         prepare_table_sql("SELECT count(*) FROM \"%w\".\"%w_buckets\" WHERE id < 0 OR id >= ?1");
@@ -553,6 +709,11 @@ std::string IndexStorage::integrity_problem() {
              std::to_string(found.size()) + " entries that disagree with the " +
              std::to_string(rows.size()) + " rows of " + name_ + "_data; run 'rebuild'";
     }
+  }
+  // Checked last: a wrong count only delays or hastens the next growth.
+  if (stored.config.rows && *stored.config.rows != static_cast<std::int64_t>(rows.size())) {
+    return prefix + "the config table's rows is " + std::to_string(*stored.config.rows) + " but " +
+           name_ + "_data has " + std::to_string(rows.size()) + "; run 'rebuild'";
   }
   return {};
 }

@@ -13,6 +13,7 @@
 #include "index/bucket_codec.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
+#include "index_shadow_tables.h"
 #include "sqlite_support.h"
 
 namespace simhash::sql {
@@ -44,7 +45,7 @@ class CachedStatement {
 
 class IndexStorage {
  public:
-  IndexStorage(sqlite3* db, std::string schema, std::string name, const PermutationPlan& plan);
+  IndexStorage(sqlite3* db, std::string schema, std::string name, const StoredIndex& stored);
 
   const PermutationPlan& plan() const { return plan_; }
   const std::string& name() const { return name_; }
@@ -58,7 +59,8 @@ class IndexStorage {
 
   // Merges the pending changes into the buckets (xSync, xSavepoint, and
   // writes when many are pending; never reads, which would change the
-  // caller's changes() and total_changes()).
+  // caller's changes() and total_changes()), updates the stored row count,
+  // and raises the bucket bits when the rows call for it (grow_buckets).
   void flush();
   // Forgets the pending changes (their transaction or savepoint rolled back).
   void discard_pending() { pending_.clear(); }
@@ -78,6 +80,8 @@ class IndexStorage {
   // caller that steps it itself (a full-scan cursor; several may be open).
   Statement select_all_rows() const;
 
+  // Rewrites the buckets from the data table, with the bucket bits its rows
+  // call for (at least 16).
   void rebuild();
   // Empty when the buckets agree with the data table, else what is wrong. A
   // read: it merges nothing (the pending changes are undone from the rows
@@ -91,6 +95,8 @@ class IndexStorage {
   // rebuild() and integrity_problem() look for an interrupt this often (and
   // between their phases); the statements they step stop by themselves.
   static constexpr std::size_t kBucketsBetweenInterruptChecks = 4096;
+  // A merge sorts changes by bucket with this many counters at most (64 MB).
+  static constexpr std::size_t kMaxCountingSortBuckets = std::size_t{1} << 24;
   // Flush when this many changes are pending, to bound memory (about 20 bytes
   // per change while merging: 16 pending, 4 of sort order).
   static constexpr std::size_t kMaxPending = std::size_t{1} << 23;
@@ -106,6 +112,17 @@ class IndexStorage {
   void step_done(sqlite3_stmt* statement);
   bool step_row(sqlite3_stmt* statement);
   void merge_table(int table);
+  // Reads the stored bucket bits (another connection may have raised them, or
+  // a rollback undone a raise) and rebuilds the layout if they changed.
+  void refresh_layout();
+  void reload_layout();
+  // Stores the row count after a merge that changed it by `net_change`
+  // (counting the data table once if it was never stored); returns it.
+  std::int64_t store_row_count(std::int64_t net_change);
+  void write_row_count(std::int64_t rows);
+  // Rewrites every bucket for `bits` bucket bits (> layout_.bits()), then
+  // records them.
+  void grow_buckets(int bits);
   void write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries, int rest_bytes,
                     bool existed);
   bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
@@ -115,6 +132,9 @@ class IndexStorage {
   sqlite3_stmt* probe_statement(int parts);
   // probe() as the stored buckets answer, without the pending changes.
   void probe_buckets(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+  // The same with the layout held; false (and `out` partly filled) if the
+  // stored bucket bits differ from it.
+  bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
                     std::size_t size, int radius, std::vector<IndexHit>& out);
 
@@ -124,6 +144,7 @@ class IndexStorage {
   PermutationPlan plan_;
   BucketLayout layout_;
   PendingChanges pending_;
+  bool flushing_ = false;  // flush() is running
   std::string encode_buffer_;
   std::vector<CloseEntry> close_entries_;  // scratch of probe()
 
@@ -142,6 +163,9 @@ class IndexStorage {
   CachedStatement write_bucket_;
   CachedStatement delete_bucket_;
   CachedStatement scan_data_;
+  CachedStatement select_bucket_bits_;
+  CachedStatement select_row_count_;
+  CachedStatement store_row_count_;
 };
 
 }  // namespace simhash::sql

@@ -190,18 +190,19 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
   return guard(error, [&] {
     const std::string schema = argv[1];
     const std::string name = argv[2];
-    std::optional<PermutationPlan> plan;
+    std::optional<StoredIndex> stored;
     if (create) {
       if (is_column_name(name)) {
         throw SqliteError(SQLITE_ERROR, "simhash_index: a table cannot be named '" + name +
                                             "' (a column has that name)");
       }
       IndexConfig config = parse_options(argc, argv);
-      plan.emplace(make_plan(config));  // validates before anything is created
+      PermutationPlan plan = make_plan(config);  // validates before anything is created
       const IcuVersions versions = icu_versions();
       config.icu = versions.icu;
       config.unicode = versions.unicode;
       create_shadow_tables(db, schema, name, config);
+      stored.emplace(StoredIndex{config, std::move(plan)});
     }
     auto table = std::make_unique<IndexTable>();
     table->db = db;
@@ -210,9 +211,8 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     table->registration.emplace(db, schema, name);
     if (!create) {
       try {
-        StoredIndex stored = read_index_config(db, schema, name);
-        warn_on_icu_mismatch(name, stored.config);
-        plan.emplace(std::move(stored.plan));
+        stored.emplace(read_index_config(db, schema, name));
+        warn_on_icu_mismatch(name, stored->config);
       } catch (const SqliteError& error) {
         table->unreadable =
             std::string(error.what()) + " (DROP TABLE " + name + " still removes it)";
@@ -231,8 +231,8 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     // view of an untrusted schema can do nothing through it that it could
     // not do to an ordinary table (PRAGMA trusted_schema=OFF allows it).
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    if (plan) {
-      table->storage = std::make_unique<IndexStorage>(db, schema, name, *plan);
+    if (stored) {
+      table->storage = std::make_unique<IndexStorage>(db, schema, name, *stored);
     }
     return hand_over(std::move(table), vtab);
   });

@@ -158,11 +158,21 @@ SIMHASH_POPCNT_CLONES void find_close_rests(const unsigned char* rests, std::siz
 
 }  // namespace
 
-BucketLayout::BucketLayout(const PermutationPlan& plan) {
+BucketLayout::BucketLayout(const PermutationPlan& plan, int bucket_bits)
+    : bits_(bucket_bits), useful_bits_(0) {
   bucket_bits_.resize(static_cast<std::size_t>(plan.table_count()));
   for (int table = 0; table < plan.table_count(); ++table) {
-    bucket_bits_[table] = std::min(plan.prefix_bits(table), kMaxBucketBits);
+    bucket_bits_[table] = std::min(plan.prefix_bits(table), bits_);
+    useful_bits_ = std::max(useful_bits_, std::min(plan.prefix_bits(table), kMaxBucketBits));
   }
+}
+
+int BucketLayout::bits_for_rows(std::int64_t rows) const {
+  int bits = bits_;
+  while (bits < useful_bits_ && rows > (kMaxAverageEntries << bits)) {
+    ++bits;
+  }
+  return bits;
 }
 
 void encode_bucket(std::span<const BucketEntry> entries, int rest_bytes, std::string& out) {

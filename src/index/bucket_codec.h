@@ -33,16 +33,30 @@ struct BucketEntry {
   bool operator==(const BucketEntry&) const = default;
 };
 
-// How a plan's permuted keys map onto buckets: a bucket is the top
-// bucket_bits(table) bits of the key (the table's prefix, capped at
-// kMaxBucketBits so a bucket stays a useful size), and the row that stores it
-// has the id (table << kMaxBucketBits) | bucket.
+// How a plan's permuted keys map onto buckets. The index has one number, its
+// bucket bits B: a table's bucket is the top bucket_bits(table) = min(the
+// table's prefix bits, B) bits of the key, and the row that stores it has the
+// id (table << B) | bucket. B starts at kDefaultBucketBits (the fixed value of
+// storage format 2) and grows with the rows (bits_for_rows), so a bucket holds
+// about kMaxAverageEntries / 2 to kMaxAverageEntries entries at any size.
+// Raising B maps every row id r of a table to ids >= r, in the same order (the
+// growth in ext/index_storage.cpp relies on it).
 class BucketLayout {
  public:
-  static constexpr int kMaxBucketBits = 16;
+  static constexpr int kDefaultBucketBits = 16;
+  // At least one bit, so every table's rest has fewer than 64 bits.
+  static constexpr int kMinBucketBits = 1;
+  // 2^32 buckets a table is far beyond any index on one machine; the table
+  // number (< 2^10) stays clear of the sign bit.
+  static constexpr int kMaxBucketBits = 32;
+  // B grows when the rows exceed this many per bucket of a table.
+  static constexpr std::int64_t kMaxAverageEntries = 32;
 
-  explicit BucketLayout(const PermutationPlan& plan);
+  // bucket_bits within kMinBucketBits..kMaxBucketBits.
+  BucketLayout(const PermutationPlan& plan, int bucket_bits);
 
+  // B, the index's bucket bits: the cap of every table's and the row id shift.
+  int bits() const { return bits_; }
   int bucket_bits(int table) const { return bucket_bits_[table]; }
   int rest_bits(int table) const { return 64 - bucket_bits_[table]; }
   int rest_bytes(int table) const { return (rest_bits(table) + 7) / 8; }
@@ -54,12 +68,20 @@ class BucketLayout {
     return (bucket << rest_bits(table)) | rest;
   }
   std::int64_t row_id(int table, std::uint64_t bucket) const {
-    return (static_cast<std::int64_t>(table) << kMaxBucketBits) | static_cast<std::int64_t>(bucket);
+    return (static_cast<std::int64_t>(table) << bits_) | static_cast<std::int64_t>(bucket);
   }
-  // The row ids of a table's buckets are [first_row_id, first_row_id + 2^16).
+  // The row ids of a table's buckets are [first_row_id(table), first_row_id(table + 1)).
   std::int64_t first_row_id(int table) const { return row_id(table, 0); }
+  int table_of(std::int64_t row_id) const { return static_cast<int>(row_id >> bits_); }
+
+  // The B an index of `rows` rows should have: this one's, raised while the
+  // rows exceed kMaxAverageEntries per bucket and some table's prefix still
+  // has bits to give (up to kMaxBucketBits). Never lower than bits().
+  int bits_for_rows(std::int64_t rows) const;
 
  private:
+  int bits_;
+  int useful_bits_;  // the largest prefix of any table, within kMaxBucketBits
   std::vector<int> bucket_bits_;
 };
 

@@ -251,7 +251,7 @@ TEST(BucketLayout, SplitsAndJoinsKeys) {
   for (auto [k, blocks] : {std::pair{3, 4}, {6, 7}, {0, 1}, {16, 17}}) {
     const auto plan = PermutationPlan::create(k, blocks, error);
     ASSERT_TRUE(plan) << error;
-    const BucketLayout layout(*plan);
+    const BucketLayout layout(*plan, BucketLayout::kDefaultBucketBits);
     std::mt19937_64 random(9);
     for (int table = 0; table < plan->table_count(); ++table) {
       EXPECT_LE(layout.bucket_bits(table), plan->prefix_bits(table));
@@ -261,6 +261,66 @@ TEST(BucketLayout, SplitsAndJoinsKeys) {
       EXPECT_LT(bucket, std::uint64_t{1} << BucketLayout::kMaxBucketBits);
       EXPECT_EQ(layout.key_of(table, bucket, layout.rest_of(table, key)), key);
       EXPECT_LE(layout.rest_bits(table), 8 * layout.rest_bytes(table));
+    }
+  }
+}
+
+// The growth rule (bucket_codec.h): at most kMaxAverageEntries rows per
+// bucket, never fewer bits than now, never more than a table's prefix can give.
+TEST(BucketLayout, BitsFollowTheRowsWithinThePrefix) {
+  std::string error;
+  const auto plan = PermutationPlan::create(1, 4, error);  // 48 prefix bits
+  ASSERT_TRUE(plan) << error;
+  const BucketLayout layout(*plan, BucketLayout::kDefaultBucketBits);
+  EXPECT_EQ(layout.bits_for_rows(0), 16);
+  EXPECT_EQ(layout.bits_for_rows(std::int64_t{32} << 16), 16);
+  EXPECT_EQ(layout.bits_for_rows((std::int64_t{32} << 16) + 1), 17);
+  EXPECT_EQ(layout.bits_for_rows(10'000'000), 19);
+  EXPECT_EQ(layout.bits_for_rows(100'000'000), 22);
+  EXPECT_EQ(layout.bits_for_rows(std::int64_t{1} << 62), BucketLayout::kMaxBucketBits);
+  EXPECT_EQ(BucketLayout(*plan, 20).bits_for_rows(0), 20);
+  EXPECT_EQ(BucketLayout(*plan, 2).bits_for_rows(1000), 5);
+  // k=3, blocks=4 (the default): every prefix is 16 bits, so the bucket is
+  // already the whole prefix and more bits would change nothing.
+  const auto default_plan = PermutationPlan::create(3, 4, error);
+  ASSERT_TRUE(default_plan) << error;
+  EXPECT_EQ(BucketLayout(*default_plan, 16).bits_for_rows(100'000'000), 16);
+  EXPECT_EQ(BucketLayout(*default_plan, 2).bits_for_rows(100'000'000), 16);
+  // k=3, blocks=5: prefixes of 25 and 26 bits.
+  const auto five = PermutationPlan::create(3, 5, error);
+  ASSERT_TRUE(five) << error;
+  EXPECT_EQ(BucketLayout(*five, 16).bits_for_rows(100'000'000), 22);
+  EXPECT_EQ(BucketLayout(*five, 16).bits_for_rows(std::int64_t{1} << 40), 26);
+}
+
+// The growth rewrites buckets from the highest row id down; that is safe
+// because raising the bits maps every row id to ids at least as high, in the
+// same order, across tables too.
+TEST(BucketLayout, RaisingTheBitsKeepsRowIdsInOrderAndNeverLower) {
+  std::string error;
+  for (auto [k, blocks] : {std::pair{3, 4}, {6, 8}, {1, 4}}) {
+    const auto plan = PermutationPlan::create(k, blocks, error);
+    ASSERT_TRUE(plan) << error;
+    std::mt19937_64 random(31);
+    for (auto [from, to] : {std::pair{1, 2}, {3, 9}, {16, 17}, {16, 32}}) {
+      const BucketLayout before(*plan, from);
+      const BucketLayout after(*plan, to);
+      std::vector<std::pair<std::int64_t, std::int64_t>> ids;  // (before, after)
+      for (int i = 0; i < 2000; ++i) {
+        const int table = static_cast<int>(random() % plan->table_count());
+        const std::uint64_t key = random();
+        ids.emplace_back(before.row_id(table, before.bucket_of(table, key)),
+                         after.row_id(table, after.bucket_of(table, key)));
+        EXPECT_EQ(before.table_of(ids.back().first), table);
+        EXPECT_EQ(after.table_of(ids.back().second), table);
+      }
+      std::sort(ids.begin(), ids.end());
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        EXPECT_GE(ids[i].second, ids[i].first);
+        if (i > 0 && ids[i].first > ids[i - 1].first) {
+          EXPECT_GT(ids[i].second, ids[i - 1].second) << from << " -> " << to;
+        }
+      }
     }
   }
 }

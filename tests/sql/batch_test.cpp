@@ -270,8 +270,8 @@ TEST(BatchSql, RefuseTheConfigsTheIndexRefuses) {
     const char* message;  // after "<function>: simhash_index near: "
   };
   for (const Damage& damage :
-       {Damage{"UPDATE near_config SET value = 3 WHERE key = 'format'",
-               "storage format 3 is newer than this extension reads (format 2); upgrade the "
+       {Damage{"UPDATE near_config SET value = 4 WHERE key = 'format'",
+               "storage format 4 is newer than this extension reads (format 3); upgrade the "
                "simhash extension"},
         Damage{"UPDATE near_config SET value = 30 WHERE key = 'k'", "stored k=30 is invalid"},
         Damage{"UPDATE near_config SET value = 'x' WHERE key = 'k'",
