@@ -273,13 +273,13 @@ TEST(BucketLayout, BitsFollowTheRowsWithinThePrefix) {
   ASSERT_TRUE(plan) << error;
   const BucketLayout layout(*plan, BucketLayout::kDefaultBucketBits);
   EXPECT_EQ(layout.bits_for_rows(0), 16);
-  EXPECT_EQ(layout.bits_for_rows(std::int64_t{32} << 16), 16);
-  EXPECT_EQ(layout.bits_for_rows((std::int64_t{32} << 16) + 1), 17);
-  EXPECT_EQ(layout.bits_for_rows(10'000'000), 19);
-  EXPECT_EQ(layout.bits_for_rows(100'000'000), 22);
+  EXPECT_EQ(layout.bits_for_rows(std::int64_t{256} << 16), 16);
+  EXPECT_EQ(layout.bits_for_rows((std::int64_t{256} << 16) + 1), 17);
+  EXPECT_EQ(layout.bits_for_rows(10'000'000), 16);
+  EXPECT_EQ(layout.bits_for_rows(100'000'000), 19);
   EXPECT_EQ(layout.bits_for_rows(std::int64_t{1} << 62), BucketLayout::kMaxBucketBits);
   EXPECT_EQ(BucketLayout(*plan, 20).bits_for_rows(0), 20);
-  EXPECT_EQ(BucketLayout(*plan, 2).bits_for_rows(1000), 5);
+  EXPECT_EQ(BucketLayout(*plan, 2).bits_for_rows(5000), 5);
   // k=3, blocks=4 (the default): every prefix is 16 bits, so the bucket is
   // already the whole prefix and more bits would change nothing.
   const auto default_plan = PermutationPlan::create(3, 4, error);
@@ -289,7 +289,7 @@ TEST(BucketLayout, BitsFollowTheRowsWithinThePrefix) {
   // k=3, blocks=5: prefixes of 25 and 26 bits.
   const auto five = PermutationPlan::create(3, 5, error);
   ASSERT_TRUE(five) << error;
-  EXPECT_EQ(BucketLayout(*five, 16).bits_for_rows(100'000'000), 22);
+  EXPECT_EQ(BucketLayout(*five, 16).bits_for_rows(100'000'000), 19);
   EXPECT_EQ(BucketLayout(*five, 16).bits_for_rows(std::int64_t{1} << 40), 26);
 }
 

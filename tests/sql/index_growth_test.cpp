@@ -1,5 +1,5 @@
 // Growth of a simhash_index's bucket bits (storage format 3): when the rows
-// pass 32 per bucket, the merge that put them there rewrites every bucket
+// pass 256 per bucket, the merge that put them there rewrites every bucket
 // with more bucket bits, in the same transaction. The tests store tiny bucket
 // bits by hand (a config may hold any from 1 to 32), so a few thousand rows
 // grow them several times, and compare the answers with brute force after
@@ -40,11 +40,11 @@ std::int64_t stored_bucket_bits(TestDatabase& db) {
       "SELECT coalesce((SELECT value FROM near_config WHERE key = 'bucket_bits'), 16)");
 }
 
-// The documented rule: the smallest bits, not below `bits`, with at most 32
+// The documented rule: the smallest bits, not below `bits`, with at most 256
 // rows per bucket (every plan here has a prefix of 16 bits or more, beyond
 // what these row counts ask for).
 int bits_for(std::size_t rows, int bits) {
-  while (rows > (std::size_t{32} << bits)) {
+  while (rows > (std::size_t{256} << bits)) {
     ++bits;
   }
   return bits;
@@ -78,25 +78,25 @@ TEST_P(IndexGrowthPlans, BucketBitsFollowTheRowsAndAnswersStayExact) {
   options += std::to_string(kK);
   options += ", blocks=";
   options += std::to_string(blocks);
-  create_with_bucket_bits(file.path(), 2, options);
+  create_with_bucket_bits(file.path(), 1, options);
   std::mt19937_64 random(4242 + blocks);
   Model model;
   {
     TestDatabase db(file.path());
     std::int64_t next_id = 1;
     for (int batch = 0; batch < 4; ++batch) {
-      const auto fps = make_fingerprints(scaled(1200), random);
+      const auto fps = make_fingerprints(1200, random);
       bulk_insert(db.handle(), "near", model, fps, next_id);
       next_id += static_cast<std::int64_t>(fps.size());
-      EXPECT_EQ(stored_bucket_bits(db), bits_for(model.size(), 2)) << "batch " << batch;
+      EXPECT_EQ(stored_bucket_bits(db), bits_for(model.size(), 1)) << "batch " << batch;
       EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'rows'"),
                 static_cast<std::int64_t>(model.size()));
       verify_against_model(db.handle(), "near", model, kK, random, 6);
     }
     // Single statements in autocommit: each merge grows the bits as needed,
     // and deletes never shrink them.
-    mutate(db.handle(), "near", model, scaled(400), random);
-    EXPECT_GE(stored_bucket_bits(db), bits_for(model.size(), 2));
+    mutate(db.handle(), "near", model, 400, random);
+    EXPECT_GE(stored_bucket_bits(db), bits_for(model.size(), 1));
     verify_against_model(db.handle(), "near", model, kK, random, 6);
   }
   TestDatabase reopened(file.path());
@@ -110,19 +110,19 @@ TEST_P(IndexGrowthPlans, BucketBitsFollowTheRowsAndAnswersStayExact) {
 
 TEST(IndexGrowth, AGrowthRolledBackLeavesTheOldLayout) {
   const TempDatabaseFile file("simhash_growth_rollback");
-  create_with_bucket_bits(file.path(), 3);
+  create_with_bucket_bits(file.path(), 1);
   std::mt19937_64 random(99);
   Model model;
   TestDatabase db(file.path());
   bulk_insert(db.handle(), "near", model, make_fingerprints(200, random), 1);
-  EXPECT_EQ(stored_bucket_bits(db), 3);
+  EXPECT_EQ(stored_bucket_bits(db), 1);
   for (const char* end : {"ROLLBACK", "COMMIT"}) {
     Model changed = model;
     db.exec("BEGIN");
     {
       Prepared insert(db.handle(), "INSERT INTO near(rowid, fp) VALUES (?1, ?2)");
       std::int64_t id = 10'000;
-      for (const std::uint64_t fp : make_fingerprints(scaled(1500), random)) {
+      for (const std::uint64_t fp : make_fingerprints(1500, random)) {
         sqlite3_bind_int64(insert.get(), 1, id);
         sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
         EXPECT_EQ(sqlite3_step(insert.get()), SQLITE_DONE) << sqlite3_errmsg(db.handle());
@@ -131,13 +131,13 @@ TEST(IndexGrowth, AGrowthRolledBackLeavesTheOldLayout) {
       }
     }
     db.exec("SAVEPOINT merged");  // merges, and so grows, inside the transaction
-    EXPECT_EQ(stored_bucket_bits(db), bits_for(changed.size(), 3)) << end;
+    EXPECT_EQ(stored_bucket_bits(db), bits_for(changed.size(), 1)) << end;
     verify_against_model(db.handle(), "near", changed, kK, random, 4, false);
     db.exec(std::string("RELEASE merged; ") + end);
     if (std::string(end) == "COMMIT") {
       model = changed;
     }
-    EXPECT_EQ(stored_bucket_bits(db), bits_for(model.size(), 3)) << end;
+    EXPECT_EQ(stored_bucket_bits(db), bits_for(model.size(), 1)) << end;
     // Queries first: the integrity check would reread the config itself.
     verify_against_model(db.handle(), "near", model, kK, random, 6, false);
     verify_against_model(db.handle(), "near", model, kK, random, 2);
@@ -146,27 +146,27 @@ TEST(IndexGrowth, AGrowthRolledBackLeavesTheOldLayout) {
 
 TEST(IndexGrowth, AnotherConnectionsGrowthIsSeen) {
   const TempDatabaseFile file("simhash_growth_connections");
-  create_with_bucket_bits(file.path(), 2);
+  create_with_bucket_bits(file.path(), 1);
   std::mt19937_64 random(7);
   Model model;
   TestDatabase first(file.path());
   TestDatabase second(file.path());
   bulk_insert(first.handle(), "near", model, make_fingerprints(100, random), 1);
-  // Both hold the layout of 2 bits and their cached statements.
+  // Both hold the layout of 1 bit and their cached statements.
   verify_against_model(first.handle(), "near", model, kK, random, 2);
   verify_against_model(second.handle(), "near", model, kK, random, 2);
-  bulk_insert(first.handle(), "near", model, make_fingerprints(scaled(1500), random), 1000);
-  ASSERT_GT(stored_bucket_bits(first), 2);
+  bulk_insert(first.handle(), "near", model, make_fingerprints(1500, random), 1000);
+  ASSERT_GT(stored_bucket_bits(first), 1);
   // Queries first: the integrity check would reread the config itself.
   verify_against_model(second.handle(), "near", model, kK, random, 6, false);
   verify_against_model(second.handle(), "near", model, kK, random, 2);
   // The first grows the bits again; the second then writes without having
   // read since (its merge must see the new bits), and the first reads.
-  bulk_insert(first.handle(), "near", model, make_fingerprints(scaled(3000), random), 100'000);
+  bulk_insert(first.handle(), "near", model, make_fingerprints(3000, random), 100'000);
   const std::int64_t grown = stored_bucket_bits(first);
   bulk_insert(second.handle(), "near", model, make_fingerprints(50, random), 200'000);
   EXPECT_EQ(stored_bucket_bits(second), grown);
-  EXPECT_EQ(grown, bits_for(model.size(), 2));
+  EXPECT_EQ(grown, bits_for(model.size(), 1));
   verify_against_model(first.handle(), "near", model, kK, random, 6, false);
   verify_against_model(first.handle(), "near", model, kK, random, 2);
 }
