@@ -119,17 +119,7 @@ TEST(IndexGrowth, AGrowthRolledBackLeavesTheOldLayout) {
   for (const char* end : {"ROLLBACK", "COMMIT"}) {
     Model changed = model;
     db.exec("BEGIN");
-    {
-      Prepared insert(db.handle(), "INSERT INTO near(rowid, fp) VALUES (?1, ?2)");
-      std::int64_t id = 10'000;
-      for (const std::uint64_t fp : make_fingerprints(1500, random)) {
-        sqlite3_bind_int64(insert.get(), 1, id);
-        sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
-        EXPECT_EQ(sqlite3_step(insert.get()), SQLITE_DONE) << sqlite3_errmsg(db.handle());
-        sqlite3_reset(insert.get());
-        changed[id++] = fp;
-      }
-    }
+    insert_fingerprints(db.handle(), "near", changed, make_fingerprints(1500, random), 10'000);
     db.exec("SAVEPOINT merged");  // merges, and so grows, inside the transaction
     EXPECT_EQ(stored_bucket_bits(db), bits_for(changed.size(), 1)) << end;
     verify_against_model(db.handle(), "near", changed, kK, random, 4, false);

@@ -296,20 +296,26 @@ inline void mutate(sqlite3* db, const std::string& table, Model& model, int oper
   }
 }
 
+// Inserts `fps` with rowids first_id, first_id + 1, ... into the table and
+// the model, in the caller's transaction (or autocommit).
+inline void insert_fingerprints(sqlite3* db, const std::string& table, Model& model,
+                                const std::vector<std::uint64_t>& fps, std::int64_t first_id) {
+  Prepared insert(db, "INSERT INTO \"" + table + "\"(rowid, fp) VALUES (?1, ?2)");
+  std::int64_t id = first_id;
+  for (std::uint64_t fp : fps) {
+    sqlite3_bind_int64(insert.get(), 1, id);
+    sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
+    EXPECT_EQ(sqlite3_step(insert.get()), SQLITE_DONE) << sqlite3_errmsg(db);
+    sqlite3_reset(insert.get());
+    model[id++] = fp;
+  }
+}
+
+// The same in one transaction of its own.
 inline void bulk_insert(sqlite3* db, const std::string& table, Model& model,
                         const std::vector<std::uint64_t>& fps, std::int64_t first_id) {
   EXPECT_EQ(sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr), SQLITE_OK);
-  {
-    Prepared insert(db, "INSERT INTO \"" + table + "\"(rowid, fp) VALUES (?1, ?2)");
-    std::int64_t id = first_id;
-    for (std::uint64_t fp : fps) {
-      sqlite3_bind_int64(insert.get(), 1, id);
-      sqlite3_bind_int64(insert.get(), 2, static_cast<sqlite3_int64>(fp));
-      EXPECT_EQ(sqlite3_step(insert.get()), SQLITE_DONE) << sqlite3_errmsg(db);
-      sqlite3_reset(insert.get());
-      model[id++] = fp;
-    }
-  }
+  insert_fingerprints(db, table, model, fps, first_id);
   EXPECT_EQ(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
 }
 
