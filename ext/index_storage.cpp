@@ -235,7 +235,8 @@ void IndexStorage::merge_table(int table) {
   const auto bucket_of = [&](std::size_t change) {
     return layout_.bucket_of(table, plan_.permute(table, pending_.fp(change)));
   };
-  const std::size_t bucket_count = std::size_t{1} << layout_.bucket_bits(table);
+  // 64-bit: a table may have 2^32 buckets, more than a 32-bit size_t holds.
+  const std::uint64_t bucket_count = std::uint64_t{1} << layout_.bucket_bits(table);
   std::vector<std::uint32_t> order(change_count);
   if (change_count * 16 < bucket_count || bucket_count > kMaxCountingSortBuckets) {
     for (std::size_t change = 0; change < change_count; ++change) {
@@ -244,11 +245,11 @@ void IndexStorage::merge_table(int table) {
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return bucket_of(a) < bucket_of(b); });
   } else {
-    std::vector<std::uint32_t> next(bucket_count + 1, 0);
+    std::vector<std::uint32_t> next(static_cast<std::size_t>(bucket_count) + 1, 0);
     for (std::size_t change = 0; change < change_count; ++change) {
       ++next[bucket_of(change) + 1];
     }
-    for (std::size_t bucket = 0; bucket < bucket_count; ++bucket) {
+    for (std::size_t bucket = 0; bucket < static_cast<std::size_t>(bucket_count); ++bucket) {
       next[bucket + 1] += next[bucket];
     }
     for (std::size_t change = 0; change < change_count; ++change) {
