@@ -22,19 +22,6 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// An empty index at `bits` bucket bits, as format 3 stores them.
-void create_with_bucket_bits(const std::string& path, int bits,
-                             const std::string& options = "k=3") {
-  {
-    TestDatabase db(path);
-    db.exec("CREATE VIRTUAL TABLE near USING simhash_index(" + options + ")");
-  }
-  exec_without_extension(path,
-                         "UPDATE near_config SET value = 3 WHERE key = 'format'; "
-                         "INSERT INTO near_config(key, value) VALUES ('bucket_bits', " +
-                             std::to_string(bits) + ")");
-}
-
 std::int64_t stored_bucket_bits(TestDatabase& db) {
   return db.integer(
       "SELECT coalesce((SELECT value FROM near_config WHERE key = 'bucket_bits'), 16)");
@@ -78,7 +65,7 @@ TEST_P(IndexGrowthPlans, BucketBitsFollowTheRowsAndAnswersStayExact) {
   options += std::to_string(kK);
   options += ", blocks=";
   options += std::to_string(blocks);
-  create_with_bucket_bits(file.path(), 1, options);
+  create_with_bucket_bits(file.path(), "near", 1, options);
   std::mt19937_64 random(4242 + blocks);
   Model model;
   {
@@ -110,7 +97,7 @@ TEST_P(IndexGrowthPlans, BucketBitsFollowTheRowsAndAnswersStayExact) {
 
 TEST(IndexGrowth, AGrowthRolledBackLeavesTheOldLayout) {
   const TempDatabaseFile file("simhash_growth_rollback");
-  create_with_bucket_bits(file.path(), 1);
+  create_with_bucket_bits(file.path(), "near", 1);
   std::mt19937_64 random(99);
   Model model;
   TestDatabase db(file.path());
@@ -136,7 +123,7 @@ TEST(IndexGrowth, AGrowthRolledBackLeavesTheOldLayout) {
 
 TEST(IndexGrowth, AnotherConnectionsGrowthIsSeen) {
   const TempDatabaseFile file("simhash_growth_connections");
-  create_with_bucket_bits(file.path(), 1);
+  create_with_bucket_bits(file.path(), "near", 1);
   std::mt19937_64 random(7);
   Model model;
   TestDatabase first(file.path());

@@ -8,14 +8,17 @@
 // checks that file's integrity and answers, and that its own file has the
 // same bytes.
 //
-// FormatFile checks a file committed to the repository
-// (tests/data/index_format2.db, written by the workload below in storage
-// format 2): every later version must read it, pass its integrity check and
-// answer exactly. Its rows are pinned by count and checksum, and read from
-// the shadow tables with plain SQL, so the check does not depend on the
-// workload's code staying the same. To write it again (only for a new format,
-// with a new file name): SIMHASH_WRITE_FORMAT_FILE=<path> sql_tests
-// --gtest_filter='FormatFile.*' --gtest_also_run_disabled_tests.
+// FormatFile checks files committed to the repository, one per storage
+// format: every later version must read them, pass their integrity check and
+// answer exactly. tests/data/index_format2.db holds the workload below
+// (format 2: 16 bucket bits); tests/data/index_format3.db an index whose
+// bucket bits grew from 1 (stored by hand) to 3 with its rows (format 3), so
+// its bucket row ids are (copy << 3) | bucket. Their rows are pinned by count
+// and checksum, and read from the shadow tables with plain SQL, so the check
+// does not depend on the workload's code staying the same. To write one
+// again (only for a new format, with a new file name):
+// SIMHASH_WRITE_FORMAT_FILE=<path> sql_tests
+// --gtest_filter='FormatFile.DISABLED_WriteFormat<N>File' --gtest_also_run_disabled_tests.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -98,8 +101,28 @@ TEST(PortableFile, SameBytesAndAnswersOnEveryMachine) {
   expect_answers(shared, content);
 }
 
-// The committed file of storage format 2.
+// The committed files of storage formats 2 and 3.
 constexpr const char* kFormat2File = SIMHASH_SOURCE_DIR "/tests/data/index_format2.db";
+constexpr const char* kFormat3File = SIMHASH_SOURCE_DIR "/tests/data/index_format3.db";
+
+// The check command writes: tests read a copy and keep the committed file as
+// it is.
+void copy_committed_file(const char* committed, const TempDatabaseFile& copy) {
+  ASSERT_TRUE(std::filesystem::exists(committed)) << committed;
+  std::filesystem::remove(copy.path());
+  std::filesystem::copy_file(committed, copy.path());
+}
+
+// The path SIMHASH_WRITE_FORMAT_FILE names, emptied, for a writer below.
+std::string format_file_to_write() {
+  const char* path = std::getenv("SIMHASH_WRITE_FORMAT_FILE");
+  if (path == nullptr) {
+    ADD_FAILURE() << "set SIMHASH_WRITE_FORMAT_FILE to the file to write";
+    return {};
+  }
+  std::filesystem::remove(path);
+  return path;
+}
 
 // An index's rows as its data shadow table holds them, read without the
 // extension's help.
@@ -123,11 +146,8 @@ std::pair<std::size_t, std::uint64_t> digest(const Model& rows) {
 }
 
 TEST(FormatFile, Format2FileReadsChecksAndAnswersExactly) {
-  ASSERT_TRUE(std::filesystem::exists(kFormat2File)) << kFormat2File;
-  TempDatabaseFile copy(
-      "format2_copy");  // the check command writes; keep the committed file as it is
-  std::filesystem::remove(copy.path());
-  std::filesystem::copy_file(kFormat2File, copy.path());
+  const TempDatabaseFile copy("format2_copy");
+  copy_committed_file(kFormat2File, copy);
   TestDatabase db(copy.path());
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 2);
   EXPECT_EQ(db.integer("SELECT value FROM wide_config WHERE key = 'format'"), 2);
@@ -140,12 +160,30 @@ TEST(FormatFile, Format2FileReadsChecksAndAnswersExactly) {
   verify_against_model(db.handle(), "wide", wide, 6, random, 10);
 }
 
-// Writes the file FormatFile reads (see the top of this file), and prints
-// the digests to pin in the test.
-TEST(FormatFile, DISABLED_WriteFormatFile) {
-  const char* path = std::getenv("SIMHASH_WRITE_FORMAT_FILE");
-  ASSERT_NE(path, nullptr) << "set SIMHASH_WRITE_FORMAT_FILE to the file to write";
-  std::filesystem::remove(path);
+TEST(FormatFile, Format3FileReadsChecksAndAnswersExactly) {
+  const TempDatabaseFile copy("format3_copy");
+  copy_committed_file(kFormat3File, copy);
+  TestDatabase db(copy.path());
+  EXPECT_EQ(db.integer("SELECT value FROM grown_config WHERE key = 'format'"), 3);
+  EXPECT_EQ(db.integer("SELECT value FROM grown_config WHERE key = 'bucket_bits'"), 3);
+  const Model grown = shadow_rows(db.handle(), "grown");
+  EXPECT_EQ(digest(grown), (std::pair<std::size_t, std::uint64_t>{1223, 2072847956254226923ULL}));
+  EXPECT_EQ(db.integer("SELECT value FROM grown_config WHERE key = 'rows'"),
+            static_cast<std::int64_t>(grown.size()));
+  // Ten permuted copies (k=3, blocks=5) of 2^3 buckets each, every one
+  // holding entries: row ids 0 to 79.
+  EXPECT_EQ(db.integer("SELECT count(*) FROM grown_buckets"), 80);
+  EXPECT_EQ(db.integer("SELECT min(id) FROM grown_buckets"), 0);
+  EXPECT_EQ(db.integer("SELECT max(id) FROM grown_buckets"), 79);
+  std::mt19937_64 random(12);
+  verify_against_model(db.handle(), "grown", grown, 3, random, 40);
+}
+
+// Writers of the files FormatFile reads (see the top of this file); each
+// prints the digests to pin in its test.
+TEST(FormatFile, DISABLED_WriteFormat2File) {
+  const std::string path = format_file_to_write();
+  ASSERT_FALSE(path.empty());
   // Small, so the repository stays small; the writes still merge and delete.
   const PortableContent content = write_portable_database(path, 400, 150);
   TestDatabase db(path);
@@ -155,6 +193,23 @@ TEST(FormatFile, DISABLED_WriteFormatFile) {
   std::printf("near: %zu rows, sum %llu; wide: %zu rows, sum %llu\n", near_rows,
               static_cast<unsigned long long>(near_sum), wide_rows,
               static_cast<unsigned long long>(wide_sum));
+}
+
+TEST(FormatFile, DISABLED_WriteFormat3File) {
+  const std::string path = format_file_to_write();
+  ASSERT_FALSE(path.empty());
+  create_with_bucket_bits(path, "grown", 1, "k=3, blocks=5");
+  TestDatabase db(path);
+  std::mt19937_64 random(20261124);
+  Model grown;
+  bulk_insert(db.handle(), "grown", grown, make_fingerprints(1200, random), 1);
+  mutate(db.handle(), "grown", grown, 150, random);
+  db.exec("VACUUM");
+  const auto [rows, sum] = digest(grown);
+  std::printf("grown: %zu rows, sum %llu, bucket bits %lld\n", rows,
+              static_cast<unsigned long long>(sum),
+              static_cast<long long>(
+                  db.integer("SELECT value FROM grown_config WHERE key = 'bucket_bits'")));
 }
 
 }  // namespace

@@ -296,6 +296,21 @@ inline void mutate(sqlite3* db, const std::string& table, Model& model, int oper
   }
 }
 
+// An empty index `table` at `bits` bucket bits, as storage format 3 stores
+// them (a file may hold any from 1 to 32; the module itself starts at 16), so
+// that a few thousand rows make its bucket bits grow.
+inline void create_with_bucket_bits(const std::string& path, const std::string& table, int bits,
+                                    const std::string& options = "k=3") {
+  {
+    TestDatabase db(path);
+    db.exec("CREATE VIRTUAL TABLE \"" + table + "\" USING simhash_index(" + options + ")");
+  }
+  const std::string config = "\"" + table + "_config\"";
+  exec_without_extension(path, "UPDATE " + config + " SET value = 3 WHERE key = 'format'; " +
+                                   "INSERT INTO " + config + "(key, value) VALUES ('bucket_bits', " +
+                                   std::to_string(bits) + ")");
+}
+
 // Inserts `fps` with rowids first_id, first_id + 1, ... into the table and
 // the model, in the caller's transaction (or autocommit).
 inline void insert_fingerprints(sqlite3* db, const std::string& table, Model& model,
