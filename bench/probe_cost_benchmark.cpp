@@ -11,7 +11,12 @@
 // The differences say what the transaction, the B-tree descents and the
 // virtual table (decoding, pending changes, cursor) each cost.
 //
+// The journal mode and locking mode are the user's settings that change what
+// the read transaction of an autocommit statement costs (journal=wal,
+// locking=exclusive); the defaults are SQLite's.
+//
 // usage: probe_cost_benchmark [n=1000000] [queries=20000] [dir=/tmp]
+//                             [journal=delete|wal] [locking=normal|exclusive]
 //                             [ext=<path of simhash.so>]
 #include <sqlite3.h>
 
@@ -50,8 +55,17 @@ int main(int argc, char** argv) {
   const int query_count = std::stoi(arg(argc, argv, "queries", "20000"));
   const std::string path = arg(argc, argv, "dir", "/tmp") + "/simhash_probe_cost.db";
   const std::string extension = arg(argc, argv, "ext", SIMHASH_EXTENSION_PATH);
-  std::filesystem::remove(path);
+  const std::string journal = arg(argc, argv, "journal", "delete");
+  const std::string locking = arg(argc, argv, "locking", "normal");
+  const auto remove_database = [&] {
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+      std::filesystem::remove(path + suffix);
+    }
+  };
+  remove_database();
   sqlite3* db = simhash::bench::open_with_extension(path, extension);
+  exec(db, "PRAGMA journal_mode = " + journal);
+  exec(db, "PRAGMA locking_mode = " + locking);
   exec(db, "PRAGMA cache_size = -2000000");  // warm: the whole file stays cached
   exec(db, "CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
   std::mt19937_64 random(20261123);
@@ -100,8 +114,10 @@ int main(int argc, char** argv) {
     sqlite3_bind_int64(statement, 1, static_cast<sqlite3_int64>(query));
   };
 
-  std::printf("n=%lld, k=3, %d permuted copies, %d random queries, radius 3, warm cache\n",
-              static_cast<long long>(n), tables, query_count);
+  std::printf(
+      "n=%lld, k=3, %d permuted copies, %d random queries, radius 3, warm cache, "
+      "journal_mode=%s, locking_mode=%s\n",
+      static_cast<long long>(n), tables, query_count, journal.c_str(), locking.c_str());
   std::printf("%-14s %22s %22s\n", "", "autocommit med / p99", "in one txn med / p99");
   for (const auto& [name, statement, bind] :
        {std::tuple{"point lookup", point,
@@ -121,6 +137,6 @@ int main(int argc, char** argv) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db);
-  std::filesystem::remove(path);
+  remove_database();
   return 0;
 }

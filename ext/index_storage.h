@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,16 @@ class CachedStatement {
   Statement statement_;
 };
 
+// The pending changes of one permuted copy grouped by bucket: `order` holds
+// indexes into the pending list sorted by bucket, within a bucket in the
+// order they happened; `groups` holds each changed bucket and where its
+// changes start in `order`, buckets ascending.
+struct ChangedBuckets {
+  std::vector<std::uint32_t> order;
+  std::vector<std::pair<std::uint64_t, std::size_t>> groups;
+  std::span<std::uint32_t> changes(std::size_t group);
+};
+
 class IndexStorage {
  public:
   IndexStorage(sqlite3* db, std::string schema, std::string name, const StoredIndex& stored);
@@ -60,7 +71,7 @@ class IndexStorage {
   // Merges the pending changes into the buckets (xSync, xSavepoint, and
   // writes when many are pending; never reads, which would change the
   // caller's changes() and total_changes()), updates the stored row count,
-  // and raises the bucket bits when the rows call for it (grow_buckets).
+  // and raises the bucket bits when the rows call for it (merge_and_split_table).
   void flush();
   // Forgets the pending changes (their transaction or savepoint rolled back).
   void discard_pending() { pending_.clear(); }
@@ -111,7 +122,22 @@ class IndexStorage {
   }
   void step_done(sqlite3_stmt* statement);
   bool step_row(sqlite3_stmt* statement);
+  // The pending changes grouped by their bucket in `table` under layout_.
+  ChangedBuckets changes_by_bucket(int table) const;
+  // `stored` (one bucket's entries, id order) with `changes` (that bucket's,
+  // from changes_by_bucket; sorted by id here) applied into `out`: the last
+  // change of an id wins.
+  void apply_changes(int table, const std::vector<BucketEntry>& stored,
+                     std::span<std::uint32_t> changes, std::vector<BucketEntry>& out) const;
+  // Reads, changes and writes back each bucket of `table` that has changes.
   void merge_table(int table);
+  // The same while the bucket bits grow to `grown`'s: every bucket of
+  // `table`, changed or not, is read and written as the buckets it splits
+  // into. Tables are taken from the last down.
+  void merge_and_split_table(int table, const BucketLayout& grown);
+  // Writes `entries` of `bucket` (under layout_) as the buckets of `grown`.
+  void split_bucket(int table, std::uint64_t bucket, const std::vector<BucketEntry>& entries,
+                    const BucketLayout& grown);
   // Reads the stored bucket bits (another connection may have raised them, or
   // a rollback undone a raise) and rebuilds the layout if they changed.
   void refresh_layout();
@@ -120,12 +146,13 @@ class IndexStorage {
   // (counting the data table once if it was never stored); returns it.
   std::int64_t store_row_count(std::int64_t net_change);
   void write_row_count(std::int64_t rows);
-  // Rewrites every bucket for `bits` bucket bits (> layout_.bits()), then
-  // records them.
-  void grow_buckets(int bits);
   void write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries, int rest_bytes,
                     bool existed);
   bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
+  // The highest stored bucket row with an id in [down_to, below), decoded
+  // into `out`; its id, or nothing if there is none.
+  std::optional<std::int64_t> read_bucket_below(std::int64_t below, std::int64_t down_to,
+                                                int rest_bytes, std::vector<BucketEntry>& out);
   // Flushes when kMaxPending changes are pending (before a write adds more).
   void flush_if_full();
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
@@ -146,13 +173,15 @@ class IndexStorage {
   PendingChanges pending_;
   bool flushing_ = false;  // flush() is running
   std::string encode_buffer_;
-  std::vector<CloseEntry> close_entries_;  // scratch of probe()
+  std::vector<CloseEntry> close_entries_;                             // scratch of probe()
+  std::vector<std::pair<std::uint64_t, BucketEntry>> split_scratch_;  // of split_bucket()
 
   CachedStatement insert_data_;
   CachedStatement select_data_;
   CachedStatement delete_data_;
   CachedStatement update_data_;
   CachedStatement select_bucket_;
+  CachedStatement select_bucket_below_;
   // probe(): one statement reads the query's bucket in up to kProbeChunk
   // tables (a UNION ALL of point lookups), so a query runs one nested
   // statement instead of one per table. full_ has kProbeChunk parts, last_

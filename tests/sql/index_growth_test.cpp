@@ -95,6 +95,27 @@ TEST_P(IndexGrowthPlans, BucketBitsFollowTheRowsAndAnswersStayExact) {
   verify_against_model(reopened.handle(), "near", model, kK, random, 6);
 }
 
+// The merge that grows the bits also applies every kind of pending change:
+// inserts, deletes, new fingerprints that move a row to another bucket and
+// new rowids, all in the transaction whose merge passes the bound.
+TEST(IndexGrowth, TheGrowingMergeAppliesEveryKindOfChange) {
+  const TempDatabaseFile file("simhash_growth_mixed");
+  create_with_bucket_bits(file.path(), "near", 1, "k=3, blocks=5");
+  std::mt19937_64 random(515);
+  Model model;
+  TestDatabase db(file.path());
+  bulk_insert(db.handle(), "near", model, make_fingerprints(500, random), 1);
+  EXPECT_EQ(stored_bucket_bits(db), 1);
+  db.exec("BEGIN");
+  insert_fingerprints(db.handle(), "near", model, make_fingerprints(700, random), 5001);
+  mutate(db.handle(), "near", model, 600, random);
+  EXPECT_EQ(stored_bucket_bits(db), 1) << "merged before COMMIT";
+  db.exec("COMMIT");
+  EXPECT_EQ(stored_bucket_bits(db), bits_for(model.size(), 1));
+  EXPECT_GT(stored_bucket_bits(db), 1);
+  verify_against_model(db.handle(), "near", model, 3, random, 20);
+}
+
 TEST(IndexGrowth, AGrowthRolledBackLeavesTheOldLayout) {
   const TempDatabaseFile file("simhash_growth_rollback");
   create_with_bucket_bits(file.path(), "near", 1);

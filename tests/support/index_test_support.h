@@ -306,9 +306,9 @@ inline void create_with_bucket_bits(const std::string& path, const std::string& 
     db.exec("CREATE VIRTUAL TABLE \"" + table + "\" USING simhash_index(" + options + ")");
   }
   const std::string config = "\"" + table + "_config\"";
-  exec_without_extension(path, "UPDATE " + config + " SET value = 3 WHERE key = 'format'; " +
-                                   "INSERT INTO " + config + "(key, value) VALUES ('bucket_bits', " +
-                                   std::to_string(bits) + ")");
+  exec_without_extension(
+      path, "UPDATE " + config + " SET value = 3 WHERE key = 'format'; " + "INSERT INTO " + config +
+                "(key, value) VALUES ('bucket_bits', " + std::to_string(bits) + ")");
 }
 
 // Inserts `fps` with rowids first_id, first_id + 1, ... into the table and
