@@ -145,12 +145,17 @@ std::pair<std::size_t, std::uint64_t> digest(const Model& rows) {
   return {rows.size(), sum};
 }
 
+// One integer of an index's config shadow table.
+std::int64_t config_value(TestDatabase& db, const std::string& table, const std::string& key) {
+  return db.integer("SELECT value FROM \"" + table + "_config\" WHERE key = '" + key + "'");
+}
+
 TEST(FormatFile, Format2FileReadsChecksAndAnswersExactly) {
   const TempDatabaseFile copy("format2_copy");
   copy_committed_file(kFormat2File, copy);
   TestDatabase db(copy.path());
-  EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 2);
-  EXPECT_EQ(db.integer("SELECT value FROM wide_config WHERE key = 'format'"), 2);
+  EXPECT_EQ(config_value(db, "near", "format"), 2);
+  EXPECT_EQ(config_value(db, "wide", "format"), 2);
   const Model near = shadow_rows(db.handle(), "near");
   const Model wide = shadow_rows(db.handle(), "wide");
   EXPECT_EQ(digest(near), (std::pair<std::size_t, std::uint64_t>{425, 775454591349513827ULL}));
@@ -164,12 +169,11 @@ TEST(FormatFile, Format3FileReadsChecksAndAnswersExactly) {
   const TempDatabaseFile copy("format3_copy");
   copy_committed_file(kFormat3File, copy);
   TestDatabase db(copy.path());
-  EXPECT_EQ(db.integer("SELECT value FROM grown_config WHERE key = 'format'"), 3);
-  EXPECT_EQ(db.integer("SELECT value FROM grown_config WHERE key = 'bucket_bits'"), 3);
+  EXPECT_EQ(config_value(db, "grown", "format"), 3);
+  EXPECT_EQ(config_value(db, "grown", "bucket_bits"), 3);
   const Model grown = shadow_rows(db.handle(), "grown");
   EXPECT_EQ(digest(grown), (std::pair<std::size_t, std::uint64_t>{1223, 2072847956254226923ULL}));
-  EXPECT_EQ(db.integer("SELECT value FROM grown_config WHERE key = 'rows'"),
-            static_cast<std::int64_t>(grown.size()));
+  EXPECT_EQ(config_value(db, "grown", "rows"), static_cast<std::int64_t>(grown.size()));
   // Ten permuted copies (k=3, blocks=5) of 2^3 buckets each, every one
   // holding entries: row ids 0 to 79.
   EXPECT_EQ(db.integer("SELECT count(*) FROM grown_buckets"), 80);
@@ -208,8 +212,7 @@ TEST(FormatFile, DISABLED_WriteFormat3File) {
   const auto [rows, sum] = digest(grown);
   std::printf("grown: %zu rows, sum %llu, bucket bits %lld\n", rows,
               static_cast<unsigned long long>(sum),
-              static_cast<long long>(
-                  db.integer("SELECT value FROM grown_config WHERE key = 'bucket_bits'")));
+              static_cast<long long>(config_value(db, "grown", "bucket_bits")));
 }
 
 }  // namespace
