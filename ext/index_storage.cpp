@@ -246,8 +246,12 @@ void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEnt
 }
 
 std::span<std::uint32_t> ChangedBuckets::changes(std::size_t group) {
-  const std::size_t end = group + 1 < groups.size() ? groups[group + 1].second : order.size();
-  return std::span<std::uint32_t>(order).subspan(groups[group].second, end - groups[group].second);
+  const std::size_t end = group + 1 < starts.size() ? starts[group + 1] : order.size();
+  return std::span<std::uint32_t>(order).subspan(starts[group], end - starts[group]);
+}
+
+std::uint64_t IndexStorage::bucket_of_change(int table, std::uint32_t change) const {
+  return layout_.bucket_of(table, plan_.permute(table, pending_.fp(change)));
 }
 
 ChangedBuckets IndexStorage::changes_by_bucket(int table) const {
@@ -256,9 +260,7 @@ ChangedBuckets IndexStorage::changes_by_bucket(int table) const {
   // clear a table of 2^16 counters, nor a merge allocate 2^32 of them). Keys
   // are recomputed rather than stored, to keep memory at 4 bytes per change.
   const std::size_t change_count = pending_.size();
-  const auto bucket_of = [&](std::uint32_t change) {
-    return layout_.bucket_of(table, plan_.permute(table, pending_.fp(change)));
-  };
+  const auto bucket_of = [&](std::uint32_t change) { return bucket_of_change(table, change); };
   // 64-bit: a table may have 2^32 buckets, more than a 32-bit size_t holds.
   const std::uint64_t bucket_count = std::uint64_t{1} << layout_.bucket_bits(table);
   ChangedBuckets changed;
@@ -272,7 +274,7 @@ ChangedBuckets IndexStorage::changes_by_bucket(int table) const {
                      [&](std::uint32_t a, std::uint32_t b) { return bucket_of(a) < bucket_of(b); });
     for (std::size_t begin = 0; begin < change_count;) {
       const std::uint64_t bucket = bucket_of(order[begin]);
-      changed.groups.emplace_back(bucket, begin);
+      changed.starts.push_back(static_cast<std::uint32_t>(begin));
       while (begin < change_count && bucket_of(order[begin]) == bucket) {
         ++begin;
       }
@@ -284,7 +286,7 @@ ChangedBuckets IndexStorage::changes_by_bucket(int table) const {
     }
     for (std::size_t bucket = 0; bucket < static_cast<std::size_t>(bucket_count); ++bucket) {
       if (next[bucket + 1] != 0) {
-        changed.groups.emplace_back(bucket, next[bucket]);
+        changed.starts.push_back(next[bucket]);
       }
       next[bucket + 1] += next[bucket];
     }
@@ -337,11 +339,13 @@ void IndexStorage::merge_table(int table) {
   std::vector<BucketEntry> stored;
   std::vector<BucketEntry> changed;
   ChangedBuckets changes = changes_by_bucket(table);
-  for (std::size_t group = 0; group < changes.groups.size(); ++group) {
-    const std::int64_t row_id = layout_.row_id(table, changes.groups[group].first);
+  for (std::size_t group = 0; group < changes.starts.size(); ++group) {
+    const std::span<std::uint32_t> bucket_changes = changes.changes(group);
+    const std::int64_t row_id =
+        layout_.row_id(table, bucket_of_change(table, bucket_changes.front()));
     stored.clear();
     const bool existed = read_bucket(row_id, rest_bytes, stored);
-    apply_changes(table, stored, changes.changes(group), changed);
+    apply_changes(table, stored, bucket_changes, changed);
     write_bucket(row_id, changed, rest_bytes, existed);
   }
 }
@@ -379,11 +383,12 @@ void IndexStorage::merge_and_split_table(int table, const BucketLayout& grown) {
     return false;
   };
   ChangedBuckets changes = changes_by_bucket(table);
-  for (std::size_t group = changes.groups.size(); group-- > 0;) {
-    const std::uint64_t bucket = changes.groups[group].first;
+  for (std::size_t group = changes.starts.size(); group-- > 0;) {
+    const std::span<std::uint32_t> bucket_changes = changes.changes(group);
+    const std::uint64_t bucket = bucket_of_change(table, bucket_changes.front());
     const std::int64_t row_id = layout_.row_id(table, bucket);
     split_rows_down_to(row_id);  // `stored` is then this bucket's entries, if any
-    apply_changes(table, stored, changes.changes(group), changed);
+    apply_changes(table, stored, bucket_changes, changed);
     split_bucket(table, bucket, changed, grown);
     below = row_id;
   }

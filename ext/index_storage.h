@@ -46,11 +46,11 @@ class CachedStatement {
 
 // The pending changes of one permuted copy grouped by bucket: `order` holds
 // indexes into the pending list sorted by bucket, within a bucket in the
-// order they happened; `groups` holds each changed bucket and where its
-// changes start in `order`, buckets ascending.
+// order they happened; `starts` where each changed bucket's changes start in
+// `order`, buckets ascending.
 struct ChangedBuckets {
   std::vector<std::uint32_t> order;
-  std::vector<std::pair<std::uint64_t, std::size_t>> groups;
+  std::vector<std::uint32_t> starts;
   std::span<std::uint32_t> changes(std::size_t group);
 };
 
@@ -108,8 +108,9 @@ class IndexStorage {
   static constexpr std::size_t kBucketsBetweenInterruptChecks = 4096;
   // A merge sorts changes by bucket with this many counters at most (64 MB).
   static constexpr std::size_t kMaxCountingSortBuckets = std::size_t{1} << 24;
-  // Flush when this many changes are pending, to bound memory (about 20 bytes
-  // per change while merging: 16 pending, 4 of sort order).
+  // Flush when this many changes are pending, to bound memory (at most 24
+  // bytes per change while merging: 16 pending, 4 of sort order, up to 4 of
+  // bucket starts).
   static constexpr std::size_t kMaxPending = std::size_t{1} << 23;
   // The same once reads have searched them (plus 4 bytes per change per table).
   static constexpr std::size_t kMaxPendingSearched = std::size_t{1} << 20;
@@ -122,6 +123,8 @@ class IndexStorage {
   }
   void step_done(sqlite3_stmt* statement);
   bool step_row(sqlite3_stmt* statement);
+  // The bucket of a pending change in `table` under layout_.
+  std::uint64_t bucket_of_change(int table, std::uint32_t change) const;
   // The pending changes grouped by their bucket in `table` under layout_.
   ChangedBuckets changes_by_bucket(int table) const;
   // `stored` (one bucket's entries, id order) with `changes` (that bucket's,
