@@ -192,12 +192,17 @@ bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<
   if (!step_row(statement)) {
     return false;
   }
-  const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 0));
-  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 0));
+  decode_bucket_column(statement, 0, row_id, rest_bytes, out);
+  return true;
+}
+
+void IndexStorage::decode_bucket_column(sqlite3_stmt* statement, int column, std::int64_t row_id,
+                                        int rest_bytes, std::vector<BucketEntry>& out) const {
+  const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, column));
+  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, column));
   if (!decode_bucket(data, size, rest_bytes, out)) {
     throw_malformed(row_id);
   }
-  return true;
 }
 
 std::optional<std::int64_t> IndexStorage::read_bucket_below(std::int64_t below,
@@ -213,12 +218,8 @@ std::optional<std::int64_t> IndexStorage::read_bucket_below(std::int64_t below,
     return std::nullopt;
   }
   const std::int64_t row_id = sqlite3_column_int64(statement, 0);
-  const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1));
-  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 1));
   out.clear();
-  if (!decode_bucket(data, size, rest_bytes, out)) {
-    throw_malformed(row_id);
-  }
+  decode_bucket_column(statement, 1, row_id, rest_bytes, out);
   return row_id;
 }
 

@@ -152,6 +152,10 @@ class IndexStorage {
   void write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries, int rest_bytes,
                     bool existed);
   bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
+  // Appends the entries of the bucket in `statement`'s `column` (row
+  // `row_id`, named if it is malformed).
+  void decode_bucket_column(sqlite3_stmt* statement, int column, std::int64_t row_id,
+                            int rest_bytes, std::vector<BucketEntry>& out) const;
   // The highest stored bucket row with an id in [down_to, below), decoded
   // into `out`; its id, or nothing if there is none.
   std::optional<std::int64_t> read_bucket_below(std::int64_t below, std::int64_t down_to,
