@@ -4,6 +4,7 @@
 // belong to the caller's transaction (see ARCHITECTURE.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "index/bucket_codec.h"
+#include "index/multi_probe.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
 #include "index_shadow_tables.h"
@@ -59,6 +61,7 @@ class IndexStorage {
   IndexStorage(sqlite3* db, std::string schema, std::string name, const StoredIndex& stored);
 
   const PermutationPlan& plan() const { return plan_; }
+  const BucketLayout& layout() const { return layout_; }
   const std::string& name() const { return name_; }
   const std::string& schema() const { return schema_; }
 
@@ -79,9 +82,13 @@ class IndexStorage {
   void finalize_statements();
   void rename(const std::string& new_name);
 
-  // Reads; they see the pending changes without merging them. The index
-  // path needs radius <= k; the scan path takes any radius.
+  // Reads; they see the pending changes without merging them. search()
+  // answers any radius: probe() up to k, above it the multi-probe search of
+  // the stored copies (multi_probe.h) or scan(), whichever the cost model
+  // says is cheaper (multi_probe_pays).
   std::optional<std::int64_t> lookup(std::int64_t id);
+  void search(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+  bool multi_probe_pays(int radius);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   // The `count` rows nearest to `query` at any distance, ties by rowid, by
@@ -163,12 +170,29 @@ class IndexStorage {
   // Flushes when kMaxPending changes are pending (before a write adds more).
   void flush_if_full();
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
+  // The stored row count (without the pending changes), if it was stored.
+  std::optional<std::int64_t> stored_row_count();
   sqlite3_stmt* probe_statement(int parts);
-  // probe() as the stored buckets answer, without the pending changes.
-  void probe_buckets(std::uint64_t query, int radius, std::vector<IndexHit>& out);
-  // The same with the layout held; false (and `out` partly filled) if the
-  // stored bucket bits differ from it.
+  // Runs `read` (which appends to `out` and returns false if the stored
+  // bucket bits differ from layout_) once more after reloading the layout
+  // when it must; the stored bits cannot change twice within one snapshot.
+  template <typename Read>
+  void with_current_layout(std::vector<IndexHit>& out, Read read);
+  // Reads the stored buckets `row_ids` (ids of distinct buckets under
+  // layout_) in chunks of kProbeChunk, calling visit(row_id, data, size) for
+  // each that exists; false if the stored bucket bits differ from layout_.
+  template <typename Visit>
+  bool read_buckets(std::span<const std::int64_t> row_ids, Visit visit);
+  // probe() and search()'s multi-probe as the stored buckets answer under
+  // layout_, without the pending changes; false as read_buckets.
   bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+  bool multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
+                               std::vector<IndexHit>& out);
+  // Appends a hit for each of close_entries_ (found in `view`, bucket row
+  // `row_id`) that make_hit(close) returns, with its id decoded.
+  template <typename MakeHit>
+  void report_close_entries(const BucketView& view, std::int64_t row_id, MakeHit make_hit,
+                            std::vector<IndexHit>& out);
   void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
                     std::size_t size, int radius, std::vector<IndexHit>& out);
 
@@ -181,6 +205,9 @@ class IndexStorage {
   bool flushing_ = false;  // flush() is running
   std::string encode_buffer_;
   std::vector<CloseEntry> close_entries_;                             // scratch of probe()
+  std::vector<std::uint64_t> keys_;                                   // the query's, per table
+  std::vector<std::int64_t> row_ids_;                                 // the buckets a read reads
+  std::vector<int> part_of_table_;                                    // multi-probe part, or -1
   std::vector<std::pair<std::uint64_t, BucketEntry>> split_scratch_;  // of split_bucket()
 
   CachedStatement insert_data_;
@@ -189,13 +216,12 @@ class IndexStorage {
   CachedStatement update_data_;
   CachedStatement select_bucket_;
   CachedStatement select_bucket_below_;
-  // probe(): one statement reads the query's bucket in up to kProbeChunk
-  // tables (a UNION ALL of point lookups), so a query runs one nested
-  // statement instead of one per table. full_ has kProbeChunk parts, last_
-  // the remainder.
+  // A read of buckets (read_buckets) runs one statement per kProbeChunk
+  // buckets (a UNION ALL of point lookups) instead of one per bucket; the
+  // statement of n parts is probe_by_parts_[n - 1], compiled on first use
+  // (a probe within k uses the plan's table count, a multi-probe any).
   static constexpr int kProbeChunk = 32;
-  CachedStatement probe_full_;
-  CachedStatement probe_last_;
+  std::array<CachedStatement, kProbeChunk> probe_by_parts_;
   CachedStatement write_bucket_;
   CachedStatement delete_bucket_;
   CachedStatement scan_data_;

@@ -298,10 +298,45 @@ char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint)
              : 0;
 }
 
+// What a search at a radius above k does, for EXPLAIN QUERY PLAN: the
+// multi-probe's bucket reads and the row count from which they beat a scan
+// (the choice is made again when the query runs, with the rows then stored).
+std::string above_k_description(const IndexStorage& storage, int radius) {
+  std::string above = "radius ";  // appends: GCC 12 warns on "literal" + std::string
+  above += std::to_string(radius);
+  above += " > k=";
+  above += std::to_string(storage.plan().k());
+  const MultiProbePlan probe(storage.plan(), storage.layout(), radius);
+  const std::int64_t rows = probe.rows_where_cheaper();
+  if (radius >= kMaxRadius || rows < 0) {
+    return "scan (" + above + ")";
+  }
+  std::string thresholds;
+  for (const ProbePart& part : probe.parts()) {
+    if (!thresholds.empty()) {
+      thresholds += ',';
+    }
+    thresholds += std::to_string(part.threshold);
+  }
+  std::string description = "multi-probe (";
+  description += above;
+  description += ": ";
+  description += std::to_string(static_cast<std::int64_t>(probe.bucket_reads()));
+  description += " buckets of ";
+  description += std::to_string(probe.parts().size());
+  description += " tables within ";
+  description += thresholds;
+  description += " bits; a scan below ";
+  description += std::to_string(rows);
+  description += " rows)";
+  return description;
+}
+
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   IndexTable* table = table_of(vtab);
   return guard(vtab, [&] {
-    const PermutationPlan& plan = table->usable_storage().plan();
+    const IndexStorage& storage = table->usable_storage();
+    const PermutationPlan& plan = storage.plan();
     int match = -1;
     bool match_unusable = false;
     bool bound_unusable = false;
@@ -384,9 +419,9 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       if (radius_constraints.empty() || (all_known && known_radius && *known_radius <= plan.k())) {
         description = "index (" + tables + ", k=" + k + ")";
       } else if (all_known && known_radius) {
-        description = "scan (radius " + std::to_string(*known_radius) + " > k=" + k + ")";
+        description = above_k_description(storage, *known_radius);
       } else {
-        description = "index (" + tables + ", k=" + k + "; scan if radius > " + k + ")";
+        description = "index (" + tables + ", k=" + k + "; above k a multi-probe or a scan)";
       }
       // One search per IN value would return each value's rows sorted, but
       // not the whole answer: leave ORDER BY to SQLite then.
@@ -409,8 +444,9 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           info->aConstraintUsage[offset].argvIndex = ++argument;
           codes += kArgOffset;
         }
-        description = "nearest (index, k=" + k + "; scan if fewer within " + k +
-                      " than LIMIT + OFFSET), sorted by distance";
+        description = "nearest (index, k=" + k +
+                      ", the radius grown while a multi-probe beats a "
+                      "scan; then a scan), sorted by distance";
       }
       info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
       info->estimatedCost = 20.0 * plan.table_count();
@@ -478,19 +514,25 @@ void check_integrity(IndexStorage& storage) {
   }
 }
 
-// The `wanted` rows nearest to the query at any distance, ties by rowid. All
-// rows within k come from the index; when they are at least `wanted`, the
-// first `wanted` of them are the answer (any nearer row is within k too).
-// Otherwise one pass over the data keeps the nearest.
+// The `wanted` rows nearest to the query at any distance, ties by rowid.
+// Searching within a radius r finds every row within r; once those are at
+// least `wanted`, the first `wanted` of them are the answer (any nearer row
+// is within r too). So the radius grows from k (Multi-Index Hashing's kNN)
+// while a search is cheaper than a scan; past that, one pass over the data
+// keeps the nearest.
 void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted,
                   IndexCursor& cursor) {
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
-  storage.probe(query, storage.plan().k(), cursor.hits);
-  cursor.radius = storage.plan().k();
-  if (cursor.hits.size() >= count) {
-    std::sort(cursor.hits.begin(), cursor.hits.end(), nearer);
-    cursor.hits.resize(count);
-    return;
+  for (int radius = storage.plan().k();
+       radius == storage.plan().k() || storage.multi_probe_pays(radius); ++radius) {
+    cursor.hits.clear();
+    storage.search(query, radius, cursor.hits);
+    cursor.radius = radius;
+    if (cursor.hits.size() >= count) {
+      std::sort(cursor.hits.begin(), cursor.hits.end(), nearer);
+      cursor.hits.resize(count);
+      return;
+    }
   }
   cursor.radius = kMaxRadius;
   storage.scan_nearest(query, count, cursor.hits);
@@ -596,11 +638,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       find_nearest(storage, query_bits, static_cast<std::uint64_t>(*nearest), *cursor);
       return SQLITE_OK;
     }
-    if (cursor->radius <= storage.plan().k()) {
-      storage.probe(query_bits, cursor->radius, cursor->hits);
-    } else {
-      storage.scan(query_bits, cursor->radius, cursor->hits);
-    }
+    storage.search(query_bits, cursor->radius, cursor->hits);
     if (idx_num & kSortedByDistance) {
       std::sort(cursor->hits.begin(), cursor->hits.end(), nearer);
     } else {

@@ -17,14 +17,6 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::string plan_of(TestDatabase& db, const std::string& sql) {
-  std::string plan;
-  for (const Row& row : db.rows("EXPLAIN QUERY PLAN " + sql)) {
-    plan += row.back().value_or("") + "\n";
-  }
-  return plan;
-}
-
 TEST(IndexSql, BadOptionsNameTheOption) {
   TestDatabase db;
   struct Case {
@@ -142,9 +134,16 @@ TEST(IndexSql, ExplainQueryPlanNamesThePlan) {
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
   EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE fp MATCH 1"), "index (4 tables"));
   EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 2)"), "index (4 tables"));
-  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 5)"), "scan (radius 5 > k=3)"));
+  // Above k: four disjoint 16-bit parts; radius 10 spends 11 units as
+  // thresholds (2,2,2,1): 3 * 137 + 17 buckets.
+  const std::string radius_ten = plan_of(db, "SELECT * FROM near(1, 10)");
+  EXPECT_TRUE(contains(radius_ten,
+                       "multi-probe (radius 10 > k=3: 428 buckets of 4 tables within 2,2,2,1 bits; "
+                       "a scan below "))
+      << radius_ten;
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 64)"), "scan (radius 64 > k=3)"));
   EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE fp MATCH ?1 AND distance <= ?2"),
-                       "scan if radius > 3"));
+                       "above k a multi-probe or a scan"));
   EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near"), "full scan"));
   EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE rowid = 3"), "rowid lookup"));
   const std::string sorted = plan_of(db, "SELECT * FROM near(1) ORDER BY distance");

@@ -151,4 +151,12 @@ void exec_without_extension(const std::string& path, std::string_view sql) {
   TestDatabase(path, false).exec(sql);
 }
 
+std::string plan_of(TestDatabase& db, const std::string& sql) {
+  std::string plan;
+  for (const Row& row : db.rows("EXPLAIN QUERY PLAN " + sql)) {
+    plan += row.back().value_or("") + "\n";
+  }
+  return plan;
+}
+
 }  // namespace simhash::testing

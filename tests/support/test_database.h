@@ -57,6 +57,9 @@ class TestDatabase {
 // tables by hand, as a user with another SQLite could.
 void exec_without_extension(const std::string& path, std::string_view sql);
 
+// What EXPLAIN QUERY PLAN says of `sql`: its detail lines, one per line.
+std::string plan_of(TestDatabase& db, const std::string& sql);
+
 // A database file in the temp folder, named after `stem` and this process,
 // removed (with its journals) when made and when the test ends.
 class TempDatabaseFile {

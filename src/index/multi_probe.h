@@ -1,0 +1,104 @@
+// Searching a radius above the plan's k from the permuted copies already
+// stored: Multi-Index Hashing (Norouzi, Punjani and Fleet, CVPR 2012) with the
+// general pigeonhole thresholds of Qin et al. (ICDE 2018).
+//
+// Take m copies whose bucket bits (the top bits of the permuted key, which
+// are some of the fingerprint's bits) are pairwise disjoint: the "parts".
+// Give part i a threshold t_i >= -1 with sum(t_i + 1) = radius + 1. A row
+// within `radius` of the query differs from it in d_i bits of part i, and
+// sum(d_i) <= radius, so some part has d_i <= t_i (otherwise the sum would
+// be at least radius + 1). Reading, in every part, each bucket within t_i
+// bits of the query's bucket therefore finds every answer, exactly. A row is
+// reported only by the first part it is within the threshold of, so each
+// row comes once without remembering what was found.
+//
+// For the default plans (blocks = k + 1) every copy's prefix is one block,
+// so all copies are parts: k=3, blocks=4, radius 10 reads thresholds
+// (2, 2, 2, 1) over four 16-bit buckets, 428 buckets in all.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "index/bucket_codec.h"
+#include "index/permutation_plan.h"
+
+namespace simhash {
+
+struct ProbePart {
+  int table;           // the permuted copy
+  std::uint64_t mask;  // its bucket bits, in fingerprint bit positions
+  int bits;            // how many (the layout's bucket bits of the table)
+  int threshold;       // buckets within this many bits are read; -1: none
+};
+
+class MultiProbePlan {
+ public:
+  // The parts for `radius` under `layout`: copies taken in table order while
+  // their bucket bits are disjoint from those already taken; thresholds
+  // given one unit at a time to the part whose bucket reads grow least.
+  MultiProbePlan(const PermutationPlan& plan, const BucketLayout& layout, int radius);
+
+  int radius() const { return radius_; }
+  std::span<const ProbePart> parts() const { return parts_; }
+  // Buckets the search reads (the sum of each part's Hamming ball).
+  double bucket_reads() const { return bucket_reads_; }
+
+  // The part that reports a row whose fingerprint differs from the query by
+  // `difference`: the first whose bits differ in at most its threshold; -1
+  // when none does (the row is farther than the radius).
+  int reporting_part(std::uint64_t difference) const;
+
+  // Calls visit(bucket) for every bucket of `part` within its threshold of
+  // `query_bucket` (a value of part.bits bits), the query's own first.
+  template <typename Visit>
+  static void for_each_bucket(const ProbePart& part, std::uint64_t query_bucket, Visit visit);
+
+  // The cost model: reading every row costs kScanCostPerRow; the search
+  // costs kBucketReadCost a bucket read plus kEntryCost for each entry of
+  // the buckets it reads (as many as uniform fingerprints would put there).
+  // Units are nanoseconds measured by bench/index_benchmark.cpp (BENCH.md,
+  // "Radius above k").
+  static constexpr double kScanCostPerRow = 70;
+  static constexpr double kBucketReadCost = 1500;
+  static constexpr double kEntryCost = 10;
+  // Whether searching beats scanning a table of `rows` rows.
+  bool cheaper_than_scan(std::int64_t rows) const;
+  // The fewest rows at which it does; -1 if it never does.
+  std::int64_t rows_where_cheaper() const;
+
+ private:
+  int radius_;
+  std::vector<ProbePart> parts_;
+  double bucket_reads_ = 0;
+  double row_fraction_ = 0;  // the share of all rows the read buckets hold
+};
+
+template <typename Visit>
+void MultiProbePlan::for_each_bucket(const ProbePart& part, std::uint64_t query_bucket,
+                                     Visit visit) {
+  // Every pattern of `flips` bits among part.bits, in increasing order
+  // (Gosper's hack), for flips = 0 .. threshold.
+  const int most = part.threshold < part.bits ? part.threshold : part.bits;
+  const std::uint64_t limit =
+      part.bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << part.bits) - 1;
+  for (int flips = 0; flips <= most; ++flips) {
+    if (flips == 0) {
+      visit(query_bucket);
+      continue;
+    }
+    std::uint64_t pattern = (flips >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << flips) - 1);
+    while (true) {
+      visit(query_bucket ^ pattern);
+      const std::uint64_t lowest = pattern & (~pattern + 1);
+      const std::uint64_t ripple = pattern + lowest;
+      if (ripple == 0 || ripple > limit) {
+        break;  // the highest pattern of this weight was the last
+      }
+      pattern = ripple | (((pattern ^ ripple) >> 2) / lowest);
+    }
+  }
+}
+
+}  // namespace simhash
