@@ -9,6 +9,8 @@
 //                        [baselines=1] [queries=1000] [dir=/tmp] [radius=k] [bulk=1]
 //                        [vacuum=0] [ext=path of simhash.so to load] [page_size=]
 //                        [cache_mb=2000 (SQLite page cache per connection)]
+//                        [radii=4,6,8,... (each radius above k against a scan of the same
+//                         rows with hamming(), in the same run: BENCH.md "Radius above k")]
 //                        [pragmas=name:value,... (run on every connection it opens, e.g.
 //                         pragmas=mmap_size:4000000000,locking_mode:EXCLUSIVE)]
 #include <sqlite3.h>
@@ -171,6 +173,55 @@ InsertTiming insert_rows(sqlite3* db, const std::string& table,
   return {static_cast<double>(data.size()) / seconds_since(start), commit_seconds};
 }
 
+// The plan EXPLAIN QUERY PLAN gives `sql` (its last detail line).
+std::string plan_text(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(), -1, &statement, nullptr) !=
+      SQLITE_OK) {
+    fail(db, "explain " + sql);
+  }
+  std::string plan;
+  while (sqlite3_step(statement) == SQLITE_ROW) {
+    plan = reinterpret_cast<const char*>(sqlite3_column_text(statement, 3));
+  }
+  sqlite3_finalize(statement);
+  return plan;
+}
+
+// For each radius of `radii` (comma-separated): the index's latency and the
+// latency of a scan with hamming() over an ordinary table of the same rows
+// in the same database, the plan the index chose, and whether both found
+// the same rows for the queries both ran.
+void compare_radii(sqlite3* db, const std::vector<std::uint64_t>& data,
+                   const std::vector<std::uint64_t>& queries, const std::string& radii) {
+  exec(db, "CREATE TABLE plain(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)");
+  insert_rows(db, "plain", data, "id, fp");
+  const std::vector<std::uint64_t> few(
+      queries.begin(), queries.begin() + std::min<std::size_t>(queries.size(), 20));
+  std::printf("| radius | index median | index p99 | scan median | scan p99 | scan / index | plan |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  for (std::size_t start = 0; start < radii.size();) {
+    std::size_t end = radii.find(',', start);
+    if (end == std::string::npos) end = radii.size();
+    const std::string radius = radii.substr(start, end - start);
+    start = end + 1;
+    const std::string index_sql = "SELECT rowid FROM near(?1, " + radius + ")";
+    const Latency index = time_queries(db, index_sql, queries);
+    const Latency index_few = time_queries(db, index_sql, few);
+    const Latency scan =
+        time_queries(db, "SELECT id FROM plain WHERE hamming(fp, ?1) <= " + radius, few);
+    if (index_few.rows != scan.rows) {
+      std::printf("MISMATCH at radius %s: index %lld rows, scan %lld\n", radius.c_str(),
+                  static_cast<long long>(index_few.rows), static_cast<long long>(scan.rows));
+      std::exit(1);
+    }
+    std::printf("| %s | %.1f us | %.1f us | %.1f us | %.1f us | %.1fx | %s |\n", radius.c_str(),
+                index.median_us, index.p99_us, scan.median_us, scan.p99_us,
+                scan.median_us / index.median_us, plan_text(db, index_sql).c_str());
+  }
+  exec(db, "DROP TABLE plain");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -214,6 +265,9 @@ int main(int argc, char** argv) {
   std::printf("index: radius %d median %.1f us, p99 %.1f us, %lld rows\n", radius,
               index_latency.median_us, index_latency.p99_us,
               static_cast<long long>(index_latency.rows));
+  if (const std::string radii = arg(argc, argv, "radii", ""); !radii.empty()) {
+    compare_radii(db, data, queries, radii);
+  }
   if (arg(argc, argv, "vacuum", "0") == "1") {
     exec(db, "VACUUM");
     std::printf("index: after VACUUM %.1f bytes/fp\n",
