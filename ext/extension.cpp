@@ -52,7 +52,7 @@ extern "C" SIMHASH_EXPORT int sqlite3_simhash_init(sqlite3* db, char** pzErrMsg,
   }
   using namespace simhash::sql;
   for (auto* registration : {register_scalar_functions, register_features_table,
-                             register_index_module, register_batch_tables}) {
+                             register_index_module, register_batch_tables, register_dedup_table}) {
     const int rc = registration(db, pzErrMsg);
     if (rc != SQLITE_OK) {
       return rc;

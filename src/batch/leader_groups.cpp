@@ -20,26 +20,19 @@ namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-// A link between two nodes; a smaller rank is nearer.
-struct Link {
-  std::uint32_t first;
-  std::uint32_t second;
-  double rank;
-};
+// The leader pass's link and result (leader_groups.h).
+using Link = NodeLink;
+using Assignment = LeaderAssignment;
 
-// Where a record went: the position of its representative (itself for one)
-// and the link it joined by (kNone for itself or a record of its own node).
-struct Assignment {
-  std::uint32_t leader;
-  std::uint32_t link;
-};
+}  // namespace
 
-// Records are positions 0..n-1 in ascending id; node_of[p] is p's node.
 // Records of one node join the first of them that became a representative
 // (nothing is nearer than the same node); others take their node's best
-// offer. Ties in rank keep the earlier offer, which is the smaller id.
-std::vector<Assignment> assign_leaders(std::span<const std::uint32_t> node_of,
-                                       std::size_t node_count, std::span<const Link> links) {
+// offer. Ties in rank keep the earlier offer: the earlier representative
+// (for simhash_clusters, the smaller id).
+std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node_of,
+                                             std::size_t node_count,
+                                             std::span<const NodeLink> links) {
   if (links.size() > kNone / 2) {
     throw std::length_error("simhash: too many links to group");
   }
@@ -92,6 +85,8 @@ std::vector<Assignment> assign_leaders(std::span<const std::uint32_t> node_of,
   }
   return assignments;
 }
+
+namespace {
 
 // Each record's node: the group of its fingerprint.
 std::vector<std::uint32_t> group_of_records(const FingerprintGroups& groups) {

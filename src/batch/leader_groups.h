@@ -57,6 +57,28 @@ struct PairLeader {
   bool operator==(const PairLeader&) const = default;
 };
 
+// The leader pass itself, for callers with nodes of their own
+// (simhash_dedup: rows grouped by identical fingerprint and features, visited
+// in the order of a query). Records are positions 0..n-1 in visit order and
+// node_of[p] is p's node; nodes of records with identical links. A record
+// joins the first record of its node that became a representative, else the
+// best offer (smallest rank; ties: the earliest representative) its node
+// received from a representative visited before it, else becomes one.
+struct NodeLink {
+  std::uint32_t first;  // nodes
+  std::uint32_t second;
+  double rank;  // smaller is nearer
+};
+struct LeaderAssignment {
+  static constexpr std::uint32_t kNoLink = std::numeric_limits<std::uint32_t>::max();
+
+  std::uint32_t leader;  // the representative's position (its own for one)
+  std::uint32_t link;    // the link joined by, or kNoLink (a representative or its node's)
+};
+std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node_of,
+                                             std::size_t node_count,
+                                             std::span<const NodeLink> links);
+
 // Every id that appears in a link, in ascending order. Links with a == b are
 // ignored; a pair given twice (either way round) counts with its smaller
 // rank. A NaN rank throws std::invalid_argument.

@@ -1,0 +1,70 @@
+// The engine of simhash_dedup: rows visited in the caller's order, each with
+// its fingerprint and its verification features, grouped so that keeping the
+// first row of each group deletes nothing below the similarity threshold.
+// Candidates are the pairs within a Hamming radius (PairFinder); each is
+// verified by the exact weighted Jaccard of feature_similarity.h, the number
+// simhash_jaccard() returns; the leader pass of leader_groups.h groups the
+// verified pairs with "visited first" in place of "smallest id". So, visited
+// in ascending id, the groups are exactly those of the README's recipe
+// (simhash_pairs, simhash_jaccard >= threshold, simhash_clusters).
+//
+// Memory: each distinct row (fingerprint and features) keeps its feature
+// vector, 16 bytes a distinct feature plus about 100 bytes; every row 16
+// bytes; every verified pair 24 bytes. Candidates are verified in batches as
+// they are found, so rejected ones take no memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "fingerprint/feature_similarity.h"
+#include "util/check_point.h"
+
+namespace simhash {
+
+// A row of a group of two or more.
+struct DedupRow {
+  std::int64_t id;
+  std::int64_t kept;  // the id of the group's first row (id itself for it)
+  int distance;       // Hamming distance to the kept row's fingerprint
+  double similarity;  // weighted Jaccard with the kept row (1 for it)
+
+  bool operator==(const DedupRow&) const = default;
+};
+
+class VerifiedDedup {
+ public:
+  // Adds the next row in visit order. `features` must not be empty: a row
+  // that cannot be verified can join no group, so the caller leaves it out.
+  // Rows with the same fingerprint and the same features are kept as one
+  // (their links are the same), so exact duplicates cost one comparison.
+  void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
+
+  std::size_t row_count() const { return ids_.size(); }
+  std::size_t distinct_count() const { return nodes_.size(); }
+  // An id added more than once, if any (the groups need distinct ids).
+  std::optional<std::int64_t> repeated_id() const;
+
+  // Every row of a group of two or more, in visit order: candidates are the
+  // pairs within `radius` bits, kept when their similarity is at least
+  // `threshold`. Throws std::invalid_argument for a negative radius; `check`
+  // runs between bounded pieces of work (check_point.h).
+  std::vector<DedupRow> groups_within_radius(double threshold, int radius,
+                                             const CheckPoint& check = {}) const;
+
+ private:
+  struct Node {
+    std::uint64_t fingerprint;
+    FeatureVector features;
+  };
+  std::vector<Node> nodes_;
+  std::vector<std::int64_t> ids_;       // in visit order
+  std::vector<std::uint32_t> node_of_;  // per row
+  // Nodes by a hash of fingerprint and features; equality is checked.
+  std::unordered_multimap<std::uint64_t, std::uint32_t> node_by_key_;
+};
+
+}  // namespace simhash

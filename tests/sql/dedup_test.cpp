@@ -1,0 +1,423 @@
+// simhash_dedup through SQL: the same groups as the README's three-step
+// recipe (simhash_pairs, simhash_jaccard >= threshold, simhash_clusters over
+// the verified pairs) on random texts at several thresholds, radii and
+// options; another keep order against a brute-force model (every pair, the
+// SQL function's similarity, the leader rule in visit order); the defaults;
+// the errors, which name the argument; no use from views or triggers; and a
+// prompt stop on interrupt.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "batch_sql_support.h"
+#include "index_test_support.h"
+#include "leader_rule_model.h"
+#include "test_database.h"
+
+namespace simhash::testing {
+namespace {
+
+struct Grouped {
+  std::int64_t id;
+  std::int64_t cluster;
+  std::int64_t distance;
+  double similarity;
+
+  friend auto operator<=>(const Grouped&, const Grouped&) = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const Grouped& row) {
+  return out << "(" << row.id << ", " << row.cluster << ", " << row.distance << ", "
+             << row.similarity << ")";
+}
+
+// Rows (id, cluster, distance, similarity) of `sql`, in the order given.
+std::vector<Grouped> grouped_rows(TestDatabase& db, const std::string& sql) {
+  std::vector<Grouped> rows;
+  Prepared query(db.handle(), sql);
+  step_all(db.handle(), query.get(), [&](sqlite3_stmt* row) {
+    rows.push_back(Grouped{sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1),
+                           sqlite3_column_int64(row, 2), sqlite3_column_double(row, 3)});
+  });
+  return rows;
+}
+
+// Only the rows of groups of two or more, sorted by id.
+std::vector<Grouped> groups_of_two_or_more(std::vector<Grouped> rows) {
+  std::map<std::int64_t, int> size;
+  for (const Grouped& row : rows) {
+    ++size[row.cluster];
+  }
+  std::erase_if(rows, [&](const Grouped& row) { return size[row.cluster] < 2; });
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// A text of `words` words from a small vocabulary (two scripts).
+std::string random_text(std::mt19937_64& random, int words) {
+  static const char* const vocabulary[] = {
+      "alpha", "beta",  "gamma",  "delta",   "license", "software", "free", "copy",
+      "the",   "of",    "and",    "program", "Ünïcödé", "数据",     "库",   "warranty",
+      "river", "stone", "window", "paper",   "seven",   "orange",   "lamp", "north"};
+  std::string text;
+  for (int i = 0; i < words; ++i) {
+    text += i > 0 ? (random() % 12 == 0 ? ". " : " ") : "";
+    text += vocabulary[random() % std::size(vocabulary)];
+  }
+  return text;
+}
+
+// A copy of `text` with `edits` words replaced, dropped or added.
+std::string edited(const std::string& text, int edits, std::mt19937_64& random) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(' ', start), text.size());
+    words.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  for (int edit = 0; edit < edits && words.size() > 1; ++edit) {
+    const std::size_t at = random() % words.size();
+    switch (random() % 3) {
+      case 0:
+        words[at] = random_text(random, 1);
+        break;
+      case 1:
+        words.erase(words.begin() + static_cast<std::ptrdiff_t>(at));
+        break;
+      default:
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(at), random_text(random, 1));
+        break;
+    }
+  }
+  std::string result;
+  for (const std::string& word : words) {
+    result += (result.empty() ? "" : " ") + word;
+  }
+  return result;
+}
+
+// docs(id, body): `families` base texts with edited copies (0..6 edits, so
+// similarities spread around every threshold), exact and case-only
+// duplicates, some NULL, wordless and one-word bodies, under scattered ids
+// inserted in random order; and the README's index `near` over them.
+void fill_docs(TestDatabase& db, int families, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::optional<std::string>> bodies;
+  for (int family = 0; family < families; ++family) {
+    const std::string base = random_text(random, 8 + static_cast<int>(random() % 40));
+    bodies.emplace_back(base);
+    for (int copies = static_cast<int>(random() % 6); copies > 0; --copies) {
+      switch (random() % 6) {
+        case 0:
+          bodies.emplace_back(base);
+          break;
+        case 1: {
+          std::string upper = base;
+          std::transform(upper.begin(), upper.end(), upper.begin(),
+                         [](char c) { return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c; });
+          bodies.emplace_back(upper);
+          break;
+        }
+        default:
+          bodies.emplace_back(edited(base, static_cast<int>(random() % 7), random));
+          break;
+      }
+    }
+    if (family % 25 == 0) {
+      bodies.emplace_back(std::nullopt);
+      bodies.emplace_back("!!! ... ???");
+      bodies.emplace_back("alpha");
+    }
+  }
+  std::shuffle(bodies.begin(), bodies.end(), random);
+  db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
+  Prepared insert(db.handle(), "INSERT INTO docs(id, body) VALUES (?1, ?2)");
+  db.exec("BEGIN");
+  std::int64_t id = -100;
+  for (const auto& body : bodies) {
+    id += 1 + static_cast<std::int64_t>(random() % 4);
+    sqlite3_bind_int64(insert.get(), 1, id);
+    if (body) {
+      sqlite3_bind_text(insert.get(), 2, body->c_str(), static_cast<int>(body->size()),
+                        SQLITE_TRANSIENT);
+    } else {
+      sqlite3_bind_null(insert.get(), 2);
+    }
+    step_write(db.handle(), insert.get());
+  }
+  db.exec("COMMIT");
+  db.exec(
+      "CREATE VIRTUAL TABLE near USING simhash_index(k=3);"
+      "INSERT INTO near(rowid, fp) SELECT id, simhash(body) FROM docs "
+      "WHERE simhash(body) IS NOT NULL");
+}
+
+// The README's recipe: its groups of two or more, sorted by id.
+std::vector<Grouped> recipe_groups(TestDatabase& db, const std::string& threshold, int radius,
+                                   const std::string& options) {
+  db.exec("DROP TABLE IF EXISTS verified");
+  db.exec(
+      "CREATE TEMP TABLE verified AS SELECT * FROM (SELECT a, b, distance, "
+      "simhash_jaccard(x.body, y.body, '" +
+      options +
+      "') AS similarity FROM "
+      "simhash_pairs('near', " +
+      std::to_string(radius) +
+      ") JOIN docs AS x ON x.id = a "
+      "JOIN docs AS y ON y.id = b) WHERE similarity >= " +
+      threshold);
+  return groups_of_two_or_more(grouped_rows(
+      db, "SELECT id, cluster, distance, similarity FROM simhash_clusters('verified')"));
+}
+
+TEST(SimhashDedup, GivesTheRecipesGroupsInIdOrder) {
+  for (const std::uint64_t seed : {11, 12}) {
+    TestDatabase db;
+    fill_docs(db, 150, seed);
+    for (const std::string options : {"n=3 weight=binary", "n=2 weight=tf", "unit=char n=4"}) {
+      for (const std::string threshold : {"0.5", "0.8", "0.9"}) {
+        for (const int radius : {3, 10, 20}) {
+          const std::vector<Grouped> expected = recipe_groups(db, threshold, radius, options);
+          const std::vector<Grouped> got = grouped_rows(
+              db,
+              "SELECT id, cluster, distance, similarity FROM simhash_dedup('SELECT id, body "
+              "FROM docs ORDER BY id', " +
+                  threshold + ", " + std::to_string(radius) + ", '" + options + "')");
+          EXPECT_TRUE(std::is_sorted(got.begin(), got.end())) << "rows come in visit order";
+          EXPECT_EQ(got, groups_of_two_or_more(got)) << "only groups of two or more";
+          EXPECT_EQ(got, expected) << "seed " << seed << " options " << options << " threshold "
+                                   << threshold << " radius " << radius;
+          if (radius == 10 && threshold == "0.8") {
+            EXPECT_GT(expected.size(), 40U) << "the data makes groups";
+          }
+        }
+      }
+    }
+  }
+}
+
+// A row of the model: id, fingerprint (simhash()'s defaults) and text.
+struct ModelRow {
+  std::int64_t id;
+  std::uint64_t fp;
+  std::string body;
+};
+
+// Every pair compared: within `radius` bits and simhash_jaccard at least
+// `threshold`; then in visit order each row joins the most similar earlier
+// representative it is linked to (ties: the earliest), else becomes one.
+std::vector<Grouped> brute_force_groups(TestDatabase& db, const std::string& query,
+                                        double threshold, int radius, const std::string& options) {
+  // The query itself gives the visit order; each text's fingerprint and
+  // features are asked of SQL row by row.
+  std::vector<ModelRow> rows;
+  Prepared read(db.handle(), query);
+  Prepared describe(db.handle(), "SELECT simhash(?1), simhash_jaccard(?1, ?1, ?2) IS NOT NULL");
+  step_all(db.handle(), read.get(), [&](sqlite3_stmt* row) {
+    if (sqlite3_column_type(row, 1) == SQLITE_NULL) {
+      return;
+    }
+    ModelRow added{sqlite3_column_int64(row, 0), 0,
+                   reinterpret_cast<const char*>(sqlite3_column_text(row, 1))};
+    sqlite3_bind_text(describe.get(), 1, added.body.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(describe.get(), 2, options.c_str(), -1, SQLITE_TRANSIENT);
+    bool verifiable = false;
+    step_all(db.handle(), describe.get(), [&](sqlite3_stmt* described) {
+      verifiable =
+          sqlite3_column_type(described, 0) != SQLITE_NULL && sqlite3_column_int(described, 1) != 0;
+      added.fp = static_cast<std::uint64_t>(sqlite3_column_int64(described, 0));
+    });
+    if (verifiable) {
+      rows.push_back(added);
+    }
+  });
+  Prepared jaccard(db.handle(), "SELECT simhash_jaccard(?1, ?2, ?3)");
+  const auto similarity = [&](const ModelRow& a, const ModelRow& b) {
+    sqlite3_bind_text(jaccard.get(), 1, a.body.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(jaccard.get(), 2, b.body.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(jaccard.get(), 3, options.c_str(), -1, SQLITE_TRANSIENT);
+    double value = -1;
+    step_all(db.handle(), jaccard.get(),
+             [&](sqlite3_stmt* row) { value = sqlite3_column_double(row, 0); });
+    return value;
+  };
+  const std::vector<ModelLeader> leaders =
+      leader_rule_model(rows.size(), [&](std::size_t row, std::size_t leader) {
+        if (std::popcount(rows[row].fp ^ rows[leader].fp) > radius) {
+          return std::optional<double>();
+        }
+        const double value = similarity(rows[row], rows[leader]);
+        return value >= threshold ? std::optional<double>(value) : std::nullopt;
+      });
+  std::vector<Grouped> assigned;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ModelRow& leader = rows[leaders[i].leader];
+    assigned.push_back(Grouped{rows[i].id, leader.id, std::popcount(rows[i].fp ^ leader.fp),
+                               leaders[i].similarity});
+  }
+  return groups_of_two_or_more(assigned);
+}
+
+std::string quoted_sql(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) {
+    quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  }
+  return quoted + "'";
+}
+
+TEST(SimhashDedup, OrderByIsTheKeepPolicy) {
+  TestDatabase db;
+  fill_docs(db, 90, 21);
+  const std::string by_length = "SELECT id, body FROM docs ORDER BY length(body) DESC, id DESC";
+  for (const auto& [threshold, radius] : {std::pair{0.6, 10}, std::pair{0.8, 64}}) {
+    const std::string options = "n=3 weight=binary";
+    const std::string call = "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
+                             quoted_sql(by_length) + ", " + std::to_string(threshold) + ", " +
+                             std::to_string(radius) + ")";
+    const std::vector<Grouped> got = grouped_rows(db, call);
+    const std::vector<Grouped> expected =
+        brute_force_groups(db, by_length, threshold, radius, options);
+    EXPECT_EQ(groups_of_two_or_more(got), expected) << call;
+    EXPECT_GT(expected.size(), 20U) << "the data makes groups";
+    // Kept rows are the longest of their groups here, unlike in id order.
+    const std::vector<Grouped> by_id = grouped_rows(
+        db,
+        "SELECT id, cluster, distance, similarity FROM simhash_dedup('SELECT id, body FROM "
+        "docs ORDER BY id', " +
+            std::to_string(threshold) + ", " + std::to_string(radius) + ")");
+    EXPECT_NE(groups_of_two_or_more(by_id), expected);
+  }
+}
+
+TEST(SimhashDedup, DefaultsAreTheRecipes) {
+  TestDatabase db;
+  fill_docs(db, 60, 31);
+  const std::string query = "'SELECT id, body FROM docs ORDER BY id'";
+  const std::vector<Grouped> defaults = grouped_rows(
+      db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" + query + ")");
+  EXPECT_FALSE(defaults.empty());
+  EXPECT_EQ(defaults, groups_of_two_or_more(recipe_groups(db, "0.8", 10, "n=3 weight=binary")));
+  for (const std::string arguments :
+       {", 0.8", ", 0.8, 10", ", 0.8, 10, NULL", ", 0.8, 10, 'n=3 weight=binary'"}) {
+    EXPECT_EQ(grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
+                                   query + arguments + ")"),
+              defaults)
+        << arguments;
+  }
+  const std::vector<Row> used = db.rows(
+      "SELECT DISTINCT query, threshold, radius, options FROM simhash_dedup(" + query + ")");
+  ASSERT_EQ(used.size(), 1U);
+  EXPECT_EQ(used[0],
+            (Row{"SELECT id, body FROM docs ORDER BY id", "0.8", "10", "n=3 weight=binary"}));
+  // Texts without a fingerprint are left out, however low the bar; the
+  // one-word texts (one feature each, the word) group with each other.
+  const std::string everything =
+      "SELECT count(*) FROM simhash_dedup(" + query + ", 0.01, 64) JOIN docs USING (id) WHERE ";
+  EXPECT_EQ(db.integer(everything + "body IS NULL OR simhash(body) IS NULL"), 0);
+  EXPECT_EQ(db.integer(everything + "body = 'alpha'"),
+            db.integer("SELECT count(*) FROM docs WHERE body = 'alpha'"));
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs WHERE "
+                       "id < 0 AND 0')"),
+            0);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_dedup(NULL)"), 0);
+}
+
+TEST(SimhashDedup, ErrorsNameTheArgument) {
+  TestDatabase db;
+  db.exec(
+      "CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT);"
+      "INSERT INTO docs VALUES (1, 'one two three four'), (2, 'one two three four')");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"SELECT * FROM simhash_dedup()",
+       "simhash_dedup(query [, threshold [, radius [, options]]])"},
+      {"SELECT * FROM simhash_dedup(42)", "simhash_dedup: the query must be TEXT, got INTEGER"},
+      {"SELECT * FROM simhash_dedup('SELECT id FROM docs')",
+       "simhash_dedup: the query must return two columns (id, text), it returns 1"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body, 3 FROM docs')",
+       "simhash_dedup: the query must return two columns (id, text), it returns 3"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM nowhere')",
+       "simhash_dedup: the query does not prepare: no such table: nowhere"},
+      {"SELECT * FROM simhash_dedup('')", "simhash_dedup: the query is empty"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs; SELECT 1, 2')",
+       "simhash_dedup: the query must be one statement"},
+      {"SELECT * FROM simhash_dedup('DELETE FROM docs RETURNING id, body')",
+       "simhash_dedup: the query must only read"},
+      {"SELECT * FROM simhash_dedup('SELECT body, body FROM docs')",
+       "simhash_dedup: the query's first column (id) must be an INTEGER, got TEXT in row 1"},
+      {"SELECT * FROM simhash_dedup('SELECT 7, body FROM docs')",
+       "simhash_dedup: the query returns id 7 more than once"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0)",
+       "simhash_dedup: the threshold must be in (0, 1], got 0"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 1.5)",
+       "simhash_dedup: the threshold must be in (0, 1], got 1.5"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', '0.8')",
+       "simhash_dedup: the threshold must be a number in (0, 1], got TEXT"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', NULL)",
+       "simhash_dedup: the threshold must be a number in (0, 1], got NULL"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, -1)",
+       "simhash_dedup: the radius must not be negative"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, 2.5)",
+       "simhash_dedup: the radius must be an integer"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, 10, 'n=0')",
+       "simhash_dedup: "},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, 10, 'colour=red')", "colour"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, 10, 3)",
+       "simhash_dedup: options must be TEXT, got INTEGER"},
+  };
+  for (const auto& [sql, expected] : cases) {
+    const std::string message = db.error(sql);
+    EXPECT_NE(message.find(expected), std::string::npos) << sql << "\n  gave: " << message;
+  }
+  EXPECT_EQ(db.integer("SELECT count(*) FROM docs"), 2) << "nothing was deleted";
+}
+
+TEST(SimhashDedup, RunsNoSqlFromViewsOrTriggers) {
+  TestDatabase db;
+  db.exec(
+      "CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT);"
+      "INSERT INTO docs VALUES (1, 'one two three four'), (2, 'one two three four');"
+      "CREATE VIEW kept AS SELECT * FROM simhash_dedup('SELECT id, body FROM docs');"
+      "CREATE TABLE log(n); CREATE TABLE other(x);"
+      "CREATE TRIGGER count_groups AFTER INSERT ON other BEGIN "
+      "INSERT INTO log SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs'); END");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs')"), 2);
+  EXPECT_NE(db.error("SELECT * FROM kept").find("unsafe use of virtual table"), std::string::npos);
+  EXPECT_NE(db.error("INSERT INTO other VALUES (1)").find("unsafe use of virtual table"),
+            std::string::npos);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM log"), 0);
+}
+
+TEST(SimhashDedup, StopsSoonAfterAnInterrupt) {
+  TestDatabase db;
+  db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
+  std::mt19937_64 random(41);
+  Prepared insert(db.handle(), "INSERT INTO docs(body) VALUES (?1)");
+  db.exec("BEGIN");
+  const std::string base = random_text(random, 60);
+  for (int row = 0; row < 3000; ++row) {
+    const std::string body = edited(base, 3, random);
+    sqlite3_bind_text(insert.get(), 1, body.c_str(), -1, SQLITE_TRANSIENT);
+    step_write(db.handle(), insert.get());
+  }
+  db.exec("COMMIT");
+  // Every pair is a candidate at radius 64 and most pass 0.5, while few are
+  // identical: the verification takes most of the run.
+  const long long late = expect_stopped_by_interrupt(
+      db.handle(), "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, 64)");
+  RecordProperty("ms_after_interrupt", static_cast<int>(late));
+  EXPECT_EQ(db.integer("SELECT count(*) FROM docs"), 3000);
+}
+
+}  // namespace
+}  // namespace simhash::testing
