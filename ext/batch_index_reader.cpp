@@ -169,7 +169,8 @@ ResolvedIndex resolve_index(sqlite3* db, std::string_view requested, std::string
 std::vector<IdFingerprint> read_fingerprints(sqlite3* db, const ResolvedIndex& index,
                                              std::string_view function) {
   Statement statement;
-  const std::string sql = format_sql(kSelectAllRows, index.schema.c_str(), index.name.c_str());
+  const std::string sql =
+      format_sql(kSelectFingerprintRows, index.schema.c_str(), index.name.c_str());
   if (prepare(db, sql, statement) != SQLITE_OK) {
     throw BatchError(std::string(function) + ": cannot read the rows of simhash_index " +
                          quoted(index.name) + " (" + sqlite3_errmsg(db) + ")",

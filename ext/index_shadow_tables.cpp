@@ -31,8 +31,7 @@ void create_shadow_tables(sqlite3* db, const std::string& schema, const std::str
   exec_sql(db,
            format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
                       "ROWID;"
-                      "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER NOT "
-                      "NULL);"
+                      "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER);"
                       "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB "
                       "NOT NULL);"
                       "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
@@ -78,8 +77,27 @@ void store_bucket_bits(sqlite3* db, const std::string& schema, const std::string
   exec_sql(db, format_sql("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES "
                           "('bucket_bits', %d)",
                           schema.c_str(), name.c_str(), bits));
-  exec_sql(db, format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'format'",
-                          schema.c_str(), name.c_str(), kIndexFormat));
+  exec_sql(db,
+           format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'format' AND "
+                      "value < %d",
+                      schema.c_str(), name.c_str(), kGrowingBucketsFormat, kGrowingBucketsFormat));
+}
+
+void mark_null_fingerprints(sqlite3* db, const std::string& schema, const std::string& name) {
+  // Single-row statements, as in store_bucket_bits.
+  exec_sql(db, format_sql("INSERT OR IGNORE INTO \"%w\".\"%w_config\"(key, value) VALUES "
+                          "('bucket_bits', %d)",
+                          schema.c_str(), name.c_str(), BucketLayout::kDefaultBucketBits));
+  exec_sql(db, format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'format' AND "
+                          "value < %d",
+                          schema.c_str(), name.c_str(), kIndexFormat, kIndexFormat));
+}
+
+std::string null_fingerprint_refused(const std::string& name) {
+  return "simhash_index " + name +
+         ": fp is NULL (simhash() of a text without words), and this index was created by a "
+         "release before 0.2, which stores no NULL fingerprint: skip them with WHERE fp IS NOT "
+         "NULL, or create the index again to store them";
 }
 
 StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std::string& name) {
@@ -160,7 +178,7 @@ StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std:
                                         std::to_string(config.format) +
                                         " is an older development layout this extension no "
                                         "longer reads (formats " +
-                                        std::to_string(kFixedBucketsFormat) + " and " +
+                                        std::to_string(kFixedBucketsFormat) + " to " +
                                         std::to_string(kIndexFormat) +
                                         "); drop the table and create it again");
   }

@@ -7,21 +7,27 @@
 //   <name>_config(key TEXT PRIMARY KEY, value) WITHOUT ROWID
 //       'k'      the largest radius the index answers from its buckets
 //       'blocks' the blocks of the permutation plan (index/permutation_plan.h)
-//       'format' the storage format: 2 (bucket bits fixed at 16) or 3
-//                (bucket bits in 'bucket_bits'; kIndexFormat)
+//       'format' the storage format: 2 (bucket bits fixed at 16), 3
+//                (bucket bits in 'bucket_bits') or 4 (format 3 whose data
+//                table may hold NULL fingerprints; kIndexFormat)
 //       'bucket_bits' B of index/bucket_codec.h, format 3 only (absent: 16);
 //                raised as the index grows (the growth rewrites every bucket)
 //       'rows'   the rows of the data table as of the last merge, kept so the
 //                growth need not count them; absent until the first merge
 //       'icu', 'unicode' (TEXT) the versions the index was created under
 //                (simhash_icu_version()); absent in older indexes
-//   <name>_data(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)
-//       the rows: rowid and fingerprint, the truth the buckets are built from
+//   <name>_data(id INTEGER PRIMARY KEY, fp INTEGER)
+//       the rows: rowid and fingerprint, the truth the buckets are built from;
+//       a NULL fp (a text without words) is a row no search finds and no
+//       bucket holds. Indexes made before 0.2 declared fp NOT NULL: they
+//       refuse a NULL with a message (null_fingerprint_refused)
 //   <name>_buckets(id INTEGER PRIMARY KEY, entries BLOB NOT NULL)
 //       the packed buckets (index/bucket_codec.h), row id (table << B) | bucket
 //
 // A new index is format 2 with B = 16, which releases before format 3 read;
-// it turns format 3 when B first changes.
+// it turns format 3 when B first changes, and format 4 when it first stores
+// a NULL fingerprint (mark_null_fingerprints), which releases before 0.2
+// would read as 0.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +43,9 @@ namespace simhash::sql {
 // The newest storage format this code reads and writes. A config with a
 // higher value is refused (upgrade the extension); format 1, an unreleased
 // development layout of the buckets, is refused too (drop and create again).
-inline constexpr int kIndexFormat = 3;
+inline constexpr int kIndexFormat = 4;
+// The first format whose bucket bits are in 'bucket_bits'.
+inline constexpr int kGrowingBucketsFormat = 3;
 // The format of a new index, and of any whose bucket bits never changed.
 inline constexpr int kFixedBucketsFormat = 2;
 
@@ -63,8 +71,13 @@ struct IndexConfig {
 };
 
 // Statements on one shadow table take the schema and the index name as two %w.
-// Every (id, fp) of the data table, in id order.
+// Every (id, fp) of the data table, in id order, NULL fingerprints included
+// (a plain scan of the table shows them).
 inline constexpr const char* kSelectAllRows = "SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id";
+// The same without the NULL fingerprints: the rows searches, the buckets and
+// the batch functions see.
+inline constexpr const char* kSelectFingerprintRows =
+    "SELECT id, fp FROM \"%w\".\"%w_data\" WHERE fp IS NOT NULL ORDER BY id";
 // The number of rows (SQLite counts a table's cells without decoding rows).
 inline constexpr const char* kCountRows = "SELECT count(*) FROM \"%w\".\"%w_data\"";
 
@@ -86,9 +99,14 @@ inline constexpr const char* kStoreRowCount =
     "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES ('rows', ?1)";
 
 // Records new bucket bits (after the buckets were rewritten for them): format
-// 3 with 'bucket_bits', unless the bits are 16 on a format-2 index, which
-// stays as it is. Throws SqliteError on failure.
+// 3 (or 4, kept) with 'bucket_bits', unless the bits are 16 on a format-2
+// index, which stays as it is. Throws SqliteError on failure.
 void store_bucket_bits(sqlite3* db, const std::string& schema, const std::string& name, int bits);
+// Makes the index format 4 (adding 'bucket_bits' to a format-2 one), before
+// a NULL fingerprint is stored. Throws SqliteError on failure.
+void mark_null_fingerprints(sqlite3* db, const std::string& schema, const std::string& name);
+// The message for a NULL fp written to an index made before 0.2.
+std::string null_fingerprint_refused(const std::string& name);
 
 // Throw SqliteError on failure.
 void create_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,

@@ -103,14 +103,17 @@ void IndexStorage::rename(const std::string& new_name) {
   name_ = new_name;
 }
 
-std::optional<std::int64_t> IndexStorage::lookup(std::int64_t id) {
+std::optional<StoredFingerprint> IndexStorage::lookup(std::int64_t id) {
   sqlite3_stmt* statement = cached(select_data_, "SELECT fp FROM \"%w\".\"%w_data\" WHERE id = ?1");
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   if (!step_row(statement)) {
     return std::nullopt;
   }
-  return sqlite3_column_int64(statement, 0);
+  if (sqlite3_column_type(statement, 0) == SQLITE_NULL) {
+    return StoredFingerprint();
+  }
+  return StoredFingerprint(sqlite3_column_int64(statement, 0));
 }
 
 void IndexStorage::flush_if_full() {
@@ -119,7 +122,26 @@ void IndexStorage::flush_if_full() {
   }
 }
 
-std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t fp, int conflict) {
+void IndexStorage::bind_fingerprint(sqlite3_stmt* statement, int index, StoredFingerprint fp) {
+  if (fp) {
+    sqlite3_bind_int64(statement, index, *fp);
+    return;
+  }
+  // Every time, not once per connection: a rollback may have undone the mark.
+  mark_null_fingerprints(db_, schema_, name_);
+  sqlite3_bind_null(statement, index);
+}
+
+int IndexStorage::step_data_write(sqlite3_stmt* statement) {
+  const int rc = sqlite3_step(statement);
+  if (rc != SQLITE_DONE && sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_NOTNULL) {
+    throw SqliteError(SQLITE_CONSTRAINT, null_fingerprint_refused(name_));
+  }
+  return rc;
+}
+
+std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, StoredFingerprint fp,
+                                  int conflict) {
   flush_if_full();
   sqlite3_stmt* statement =
       cached(insert_data_, "INSERT INTO \"%w\".\"%w_data\"(id, fp) VALUES (?1, ?2)");
@@ -130,11 +152,13 @@ std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t f
     } else {
       sqlite3_bind_null(statement, 1);
     }
-    sqlite3_bind_int64(statement, 2, fp);
-    const int rc = sqlite3_step(statement);
+    bind_fingerprint(statement, 2, fp);
+    const int rc = step_data_write(statement);
     if (rc == SQLITE_DONE) {
       const std::int64_t new_id = id ? *id : sqlite3_last_insert_rowid(db_);
-      pending_.push(new_id, static_cast<std::uint64_t>(fp), true);
+      if (fp) {
+        pending_.push(new_id, static_cast<std::uint64_t>(*fp), true);
+      }
       return new_id;
     }
     if ((rc & 0xff) != SQLITE_CONSTRAINT || !id || attempt > 0) {
@@ -149,8 +173,8 @@ std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, std::int64_t f
 }
 
 void IndexStorage::remove(std::int64_t id) {
-  const std::optional<std::int64_t> fp = lookup(id);
-  if (!fp) {
+  const std::optional<StoredFingerprint> row = lookup(id);
+  if (!row) {
     return;
   }
   flush_if_full();
@@ -158,12 +182,15 @@ void IndexStorage::remove(std::int64_t id) {
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   step_done(statement);
-  pending_.push(id, static_cast<std::uint64_t>(*fp), false);
+  if (*row) {
+    pending_.push(id, static_cast<std::uint64_t>(**row), false);
+  }
 }
 
-void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t fp, int conflict) {
-  const std::optional<std::int64_t> old_fp = lookup(old_id);
-  if (!old_fp) {
+void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, StoredFingerprint fp,
+                          int conflict) {
+  const std::optional<StoredFingerprint> old_row = lookup(old_id);
+  if (!old_row) {
     throw SqliteError(SQLITE_CORRUPT_VTAB,
                       "simhash_index " + name_ + ": row " + std::to_string(old_id) + " vanished");
   }
@@ -174,7 +201,8 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t
       throw SqliteError(SQLITE_CONSTRAINT, "UNIQUE constraint failed: " + name_ + ".rowid");
     }
   }
-  if (new_id == old_id && fp == *old_fp) {
+  const StoredFingerprint& old_fp = *old_row;
+  if (new_id == old_id && fp == old_fp) {
     return;
   }
   flush_if_full();
@@ -183,10 +211,16 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, std::int64_t
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, old_id);
   sqlite3_bind_int64(statement, 2, new_id);
-  sqlite3_bind_int64(statement, 3, fp);
-  step_done(statement);
-  pending_.push(old_id, static_cast<std::uint64_t>(*old_fp), false);
-  pending_.push(new_id, static_cast<std::uint64_t>(fp), true);
+  bind_fingerprint(statement, 3, fp);
+  if (const int rc = step_data_write(statement); rc != SQLITE_DONE) {
+    throw_sqlite(db_, rc);
+  }
+  if (old_fp) {
+    pending_.push(old_id, static_cast<std::uint64_t>(*old_fp), false);
+  }
+  if (fp) {
+    pending_.push(new_id, static_cast<std::uint64_t>(*fp), true);
+  }
 }
 
 bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) {
@@ -741,7 +775,7 @@ void IndexStorage::throw_malformed(std::int64_t row_id) const {
 }
 
 void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
-  sqlite3_stmt* statement = cached(scan_data_, kSelectAllRows);
+  sqlite3_stmt* statement = cached(scan_data_, kSelectFingerprintRows);
   ResetOnExit reset(statement);
   while (step_row(statement)) {
     const std::int64_t fp = sqlite3_column_int64(statement, 1);
@@ -759,7 +793,7 @@ void IndexStorage::scan_nearest(std::uint64_t query, std::size_t count,
     return;
   }
   // A max-heap by nearer(): its front is the farthest row kept.
-  sqlite3_stmt* statement = cached(scan_data_, kSelectAllRows);
+  sqlite3_stmt* statement = cached(scan_data_, kSelectFingerprintRows);
   ResetOnExit reset(statement);
   while (step_row(statement)) {
     const std::int64_t fp = sqlite3_column_int64(statement, 1);
@@ -781,7 +815,7 @@ Statement IndexStorage::select_all_rows() const { return prepare_table_sql(kSele
 
 std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows() {
   std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
-  const Statement statement = select_all_rows();
+  const Statement statement = prepare_table_sql(kSelectFingerprintRows);
   while (step_row(statement.get())) {
     rows.emplace_back(sqlite3_column_int64(statement.get(), 0),
                       static_cast<std::uint64_t>(sqlite3_column_int64(statement.get(), 1)));

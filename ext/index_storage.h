@@ -56,6 +56,9 @@ struct ChangedBuckets {
   std::span<std::uint32_t> changes(std::size_t group);
 };
 
+// A stored row's fingerprint; none for a NULL fp (a row no search finds).
+using StoredFingerprint = std::optional<std::int64_t>;
+
 class IndexStorage {
  public:
   IndexStorage(sqlite3* db, std::string schema, std::string name, const StoredIndex& stored);
@@ -66,10 +69,11 @@ class IndexStorage {
   const std::string& schema() const { return schema_; }
 
   // Writes. `conflict` is sqlite3_vtab_on_conflict's answer; a duplicate id
-  // throws SqliteError(SQLITE_CONSTRAINT) unless it is SQLITE_REPLACE.
-  std::int64_t insert(std::optional<std::int64_t> id, std::int64_t fp, int conflict);
+  // throws SqliteError(SQLITE_CONSTRAINT) unless it is SQLITE_REPLACE. A
+  // NULL fp is stored in the data table only (and makes the index format 4).
+  std::int64_t insert(std::optional<std::int64_t> id, StoredFingerprint fp, int conflict);
   void remove(std::int64_t id);
-  void update(std::int64_t old_id, std::int64_t new_id, std::int64_t fp, int conflict);
+  void update(std::int64_t old_id, std::int64_t new_id, StoredFingerprint fp, int conflict);
 
   // Merges the pending changes into the buckets (xSync, xSavepoint, and
   // writes when many are pending; never reads, which would change the
@@ -86,7 +90,8 @@ class IndexStorage {
   // answers any radius: probe() up to k, above it the multi-probe search of
   // the stored copies (multi_probe.h) or scan(), whichever the cost model
   // says is cheaper (multi_probe_pays).
-  std::optional<std::int64_t> lookup(std::int64_t id);
+  // The row `id`, if it exists.
+  std::optional<StoredFingerprint> lookup(std::int64_t id);
   void search(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   bool multi_probe_pays(int radius);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
@@ -107,8 +112,14 @@ class IndexStorage {
   std::string integrity_problem();
 
  private:
-  // Every (id, fp) of the data table, in id order.
+  // Every (id, fp) of the data table with a fingerprint, in id order.
   std::vector<std::pair<std::int64_t, std::uint64_t>> read_all_rows();
+  // Binds `fp` (NULL for none) as parameter `index`; for none, first makes
+  // the index format 4.
+  void bind_fingerprint(sqlite3_stmt* statement, int index, StoredFingerprint fp);
+  // Steps a write of the data table; a NOT NULL failure (an index made
+  // before 0.2) becomes null_fingerprint_refused's message.
+  int step_data_write(sqlite3_stmt* statement);
 
   // rebuild() and integrity_problem() look for an interrupt this often (and
   // between their phases); the statements they step stop by themselves.

@@ -98,6 +98,8 @@ struct IndexCursor : sqlite3_vtab_cursor {
   Statement scan;
   bool scan_mode = false;
   bool scan_valid = false;
+  // The rowid plan's row has a NULL fp (searches never return such rows).
+  bool fp_is_null = false;
 };
 
 IndexTable* table_of(sqlite3_vtab* vtab) { return sql::table_of<IndexTable>(vtab); }
@@ -553,6 +555,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     cursor->scan_mode = false;
     cursor->scan_valid = false;
     cursor->has_query = false;
+    cursor->fp_is_null = false;
     const std::string_view codes = idx_str == nullptr ? std::string_view("-")
                                                       : std::string_view(idx_str).substr(
                                                             0, std::string_view(idx_str).find(' '));
@@ -591,8 +594,9 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       if (type == SQLITE_INTEGER || (type == SQLITE_FLOAT && real >= -kTwoTo63 && real < kTwoTo63 &&
                                      std::floor(real) == real)) {
         const std::int64_t id = sqlite3_value_int64(value);
-        if (const auto fp = storage.lookup(id)) {
-          cursor->hits.push_back(IndexHit{id, *fp, -1});
+        if (const std::optional<StoredFingerprint> row = storage.lookup(id)) {
+          cursor->hits.push_back(IndexHit{id, row->value_or(0), -1});
+          cursor->fp_is_null = !row->has_value();
         }
       }
       return SQLITE_OK;
@@ -674,16 +678,21 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
     return SQLITE_OK;
   }
   std::int64_t fp = 0;
+  bool fp_is_null = false;
   int distance = -1;
   if (cursor->scan_mode) {
     fp = sqlite3_column_int64(cursor->scan.get(), 1);
+    fp_is_null = sqlite3_column_type(cursor->scan.get(), 1) == SQLITE_NULL;
   } else {
     fp = cursor->hits[cursor->position].fp;
+    fp_is_null = cursor->fp_is_null;
     distance = cursor->hits[cursor->position].distance;
   }
   switch (column) {
     case kColumnFp:
-      sqlite3_result_int64(context, fp);
+      if (!fp_is_null) {
+        sqlite3_result_int64(context, fp);
+      }
       break;
     case kColumnDistance:
       if (distance >= 0) {
@@ -728,12 +737,17 @@ int run_command(IndexTable* table, sqlite3_value* command) {
                                       "' (known: 'integrity-check', 'rebuild')");
 }
 
-std::int64_t fingerprint_argument(sqlite3_value* value, const std::string& name) {
+// The fp written: an INTEGER, or NULL (a text without words has no
+// fingerprint: stored, never found). Anything else is an error.
+StoredFingerprint fingerprint_argument(sqlite3_value* value, const std::string& name) {
   const int type = sqlite3_value_type(value);
+  if (type == SQLITE_NULL) {
+    return std::nullopt;
+  }
   if (type != SQLITE_INTEGER) {
-    throw SqliteError(
-        SQLITE_MISMATCH,
-        "simhash_index " + name + ": fp must be an INTEGER fingerprint, got " + type_name(type));
+    throw SqliteError(SQLITE_MISMATCH, "simhash_index " + name +
+                                           ": fp must be an INTEGER fingerprint or NULL, got " +
+                                           type_name(type));
   }
   return sqlite3_value_int64(value);
 }
@@ -777,7 +791,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
           throw_computed_column_written(column, storage.name());
         }
       }
-      const std::int64_t fp = fingerprint_argument(columns[kColumnFp], storage.name());
+      const StoredFingerprint fp = fingerprint_argument(columns[kColumnFp], storage.name());
       std::optional<std::int64_t> id;
       if (sqlite3_value_type(argv[1]) != SQLITE_NULL) {
         id = rowid_argument(argv[1], storage.name());
@@ -791,7 +805,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
         throw_computed_column_written(column, storage.name());
       }
     }
-    const std::int64_t fp = fingerprint_argument(columns[kColumnFp], storage.name());
+    const StoredFingerprint fp = fingerprint_argument(columns[kColumnFp], storage.name());
     const std::int64_t new_id = rowid_argument(argv[1], storage.name());
     storage.update(sqlite3_value_int64(argv[0]), new_id, fp, conflict);
     return SQLITE_OK;
