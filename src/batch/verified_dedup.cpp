@@ -1,9 +1,12 @@
-// Rows to nodes (identical fingerprint and features), candidate pairs of
-// nodes within the radius, verified as they come, then the leader pass over
-// the rows in visit order.
+// Rows to nodes (identical fingerprint and features); then either candidate
+// pairs of nodes within the radius, verified as they come, and the leader
+// pass over the rows in visit order; or the leader rule applied row by row
+// in visit order, each row looking for its representative in an index of
+// the representatives' rarest features (the threshold join).
 #include "batch/verified_dedup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -11,6 +14,7 @@
 #include "batch/leader_groups.h"
 #include "batch/pair_finder.h"
 #include "fingerprint/feature_hash.h"
+#include "fingerprint/hamming.h"
 
 namespace simhash {
 namespace {
@@ -38,6 +42,19 @@ bool may_reach(const FeatureVector& a, const FeatureVector& b, double threshold)
   const double smaller = std::min(a.sum_of_weights, b.sum_of_weights);
   const double larger = std::max(a.sum_of_weights, b.sum_of_weights);
   return smaller / larger >= threshold * (1 - 1e-9);
+}
+
+// How many of a set's `size` features, rarest first, must be compared so
+// that a set at Jaccard `threshold` or more shares one of them: a match
+// needs an overlap of at least threshold * size, so it shares one of any
+// size - ceil(threshold * size) + 1. The overlap is taken a little lower
+// than that (a longer prefix, only more candidates) so that no rounding in
+// the bound or in the final similarity can lose a pair.
+std::size_t prefix_length(std::size_t size, double threshold) {
+  const double overlap = std::ceil(threshold * (1 - 1e-9) * static_cast<double>(size) - 1e-6);
+  const std::size_t needed =
+      std::clamp<std::size_t>(overlap < 1 ? 1 : static_cast<std::size_t>(overlap), 1, size);
+  return size - needed + 1;
 }
 
 }  // namespace
@@ -86,9 +103,8 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   }
   PairFinder finder(std::move(records), radius, check);
 
-  // The verified pairs, with their distances beside them.
+  // The verified pairs.
   std::vector<NodeLink> links;
-  std::vector<int> link_distance;
   std::vector<NearPair> candidates;
   std::size_t work = 0;  // feature comparisons since the last check
   while (finder.next(candidates)) {
@@ -102,7 +118,6 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
       if (similarity >= threshold) {
         links.push_back(NodeLink{static_cast<std::uint32_t>(pair.a),
                                  static_cast<std::uint32_t>(pair.b), -similarity});
-        link_distance.push_back(pair.distance);
       }
       work += a.hashes.size() + b.hashes.size();
       if (work >= kComparisonsBetweenChecks && check) {
@@ -113,20 +128,153 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   }
 
   const std::vector<LeaderAssignment> assignments = assign_leaders(node_of_, nodes_.size(), links);
-  std::vector<std::uint32_t> group_size(ids_.size(), 0);
+  std::vector<Joined> joined;
+  joined.reserve(assignments.size());
   for (const LeaderAssignment& assignment : assignments) {
-    ++group_size[assignment.leader];
+    joined.push_back(Joined{assignment.leader, assignment.link == LeaderAssignment::kNoLink
+                                                   ? 1.0
+                                                   : -links[assignment.link].rank});
+  }
+  return rows_of_groups(joined);
+}
+
+std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
+                                                              const CheckPoint& check) const {
+  for (const Node& node : nodes_) {
+    if (std::any_of(node.features.weights.begin(), node.features.weights.end(),
+                    [](double weight) { return weight != 1.0; })) {
+      throw std::invalid_argument("simhash: the threshold join needs binary weights");
+    }
+  }
+  const Prefixes prefixes = rarest_first_prefixes(threshold);
+  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  // A node's best offer so far, from the representatives (by ordinal: the
+  // order they became one) before `seen`; later members of the node look
+  // only at the representatives made since.
+  struct Offer {
+    std::uint32_t leader = kNone;  // ordinal
+    double similarity = 0;
+    std::uint32_t seen = 0;
+  };
+  std::vector<Offer> offers(nodes_.size());
+  std::vector<std::uint32_t> node_leader(nodes_.size(), kNone);  // position
+  std::vector<std::uint32_t> leaders;                            // positions, by ordinal
+  std::vector<std::uint32_t> compared_for;  // by ordinal: the last position compared with it
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> ordinals_by_feature;
+  std::vector<Joined> joined;
+  joined.reserve(ids_.size());
+  std::size_t work = 0;
+  for (std::uint32_t position = 0; position < ids_.size(); ++position) {
+    const std::uint32_t node = node_of_[position];
+    if (node_leader[node] != kNone) {
+      joined.push_back(Joined{node_leader[node], 1.0});
+      continue;
+    }
+    Offer& offer = offers[node];
+    const FeatureVector& features = nodes_[node].features;
+    for (const std::uint64_t feature : prefixes.of(node)) {
+      const auto found = ordinals_by_feature.find(feature);
+      if (found == ordinals_by_feature.end()) {
+        continue;
+      }
+      // Ordinals are appended in increasing order: the new ones are last.
+      for (auto ordinal = found->second.rbegin();
+           ordinal != found->second.rend() && *ordinal >= offer.seen; ++ordinal) {
+        ++work;
+        if (compared_for[*ordinal] == position) {
+          continue;
+        }
+        compared_for[*ordinal] = position;
+        const FeatureVector& other = nodes_[node_of_[leaders[*ordinal]]].features;
+        if (!may_reach(features, other, threshold)) {
+          continue;
+        }
+        work += features.hashes.size() + other.hashes.size();
+        const double similarity = weighted_jaccard(features, other);
+        // Ties go to the earlier representative, as in the leader pass.
+        if (similarity >= threshold &&
+            (offer.leader == kNone || similarity > offer.similarity ||
+             (similarity == offer.similarity && *ordinal < offer.leader))) {
+          offer.leader = *ordinal;
+          offer.similarity = similarity;
+        }
+      }
+      if (work >= kComparisonsBetweenChecks && check) {
+        work = 0;
+        check();
+      }
+    }
+    offer.seen = static_cast<std::uint32_t>(leaders.size());
+    if (offer.leader != kNone) {
+      joined.push_back(Joined{leaders[offer.leader], offer.similarity});
+      continue;
+    }
+    node_leader[node] = position;
+    for (const std::uint64_t feature : prefixes.of(node)) {
+      ordinals_by_feature[feature].push_back(static_cast<std::uint32_t>(leaders.size()));
+    }
+    leaders.push_back(position);
+    compared_for.push_back(kNone);
+    joined.push_back(Joined{position, 1.0});
+  }
+  return rows_of_groups(joined);
+}
+
+VerifiedDedup::Prefixes VerifiedDedup::rarest_first_prefixes(double threshold) const {
+  // How many distinct rows hold each feature: all features sorted, then run
+  // lengths.
+  std::vector<std::uint64_t> distinct;
+  for (const Node& node : nodes_) {
+    distinct.insert(distinct.end(), node.features.hashes.begin(), node.features.hashes.end());
+  }
+  std::sort(distinct.begin(), distinct.end());
+  std::vector<std::uint32_t> frequency;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < distinct.size(); ++i) {
+    if (kept > 0 && distinct[i] == distinct[kept - 1]) {
+      ++frequency.back();
+      continue;
+    }
+    distinct[kept++] = distinct[i];
+    frequency.push_back(1);
+  }
+  distinct.resize(kept);
+  distinct.shrink_to_fit();
+
+  Prefixes prefixes;
+  prefixes.start.reserve(nodes_.size() + 1);
+  prefixes.start.push_back(0);
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> order;  // (frequency, feature)
+  for (const Node& node : nodes_) {
+    order.clear();
+    for (const std::uint64_t feature : node.features.hashes) {
+      const auto at = std::lower_bound(distinct.begin(), distinct.end(), feature);
+      order.emplace_back(frequency[static_cast<std::size_t>(at - distinct.begin())], feature);
+    }
+    const std::size_t length = prefix_length(order.size(), threshold);
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(length),
+                      order.end());
+    for (std::size_t i = 0; i < length; ++i) {
+      prefixes.features.push_back(order[i].second);
+    }
+    prefixes.start.push_back(prefixes.features.size());
+  }
+  return prefixes;
+}
+
+std::vector<DedupRow> VerifiedDedup::rows_of_groups(const std::vector<Joined>& joined) const {
+  std::vector<std::uint32_t> group_size(ids_.size(), 0);
+  for (const Joined& row : joined) {
+    ++group_size[row.leader];
   }
   std::vector<DedupRow> rows;
   for (std::uint32_t position = 0; position < ids_.size(); ++position) {
-    const LeaderAssignment& assignment = assignments[position];
-    if (group_size[assignment.leader] < 2) {
-      continue;
-    }
-    DedupRow& row = rows.emplace_back(DedupRow{ids_[position], ids_[assignment.leader], 0, 1.0});
-    if (assignment.link != LeaderAssignment::kNoLink) {
-      row.distance = link_distance[assignment.link];
-      row.similarity = -links[assignment.link].rank;
+    const Joined& row = joined[position];
+    if (group_size[row.leader] >= 2) {
+      rows.push_back(DedupRow{ids_[position], ids_[row.leader],
+                              hamming_distance(nodes_[node_of_[position]].fingerprint,
+                                               nodes_[node_of_[row.leader]].fingerprint),
+                              row.similarity});
     }
   }
   return rows;

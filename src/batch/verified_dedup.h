@@ -1,22 +1,26 @@
 // The engine of simhash_dedup: rows visited in the caller's order, each with
 // its fingerprint and its verification features, grouped so that keeping the
 // first row of each group deletes nothing below the similarity threshold.
-// Candidates are the pairs within a Hamming radius (PairFinder); each is
-// verified by the exact weighted Jaccard of feature_similarity.h, the number
-// simhash_jaccard() returns; the leader pass of leader_groups.h groups the
-// verified pairs with "visited first" in place of "smallest id". So, visited
-// in ascending id, the groups are exactly those of the README's recipe
-// (simhash_pairs, simhash_jaccard >= threshold, simhash_clusters).
+// Candidates are the pairs within a Hamming radius (PairFinder), or, with no
+// radius, every pair that can reach the threshold (an exact set-similarity
+// join); each is verified by the exact weighted Jaccard of
+// feature_similarity.h, the number simhash_jaccard() returns; the leader
+// rule of leader_groups.h groups the verified pairs with "visited first" in
+// place of "smallest id". So, visited in ascending id, the groups are
+// exactly those of the README's recipe (simhash_pairs, simhash_jaccard >=
+// threshold, simhash_clusters), or without a radius those simhash_clusters
+// makes of every pair at the threshold.
 //
 // Memory: each distinct row (fingerprint and features) keeps its feature
 // vector, 16 bytes a distinct feature plus about 100 bytes; every row 16
-// bytes; every verified pair 24 bytes. Candidates are verified in batches as
-// they are found, so rejected ones take no memory.
+// bytes; with a radius, every verified pair 16 bytes (candidates are verified
+// in batches as they are found, so rejected ones take no memory).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -54,8 +58,39 @@ class VerifiedDedup {
   // runs between bounded pieces of work (check_point.h).
   std::vector<DedupRow> groups_within_radius(double threshold, int radius,
                                              const CheckPoint& check = {}) const;
+  // The same without a radius: every pair at `threshold` or more counts, none
+  // missed. An exact set-similarity join (AllPairs: Bayardo et al. 2007):
+  // features ordered rarest first, a row is compared only with the
+  // representatives that share a feature of its prefix and whose size it can
+  // reach. Only representatives are indexed, which stays exact because the
+  // leader rule only ever links a row to an earlier representative. Set
+  // Jaccard only: throws std::invalid_argument when a weight is not 1
+  // (weight=binary). Memory beyond the rows': the prefix features of every
+  // distinct row and, while the order is computed, 12 bytes a feature.
+  std::vector<DedupRow> groups_by_threshold_join(double threshold,
+                                                 const CheckPoint& check = {}) const;
 
  private:
+  // Where each row (by visit position) went.
+  struct Joined {
+    std::uint32_t leader;  // the representative's position (its own for one)
+    double similarity;
+  };
+  // The rows of groups of two or more, in visit order.
+  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
+  // Each distinct row's prefix: its features in the order (how many
+  // distinct rows hold it, hash), as many as the threshold join compares.
+  struct Prefixes {
+    std::vector<std::uint64_t> features;
+    std::vector<std::size_t> start;  // node n's are [start[n], start[n + 1])
+
+    std::span<const std::uint64_t> of(std::size_t node) const {
+      return std::span<const std::uint64_t>(features).subspan(start[node],
+                                                              start[node + 1] - start[node]);
+    }
+  };
+  Prefixes rarest_first_prefixes(double threshold) const;
+
   struct Node {
     std::uint64_t fingerprint;
     FeatureVector features;

@@ -126,6 +126,70 @@ TEST(VerifiedDedup, EqualsBruteForceOverRandomRows) {
   }
 }
 
+// Binary rows over a universe of 60 features, edited copies of a few bases
+// (a few features dropped or added, so sizes and similarities spread),
+// with exact duplicates; fingerprints random, as the join ignores them.
+std::vector<Row> edited_binary_rows(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<std::map<std::uint64_t, double>> bases(8);
+  for (auto& base : bases) {
+    const std::uint64_t size = 3 + random() % 30;
+    while (base.size() < size) {
+      base[1 + random() % 60] = 1;
+    }
+  }
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::int64_t id = static_cast<std::int64_t>(count - i);  // visit order is not id order
+    if (i > 0 && random() % 6 == 0) {
+      Row copy = rows[random() % rows.size()];
+      copy.id = id;
+      rows.push_back(copy);
+      continue;
+    }
+    std::map<std::uint64_t, double> features = bases[random() % bases.size()];
+    for (int edits = static_cast<int>(random() % 5); edits > 0; --edits) {
+      if (random() % 2 == 0 && features.size() > 1) {
+        features.erase(
+            std::next(features.begin(), static_cast<std::ptrdiff_t>(random() % features.size())));
+      } else {
+        features[1 + random() % 60] = 1;
+      }
+    }
+    rows.push_back(Row{id, random() % 4, vector_of(features)});
+  }
+  return rows;
+}
+
+TEST(VerifiedDedup, ThresholdJoinEqualsBruteForceOverEveryPair) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    for (const bool edited : {false, true}) {
+      const std::vector<Row> rows =
+          edited ? edited_binary_rows(400, seed) : random_rows(300, seed, false);
+      VerifiedDedup dedup;
+      for (const Row& row : rows) {
+        dedup.add(row.id, row.fp, row.features);
+      }
+      for (const double threshold : {0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 0.95, 1.0}) {
+        // Fingerprints are 64 bits: no pair is more than 64 apart.
+        const std::vector<DedupRow> expected = brute_force(rows, threshold, 64);
+        EXPECT_EQ(dedup.groups_by_threshold_join(threshold), expected)
+            << "seed " << seed << " edited " << edited << " threshold " << threshold;
+        EXPECT_EQ(dedup.groups_within_radius(threshold, 64), expected);
+        if (threshold == 0.8) {
+          EXPECT_GT(expected.size(), 40U) << "the data makes groups";
+        }
+      }
+    }
+  }
+}
+
+TEST(VerifiedDedup, ThresholdJoinRefusesWeights) {
+  VerifiedDedup dedup;
+  dedup.add(1, 0, vector_of({{1, 1}, {2, 2}}));
+  EXPECT_THROW(dedup.groups_by_threshold_join(0.8), std::invalid_argument);
+}
+
 // An exact duplicate joins the best representative at its own visit, which
 // need not be the one its earlier twin joined: a representative visited
 // between them may be nearer. (The recipe, row by row, does the same.)

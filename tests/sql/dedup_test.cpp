@@ -300,6 +300,44 @@ TEST(SimhashDedup, OrderByIsTheKeepPolicy) {
   }
 }
 
+// Radius NULL: every pair at the threshold, whatever its distance. A radius
+// of 64 bits also takes every pair (as candidates), so the two must agree,
+// in any order; in id order both must equal the recipe over all pairs, and
+// in another order the brute-force model.
+TEST(SimhashDedup, RadiusNullGroupsEveryPairAtTheThreshold) {
+  TestDatabase db;
+  fill_docs(db, 120, 51);
+  const std::string by_id = "SELECT id, body FROM docs ORDER BY id";
+  const std::string by_length = "SELECT id, body FROM docs ORDER BY length(body) DESC, id DESC";
+  const auto dedup = [&](const std::string& query, const std::string& threshold,
+                         const std::string& radius, const std::string& options) {
+    return grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
+                                quoted_sql(query) + ", " + threshold + ", " + radius + ", '" +
+                                options + "')");
+  };
+  for (const std::string options :
+       {"n=3 weight=binary", "n=1 weight=binary", "unit=char n=3 weight=binary"}) {
+    for (const std::string threshold : {"0.5", "0.7", "0.8", "0.9", "0.95"}) {
+      for (const std::string& query : {by_id, by_length}) {
+        const std::vector<Grouped> exact = dedup(query, threshold, "NULL", options);
+        EXPECT_EQ(exact, dedup(query, threshold, "64", options))
+            << options << " threshold " << threshold << " " << query;
+        if (threshold == "0.8") {
+          EXPECT_GT(exact.size(), 40U) << "the data makes groups";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(dedup(by_id, "0.7", "NULL", "n=3 weight=binary"),
+            recipe_groups(db, "0.7", 64, "n=3 weight=binary"));
+  EXPECT_EQ(groups_of_two_or_more(dedup(by_length, "0.6", "NULL", "n=3 weight=binary")),
+            brute_force_groups(db, by_length, 0.6, 64, "n=3 weight=binary"));
+  // The radius column says NULL: no radius was used.
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_dedup(" + quoted_sql(by_id) +
+                       ", 0.8, NULL) WHERE radius IS NULL"),
+            static_cast<std::int64_t>(dedup(by_id, "0.8", "NULL", "n=3 weight=binary").size()));
+}
+
 TEST(SimhashDedup, DefaultsAreTheRecipes) {
   TestDatabase db;
   fill_docs(db, 60, 31);
@@ -374,6 +412,11 @@ TEST(SimhashDedup, ErrorsNameTheArgument) {
       {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, 10, 'colour=red')", "colour"},
       {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, 10, 3)",
        "simhash_dedup: options must be TEXT, got INTEGER"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, NULL, 'n=3')",
+       "simhash_dedup: radius NULL (every pair at the threshold) serves set Jaccard, "
+       "weight=binary, with any unit and n; the options ask for unit=word n=3 weight=tf"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, NULL, 'weight=log')",
+       "weight=log: add weight=binary or give a radius"},
   };
   for (const auto& [sql, expected] : cases) {
     const std::string message = db.error(sql);
