@@ -32,7 +32,8 @@ using Assignment = LeaderAssignment;
 // (for simhash_clusters, the smaller id).
 std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node_of,
                                              std::size_t node_count,
-                                             std::span<const NodeLink> links) {
+                                             std::span<const NodeLink> links,
+                                             const CheckPoint& check) {
   if (links.size() > kNone / 2) {
     throw std::length_error("simhash: too many links to group");
   }
@@ -61,6 +62,9 @@ std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node
   std::vector<Offer> best(node_count);
   std::vector<Assignment> assignments;
   assignments.reserve(node_of.size());
+  // An offer is a random access or two (some 20 ns): about 10 ms between checks.
+  constexpr std::size_t kOffersBetweenChecks = std::size_t{1} << 19;
+  std::size_t offers_made = 0;
   for (std::uint32_t position = 0; position < node_of.size(); ++position) {
     const std::uint32_t node = node_of[position];
     if (node_leader[node] != kNone) {
@@ -73,6 +77,11 @@ std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node
     }
     node_leader[node] = position;
     assignments.push_back({position, kNone});
+    offers_made += row_start[node + 1] - row_start[node];
+    if (offers_made >= kOffersBetweenChecks && check) {
+      offers_made = 0;
+      check();
+    }
     for (std::uint32_t row = row_start[node]; row < row_start[node + 1]; ++row) {
       const std::uint32_t index = row_links[row];
       const Link& link = links[index];

@@ -75,9 +75,11 @@ struct LeaderAssignment {
   std::uint32_t leader;  // the representative's position (its own for one)
   std::uint32_t link;    // the link joined by, or kNoLink (a representative or its node's)
 };
+// `check` runs between bounded pieces of the pass (check_point.h).
 std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node_of,
                                              std::size_t node_count,
-                                             std::span<const NodeLink> links);
+                                             std::span<const NodeLink> links,
+                                             const CheckPoint& check = {});
 
 // Every id that appears in a link, in ascending order. Links with a == b are
 // ignored; a pair given twice (either way round) counts with its smaller
