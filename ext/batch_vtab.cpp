@@ -183,25 +183,27 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       info->orderByConsumed = 1;
     }
 
-    // What EXPLAIN QUERY PLAN shows: the radius when it is a constant.
-    std::string radius =
+    // What EXPLAIN QUERY PLAN shows: for a constant radius, the plan the
+    // cost model picks as the rows grow (the rows themselves are known only
+    // when the search runs).
+    std::string search =
         kind == BatchKind::kPairsBetween ? "the smaller k of the two indexes" : "k of the index";
+    search = "radius " + search + ": block-permutation tables or every pair, by the rows";
     sqlite3_value* value = nullptr;
     if (radius_constraint >= 0 &&
         sqlite3_vtab_rhs_value(info, radius_constraint, &value) == SQLITE_OK &&
-        sqlite3_value_type(value) == SQLITE_INTEGER) {
-      radius = std::to_string(sqlite3_value_int64(value));
+        sqlite3_value_type(value) == SQLITE_INTEGER && sqlite3_value_int64(value) >= 0) {
+      const int radius = static_cast<int>(std::min<sqlite3_int64>(sqlite3_value_int64(value), 64));
+      search = "radius " + std::to_string(radius) + ": " + BatchPlan::describe_by_size(radius);
     } else if (radius_constraint >= 0) {
-      radius = "given at run time";
+      search = "radius given at run time: block-permutation tables or every pair, by the rows";
     }
     const char* grouping = kind == BatchKind::kClusters       ? "leader grouping over "
                            : kind == BatchKind::kComponents   ? "single link over "
                            : kind == BatchKind::kPairsBetween ? "two-index "
                                                               : "";
     info->idxStr = sqlite3_mprintf(
-        "%sbatch search, radius %s: block-permutation tables with k = radius, exact at any "
-        "radius (every pair compared when that is cheaper)%s",
-        grouping, radius.c_str(),
+        "%sbatch search, %s, exact%s", grouping, search.c_str(),
         kind == BatchKind::kClusters ? "; or over the rows of a table of pairs" : "");
     info->needToFreeIdxStr = 1;
     return info->idxStr != nullptr ? SQLITE_OK : SQLITE_NOMEM;

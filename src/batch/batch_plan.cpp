@@ -110,4 +110,29 @@ std::string BatchPlan::describe() const {
   return "all pairs compared (radius " + std::to_string(radius_) + ")";
 }
 
+std::string BatchPlan::describe_by_size(int radius) {
+  check_radius(radius);
+  if (radius == 0) {
+    return choose(radius, 2).describe();
+  }
+  std::string text;
+  std::string previous;
+  std::size_t count = 1000;
+  for (int power = 3; power <= 8; ++power, count *= 10) {
+    const std::string plan = choose(radius, count).describe();
+    if (plan == previous) {
+      continue;
+    }
+    if (!text.empty()) {
+      text += "; ";
+    }
+    text += "from 10^" + std::to_string(power) + " fingerprints " + plan;
+    previous = plan;
+  }
+  if (text.find(';') == std::string::npos) {
+    return previous + " at any size";
+  }
+  return text;
+}
+
 }  // namespace simhash

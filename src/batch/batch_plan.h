@@ -38,6 +38,11 @@ class BatchPlan {
   const PermutationPlan* tables() const { return tables_ ? &*tables_ : nullptr; }
   // For people: e.g. "block permutation, 10 tables (k=3, blocks=5)".
   std::string describe() const;
+  // For EXPLAIN QUERY PLAN, before the rows are known: what choose() picks
+  // for `radius` as the distinct fingerprints grow from 10^3 to 10^8, e.g.
+  // "every pair compared below 10^4 fingerprints; from 10^4 block
+  // permutation, ..." or "every pair compared at any size".
+  static std::string describe_by_size(int radius);
 
  private:
   BatchPlan(int radius, Method method, std::optional<PermutationPlan> tables)

@@ -270,8 +270,8 @@ TEST(BatchSql, RefuseTheConfigsTheIndexRefuses) {
     const char* message;  // after "<function>: simhash_index near: "
   };
   for (const Damage& damage :
-       {Damage{"UPDATE near_config SET value = 4 WHERE key = 'format'",
-               "storage format 4 is newer than this extension reads (format 3); upgrade the "
+       {Damage{"UPDATE near_config SET value = 5 WHERE key = 'format'",
+               "storage format 5 is newer than this extension reads (format 4); upgrade the "
                "simhash extension"},
         Damage{"UPDATE near_config SET value = 30 WHERE key = 'k'", "stored k=30 is invalid"},
         Damage{"UPDATE near_config SET value = 'x' WHERE key = 'k'",
@@ -509,7 +509,19 @@ TEST(BatchSql, ExplainQueryPlanNamesTheBatchSearch) {
   ASSERT_FALSE(plan.empty());
   const std::string detail = *plan.back().back();
   EXPECT_NE(detail.find("radius 5"), std::string::npos) << detail;
-  EXPECT_NE(detail.find("block-permutation tables with k = radius"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("block permutation"), std::string::npos) << detail;
+  // The plan says what the cost model does as the rows grow: at radius 10
+  // tables, at 30 every pair at any size (issue 25: both read the same).
+  const std::string ten = plan_of(db, "SELECT * FROM simhash_pairs('near', 10)");
+  EXPECT_NE(ten.find("from 10^7 fingerprints block permutation, 1001 sorted tables (k=10, "
+                     "blocks=14)"),
+            std::string::npos)
+      << ten;
+  const std::string thirty = plan_of(db, "SELECT * FROM simhash_pairs('near', 30)");
+  EXPECT_NE(thirty.find("radius 30: all pairs compared (radius 30) at any size"), std::string::npos)
+      << thirty;
+  EXPECT_NE(plan_of(db, "SELECT * FROM simhash_pairs('near', ?1)").find("given at run time"),
+            std::string::npos);
 }
 
 }  // namespace

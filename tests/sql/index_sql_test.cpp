@@ -404,12 +404,12 @@ TEST(IndexSql, NewerFormatFailsClearly) {
   {
     TestDatabase db(path);
     db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-    db.exec("UPDATE near_config SET value = 4 WHERE key = 'format'");
+    db.exec("UPDATE near_config SET value = 5 WHERE key = 'format'");
   }
   {
     TestDatabase db(path);
     const std::string message = db.error("SELECT * FROM near");
-    EXPECT_TRUE(contains(message, "format 4 is newer")) << message;
+    EXPECT_TRUE(contains(message, "format 5 is newer")) << message;
   }
   // Format 1 (an unreleased bucket layout) is refused, not misread.
   exec_without_extension(path, "UPDATE near_config SET value = 1 WHERE key = 'format'");
@@ -445,7 +445,7 @@ TEST(IndexSql, NewerFormatFailsClearly) {
 TEST(IndexSql, UnreadableTablesCanBeDropped) {
   const TempDatabaseFile file("simhash_unreadable");
   for (const char* damage :
-       {"UPDATE near_config SET value = 4 WHERE key = 'format'",
+       {"UPDATE near_config SET value = 5 WHERE key = 'format'",
         "UPDATE near_config SET value = 1 WHERE key = 'format'",
         "UPDATE near_config SET value = 'garbage' WHERE key = 'k'", "DELETE FROM near_config",
         "UPDATE near_config SET value = 30 WHERE key = 'k'"}) {
