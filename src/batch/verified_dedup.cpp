@@ -13,6 +13,7 @@
 
 #include "batch/leader_groups.h"
 #include "batch/pair_finder.h"
+#include "batch/radix_sort.h"
 #include "fingerprint/feature_hash.h"
 #include "fingerprint/hamming.h"
 
@@ -227,39 +228,47 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
 }
 
 VerifiedDedup::Prefixes VerifiedDedup::rarest_first_prefixes(double threshold) const {
-  // How many distinct rows hold each feature: all features sorted, then run
-  // lengths.
-  std::vector<std::uint64_t> distinct;
+  // How many distinct rows hold each feature: every feature of every node,
+  // flattened in node order, sorted by hash with its place beside it (one
+  // radix sort, no lookups); a run of equal hashes gives each place its count.
+  std::vector<std::uint64_t> hashes;
   for (const Node& node : nodes_) {
-    distinct.insert(distinct.end(), node.features.hashes.begin(), node.features.hashes.end());
+    hashes.insert(hashes.end(), node.features.hashes.begin(), node.features.hashes.end());
   }
-  std::sort(distinct.begin(), distinct.end());
-  std::vector<std::uint32_t> frequency;
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < distinct.size(); ++i) {
-    if (kept > 0 && distinct[i] == distinct[kept - 1]) {
-      ++frequency.back();
-      continue;
+  if (hashes.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("simhash: too many features to join");
+  }
+  std::vector<std::uint32_t> places(hashes.size());
+  for (std::uint32_t place = 0; place < places.size(); ++place) {
+    places[place] = place;
+  }
+  RadixSorter().sort_by_mask(hashes, places, ~std::uint64_t{0});
+  std::vector<std::uint32_t> frequency(hashes.size());
+  for (std::size_t run = 0, end = 0; run < hashes.size(); run = end) {
+    while (end < hashes.size() && hashes[end] == hashes[run]) {
+      ++end;
     }
-    distinct[kept++] = distinct[i];
-    frequency.push_back(1);
+    for (std::size_t i = run; i < end; ++i) {
+      frequency[places[i]] = static_cast<std::uint32_t>(end - run);
+    }
   }
-  distinct.resize(kept);
-  distinct.shrink_to_fit();
+  hashes = {};
+  places = {};
 
   Prefixes prefixes;
   prefixes.start.reserve(nodes_.size() + 1);
   prefixes.start.push_back(0);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> order;  // (frequency, feature)
+  std::size_t place = 0;
   for (const Node& node : nodes_) {
     order.clear();
     for (const std::uint64_t feature : node.features.hashes) {
-      const auto at = std::lower_bound(distinct.begin(), distinct.end(), feature);
-      order.emplace_back(frequency[static_cast<std::size_t>(at - distinct.begin())], feature);
+      order.emplace_back(frequency[place++], feature);
     }
     const std::size_t length = prefix_length(order.size(), threshold);
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(length),
-                      order.end());
+    // The prefix is a set: which features, not their order, matters.
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(length - 1),
+                     order.end());
     for (std::size_t i = 0; i < length; ++i) {
       prefixes.features.push_back(order[i].second);
     }
