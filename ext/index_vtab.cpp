@@ -34,7 +34,8 @@ constexpr int kColumnFp = 0;
 constexpr int kColumnDistance = 1;
 constexpr int kColumnQuery = 2;
 constexpr int kColumnRadius = 3;
-constexpr int kColumnCommand = 4;
+constexpr int kColumnNearest = 4;
+constexpr int kColumnCommand = 5;
 
 // The plan encoding (written by x_best_index, read by x_filter).
 //
@@ -62,6 +63,7 @@ constexpr char kArgEqual = 'e';     // distance = value (each value of an IN lis
 constexpr char kArgRadius = 'r';    // the hidden column `radius` (the function form's 2nd argument)
 constexpr char kArgLimit = 'n';     // LIMIT (only with no l, t, e or r, and ORDER BY distance)
 constexpr char kArgOffset = 'o';    // OFFSET (likewise)
+constexpr char kArgNearest = 'm';   // nearest = value: that many nearest rows (within the bound)
 constexpr char kArgCommand = 'c';   // WHERE <table> = 'command'
 constexpr char kArgRowid = 'i';     // rowid = value
 constexpr char kNoArguments = '-';  // a full scan
@@ -100,6 +102,8 @@ struct IndexCursor : sqlite3_vtab_cursor {
   bool scan_valid = false;
   // The rowid plan's row has a NULL fp (searches never return such rows).
   bool fp_is_null = false;
+  // The count of `nearest = n`, shown in its column.
+  std::optional<std::int64_t> nearest_asked;
 };
 
 IndexTable* table_of(sqlite3_vtab* vtab) { return sql::table_of<IndexTable>(vtab); }
@@ -221,8 +225,12 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
         table->unreadable_code = error.code();
       }
     }
+    // The hidden column of the n nearest is `nearest`, but `nearest_count` in
+    // a table named nearest, whose command column has that name.
+    const char* nearest_column = lower(name) == "nearest" ? "nearest_count" : "nearest";
     const std::string declaration = format_sql(
-        "CREATE TABLE x(fp, distance, query HIDDEN, radius HIDDEN, \"%w\" HIDDEN)", name.c_str());
+        "CREATE TABLE x(fp, distance, query HIDDEN, radius HIDDEN, %s HIDDEN, \"%w\" HIDDEN)",
+        nearest_column, name.c_str());
     const int rc = sqlite3_declare_vtab(db, declaration.c_str());
     if (rc != SQLITE_OK) {
       throw SqliteError(rc, sqlite3_errmsg(db));
@@ -346,6 +354,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     int command_eq = -1;
     int limit = -1;
     int offset = -1;
+    int nearest_eq = -1;
     std::vector<std::pair<int, char>> radius_constraints;
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& constraint = info->aConstraint[i];
@@ -357,6 +366,14 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           match_unusable = true;
         } else if (match < 0) {
           match = i;
+        }
+        continue;
+      }
+      if (constraint.iColumn == kColumnNearest && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+        if (!constraint.usable) {
+          bound_unusable = true;
+        } else if (nearest_eq < 0) {
+          nearest_eq = i;
         }
         continue;
       }
@@ -377,9 +394,9 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         offset = i;
       }
     }
-    // A search whose radius comes from a value SQLite cannot give yet (a
-    // column of a table later in the join) would run at radius k and miss
-    // rows: refuse it, so that SQLite picks a join order that supplies it.
+    // A search whose radius or count comes from a value SQLite cannot give
+    // yet (a column of a table later in the join) would run at radius k and
+    // miss rows: refuse it, so that SQLite picks a join order that supplies it.
     if (match >= 0 && bound_unusable) {
       return SQLITE_CONSTRAINT;
     }
@@ -437,9 +454,20 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         info->orderByConsumed = 1;
         description += ", sorted by distance";
       }
+      if (nearest_eq >= 0) {
+        info->aConstraintUsage[nearest_eq].argvIndex = ++argument;
+        info->aConstraintUsage[nearest_eq].omit = 1;
+        codes += kArgNearest;
+        description =
+            (radius_constraints.empty() ? "nearest (index, k=" + k +
+                                              ", the radius grown while a multi-probe "
+                                              "beats a scan; then a scan)"
+                                        : "nearest within the bound (" + description + ")") +
+            (sorted ? ", sorted by distance" : "");
+      }
       // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
       // produce the first LIMIT + OFFSET rows in order.
-      if (sorted && radius_constraints.empty() && limit >= 0) {
+      if (sorted && radius_constraints.empty() && nearest_eq < 0 && limit >= 0) {
         info->aConstraintUsage[limit].argvIndex = ++argument;
         codes += kArgLimit;
         if (offset >= 0) {
@@ -540,6 +568,20 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
   storage.scan_nearest(query, count, cursor.hits);
 }
 
+// The count of `nearest = value`: an INTEGER >= 0.
+std::int64_t nearest_count(sqlite3_value* value, const std::string& name) {
+  if (sqlite3_value_type(value) != SQLITE_INTEGER || sqlite3_value_int64(value) < 0) {
+    const unsigned char* text = sqlite3_value_text(value);
+    throw SqliteError(SQLITE_MISMATCH,
+                      "simhash_index " + name +
+                          ": nearest must be a count of rows, an INTEGER of 0 or more, got " +
+                          (sqlite3_value_type(value) == SQLITE_INTEGER
+                               ? std::string(reinterpret_cast<const char*>(text))
+                               : type_name(value)));
+  }
+  return sqlite3_value_int64(value);
+}
+
 int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int argc,
              sqlite3_value** argv) {
   IndexCursor* cursor = cursor_of(base);
@@ -556,6 +598,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     cursor->scan_valid = false;
     cursor->has_query = false;
     cursor->fp_is_null = false;
+    cursor->nearest_asked.reset();
     const std::string_view codes = idx_str == nullptr ? std::string_view("-")
                                                       : std::string_view(idx_str).substr(
                                                             0, std::string_view(idx_str).find(' '));
@@ -613,8 +656,16 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
                                           type_name(query));
     }
     std::optional<int> radius;
-    std::optional<std::int64_t> nearest;  // rows wanted: LIMIT + OFFSET
+    std::optional<std::int64_t> nearest;  // rows wanted: `nearest`, or LIMIT + OFFSET
     for (std::size_t i = 1; i < codes.size() && static_cast<int>(i) < argc; ++i) {
+      if (codes[i] == kArgNearest) {
+        if (sqlite3_value_type(argv[i]) == SQLITE_NULL) {
+          return SQLITE_OK;  // nearest = NULL matches nothing
+        }
+        nearest = nearest_count(argv[i], storage.name());
+        cursor->nearest_asked = nearest;
+        continue;
+      }
       // SQLite passes LIMIT and OFFSET as integers, LIMIT first; a negative
       // LIMIT means none, and then the plain search (within k) applies.
       const std::int64_t number = sqlite3_value_int64(argv[i]);
@@ -638,8 +689,14 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     cursor->query = sqlite3_value_int64(query);
     cursor->radius = radius.value_or(storage.plan().k());
     const auto query_bits = static_cast<std::uint64_t>(cursor->query);
-    if (nearest) {
+    if (nearest && !radius) {
       find_nearest(storage, query_bits, static_cast<std::uint64_t>(*nearest), *cursor);
+      return SQLITE_OK;
+    }
+    if (nearest) {  // the n nearest within the bound
+      storage.search(query_bits, cursor->radius, cursor->hits);
+      std::sort(cursor->hits.begin(), cursor->hits.end(), nearer);
+      cursor->hits.resize(std::min(cursor->hits.size(), static_cast<std::size_t>(*nearest)));
       return SQLITE_OK;
     }
     storage.search(query_bits, cursor->radius, cursor->hits);
@@ -709,6 +766,11 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
         sqlite3_result_int(context, cursor->radius);
       }
       break;
+    case kColumnNearest:
+      if (cursor->nearest_asked) {
+        sqlite3_result_int64(context, *cursor->nearest_asked);
+      }
+      break;
     default:
       break;  // the command column reads as NULL
   }
@@ -765,7 +827,7 @@ std::int64_t rowid_argument(sqlite3_value* value, const std::string& name) {
     throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": column " + name +
                                         " takes commands in INSERT only");
   }
-  const char* const names[] = {"fp", "distance", "query", "radius"};
+  const char* const names[] = {"fp", "distance", "query", "radius", "nearest"};
   throw SqliteError(SQLITE_ERROR, "simhash_index " + name + ": column " + names[column] +
                                       " is computed by queries and cannot be written");
 }
@@ -786,7 +848,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
         *rowid = last_rowid;  // SQLite sets last_insert_rowid() to it
         return run_command(table, columns[kColumnCommand]);
       }
-      for (int column : {kColumnDistance, kColumnQuery, kColumnRadius}) {
+      for (int column : {kColumnDistance, kColumnQuery, kColumnRadius, kColumnNearest}) {
         if (sqlite3_value_type(columns[column]) != SQLITE_NULL) {
           throw_computed_column_written(column, storage.name());
         }
@@ -800,7 +862,8 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
       return SQLITE_OK;
     }
     // UPDATE: every column it does not set arrives unchanged (see x_column).
-    for (int column : {kColumnDistance, kColumnQuery, kColumnRadius, kColumnCommand}) {
+    for (int column :
+         {kColumnDistance, kColumnQuery, kColumnRadius, kColumnNearest, kColumnCommand}) {
       if (!sqlite3_value_nochange(columns[column])) {
         throw_computed_column_written(column, storage.name());
       }

@@ -2,7 +2,9 @@
 // and `query =` with ORDER BY distance LIMIT n [OFFSET m], against a
 // brute-force hamming() scan ordered by (distance, rowid), for queries the
 // index can answer (n rows within k) and queries that need the scan, with
-// ties, n above the row count, OFFSET, pending writes and a rollback.
+// ties, n above the row count, OFFSET, pending writes and a rollback; and
+// the count as an argument (`nearest = n`, near(:q, radius, n)), which means
+// the n nearest wherever it stands: alone, joined, in a subquery.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -161,6 +163,88 @@ TEST_F(Nearest, JoinsTakeTheNearestFromASubquery) {
                     "SELECT id, hamming(fp, ?1) AS distance FROM plain WHERE hamming(fp, ?1) <= 3 "
                     "ORDER BY distance, id LIMIT 10",
                     query));
+}
+
+// The count as an argument: the n nearest (ties by rowid) whatever the
+// statement around it, as the issue asks of every position.
+TEST_F(Nearest, TheCountArgumentMeansTheNearestEverywhere) {
+  std::mt19937_64 random(2025);
+  for (const std::int64_t query :
+       {static_cast<std::int64_t>(kNear), static_cast<std::int64_t>(~kNear), std::int64_t{0},
+        static_cast<std::int64_t>(random())}) {
+    for (const int n : {0, 1, 7, 40, 2000}) {
+      const std::string count = std::to_string(n);
+      const std::vector<std::string> expected = rows_of(
+          db_.handle(),
+          "SELECT id, hamming(fp, ?1) AS distance FROM plain ORDER BY distance, id LIMIT " + count,
+          query);
+      for (const std::string& sql : {
+               "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = " + count +
+                   " ORDER BY distance, rowid",
+               "SELECT rowid, distance FROM near(?1, 64, " + count + ") ORDER BY distance, rowid",
+               // Joined to the rows: every joined row has its own match.
+               "SELECT n.rowid, n.distance FROM plain AS p JOIN near AS n ON n.query = ?1 AND "
+               "n.nearest = " +
+                   count + " AND p.id = n.rowid ORDER BY n.distance, n.rowid",
+               // In a subquery.
+               "SELECT rowid, distance FROM plain AS p, (SELECT rowid, distance FROM near(?1, "
+               "64, " +
+                   count + ")) AS n WHERE p.id = n.rowid ORDER BY distance, rowid",
+           }) {
+        EXPECT_EQ(rows_of(db_.handle(), sql, query), expected) << sql;
+      }
+      // Within a bound: the n nearest of the rows within it.
+      EXPECT_EQ(
+          rows_of(db_.handle(),
+                  "SELECT rowid, distance FROM near(?1, 5, " + count + ") ORDER BY distance, rowid",
+                  query),
+          rows_of(db_.handle(),
+                  "SELECT id, hamming(fp, ?1) AS distance FROM plain WHERE hamming(fp, ?1) "
+                  "<= 5 ORDER BY distance, id LIMIT " +
+                      count,
+                  query));
+    }
+  }
+  // Each row of an outer table takes its own n nearest (the count as a join
+  // column works too).
+  const std::string per_row =
+      "SELECT p.id, n.rowid, n.distance FROM plain AS p JOIN near AS n ON n.query = p.fp AND "
+      "n.nearest = 3 WHERE p.id % 97 = 0 ORDER BY p.id, n.distance, n.rowid";
+  const std::string brute =
+      "SELECT id, other, distance FROM (SELECT p.id, r.id AS other, hamming(r.fp, p.fp) AS "
+      "distance, row_number() OVER (PARTITION BY p.id ORDER BY hamming(r.fp, p.fp), r.id) AS "
+      "place FROM plain AS p, plain AS r WHERE p.id % 97 = 0) WHERE place <= 3 "
+      "ORDER BY id, distance, other";
+  EXPECT_EQ(db_.rows(per_row), db_.rows(brute));
+  EXPECT_GT(db_.rows(per_row).size(), 30U);
+  EXPECT_EQ(db_.integer("SELECT count(*) FROM near WHERE query = 1 AND nearest = NULL"), 0);
+  EXPECT_EQ(db_.integer("SELECT nearest FROM near(1, 64, 2) LIMIT 1"), 2);
+  const std::string plan = plan_of(db_, "SELECT * FROM near WHERE query = 1 AND nearest = 5");
+  EXPECT_NE(plan.find("nearest (index, k=3"), std::string::npos) << plan;
+  for (const char* bad : {"-1", "'5'", "2.5"}) {
+    const std::string message = db_.error(std::string("SELECT * FROM near(1, 64, ") + bad + ")");
+    EXPECT_NE(message.find("simhash_index near: nearest must be a count of rows, an INTEGER of 0 "
+                           "or more, got"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_NE(db_.error("SELECT * FROM near(1, 64, -1)").find("got -1"), std::string::npos);
+  EXPECT_NE(db_.error("UPDATE near SET nearest = 3").find("column nearest is computed"),
+            std::string::npos);
+}
+
+// A table named nearest keeps its command column; its count column is
+// nearest_count.
+TEST(NearestColumn, ATableNamedNearestNamesItsCountColumnNearestCount) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE nearest USING simhash_index(k=3)");
+  db.exec("INSERT INTO nearest(rowid, fp) VALUES (1, 5), (2, 7), (3, -1)");
+  EXPECT_EQ(db.rows("SELECT rowid FROM nearest WHERE query = 4 AND nearest_count = 1"),
+            (std::vector<Row>{{"1"}}));
+  db.exec("INSERT INTO nearest(nearest) VALUES ('integrity-check')");
+  db.exec("ALTER TABLE nearest RENAME TO other");
+  EXPECT_EQ(db.rows("SELECT rowid FROM other WHERE query = 4 AND nearest = 2 ORDER BY rowid"),
+            (std::vector<Row>{{"1"}, {"2"}}));
 }
 
 }  // namespace
