@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "batch/near_duplicate_clusters.h"
 #include "batch/pair_finder.h"
 #include "batch_index_reader.h"
+#include "function_arguments.h"
 #include "pair_table_reader.h"
 #include "radius_argument.h"
 #include "registration.h"
@@ -149,27 +151,12 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guard(vtab, [&]() -> int {
     const BatchKind kind = table_of(vtab)->kind;
     const int first_argument = first_argument_column(kind);
-    std::array<int, kMaxArguments> argument_constraint{-1, -1, -1};
-    for (int i = 0; i < info->nConstraint; ++i) {
-      const auto& constraint = info->aConstraint[i];
-      const int argument = constraint.iColumn - first_argument;
-      if (argument < 0 || argument >= argument_count(kind) ||
-          constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
-        continue;
-      }
-      if (!constraint.usable) {
-        return SQLITE_CONSTRAINT;  // an argument not known yet: ask for another join order
-      }
-      argument_constraint[argument] = i;
-    }
-    int given = 0;
-    info->idxNum = 0;
-    for (int argument = 0; argument < argument_count(kind); ++argument) {
-      if (const int i = argument_constraint[argument]; i >= 0) {
-        info->aConstraintUsage[i].argvIndex = ++given;
-        info->aConstraintUsage[i].omit = 1;
-        info->idxNum |= 1 << argument;
-      }
+    std::array<int, kMaxArguments> argument_constraint{};
+    if (const int rc = plan_arguments(
+            info, first_argument,
+            std::span(argument_constraint).first(static_cast<std::size_t>(argument_count(kind))));
+        rc != SQLITE_OK) {
+      return rc;  // an argument not known yet: ask for another join order
     }
     const int index_constraint = argument_constraint[0];
     const int radius_constraint = argument_constraint[argument_count(kind) - 1];
@@ -311,11 +298,8 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->eof = true;
     // The arguments by position; nullptr where not given.
     std::array<sqlite3_value*, kMaxArguments> arguments{};
-    for (int argument = 0, next = 0; argument < argument_count(kind); ++argument) {
-      if ((idx_num & (1 << argument)) != 0 && next < argc) {
-        arguments[argument] = argv[next++];
-      }
-    }
+    place_arguments(idx_num, argc, argv,
+                    std::span(arguments).first(static_cast<std::size_t>(argument_count(kind))));
     const bool between = kind == BatchKind::kPairsBetween;
     if (arguments[0] == nullptr || (between && arguments[1] == nullptr)) {
       throw BatchError(usage_of(kind));

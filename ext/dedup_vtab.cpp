@@ -26,6 +26,7 @@
 #include "batch/verified_dedup.h"
 #include "extractor_cache.h"
 #include "fingerprint/simhash_options.h"
+#include "function_arguments.h"
 #include "radius_argument.h"
 #include "registration.h"
 #include "sql_values.h"
@@ -105,32 +106,13 @@ int x_disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
-// idxNum: bit i set when argument i (column kQuery + i) is given; xFilter
-// receives the given ones in column order. A left-out argument and a NULL one
-// differ (radius NULL is not the default radius), hence the bits.
+// The arguments as function_arguments.h plans them: a left-out argument and
+// a NULL one differ here (radius NULL is not the default radius).
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guard(vtab, [&]() -> int {
-    std::array<int, kArgumentCount> argument_constraint{-1, -1, -1, -1};
-    for (int i = 0; i < info->nConstraint; ++i) {
-      const auto& constraint = info->aConstraint[i];
-      const int argument = constraint.iColumn - kQuery;
-      if (argument < 0 || argument >= kArgumentCount ||
-          constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
-        continue;
-      }
-      if (!constraint.usable) {
-        return SQLITE_CONSTRAINT;  // an argument not known yet: ask for another join order
-      }
-      argument_constraint[argument] = i;
-    }
-    int given = 0;
-    info->idxNum = 0;
-    for (int argument = 0; argument < kArgumentCount; ++argument) {
-      if (const int i = argument_constraint[argument]; i >= 0) {
-        info->aConstraintUsage[i].argvIndex = ++given;
-        info->aConstraintUsage[i].omit = 1;
-        info->idxNum |= 1 << argument;
-      }
+    std::array<int, kArgumentCount> argument_constraint{};
+    if (const int rc = plan_arguments(info, kQuery, argument_constraint); rc != SQLITE_OK) {
+      return rc;  // an argument not known yet: ask for another join order
     }
     // Without a query xFilter reports the error; make that plan unattractive.
     info->estimatedCost = argument_constraint[0] >= 0 ? 1e6 : 1e12;
@@ -241,11 +223,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->rows.clear();
     cursor->position = 0;
     std::array<sqlite3_value*, kArgumentCount> arguments{};
-    for (int argument = 0, next = 0; argument < kArgumentCount; ++argument) {
-      if ((idx_num & (1 << argument)) != 0 && next < argc) {
-        arguments[argument] = argv[next++];
-      }
-    }
+    place_arguments(idx_num, argc, argv, arguments);
     if (arguments[0] == nullptr) {
       throw SqliteError(SQLITE_ERROR, usage());
     }
