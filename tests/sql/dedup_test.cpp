@@ -3,13 +3,15 @@
 // the verified pairs) on random texts at several thresholds, radii and
 // options; another keep order against a brute-force model (every pair, the
 // SQL function's similarity, the leader rule in visit order); the defaults;
-// the errors, which name the argument; no use from views or triggers; and a
-// prompt stop on interrupt.
+// radius NULL (every pair at the threshold) against radius 64, the recipe
+// and the model; the errors, which name the argument; no use from views or
+// triggers; and a prompt stop on interrupt or the progress handler.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -471,6 +473,51 @@ TEST(SimhashDedup, StopsSoonAfterAnInterrupt) {
     RecordProperty(std::string("ms_after_interrupt ") + sql, static_cast<int>(late));
   }
   EXPECT_EQ(db.integer("SELECT count(*) FROM edited"), 3000);
+}
+
+// A progress handler that asks to stop (a time limit) stops it too, in the
+// engine's work as in the query it runs. The deadline is a quarter of the
+// whole run, so the bound holds on machines of any speed.
+TEST(SimhashDedup, ProgressHandlerStopsIt) {
+  using Clock = std::chrono::steady_clock;
+  TestDatabase db;
+  db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
+  std::mt19937_64 random(43);
+  Prepared insert(db.handle(), "INSERT INTO docs(body) VALUES (?1)");
+  db.exec("BEGIN");
+  const std::string base = random_text(random, 60);
+  for (int row = 0; row < 2500; ++row) {
+    const std::string body = edited(base, 3, random);
+    sqlite3_bind_text(insert.get(), 1, body.c_str(), -1, SQLITE_TRANSIENT);
+    step_write(db.handle(), insert.get());
+  }
+  db.exec("COMMIT");
+  const std::string sql =
+      "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, 64)";
+  Clock::time_point started = Clock::now();
+  EXPECT_GT(db.integer(sql), 0);
+  const Clock::duration whole_run = Clock::now() - started;
+  struct Deadline {
+    Clock::time_point at;
+    bool passed = false;
+  } deadline{Clock::now() + whole_run / 4};
+  sqlite3_progress_handler(
+      db.handle(), 1000,
+      [](void* data) {
+        auto* limit = static_cast<Deadline*>(data);
+        limit->passed = limit->passed || Clock::now() >= limit->at;
+        return limit->passed ? 1 : 0;
+      },
+      &deadline);
+  started = Clock::now();
+  std::string message;
+  const int rc = db.try_exec(sql, &message);
+  const Clock::duration took = Clock::now() - started;
+  sqlite3_progress_handler(db.handle(), 0, nullptr, nullptr);
+  EXPECT_EQ(rc, SQLITE_INTERRUPT) << message;
+  EXPECT_LT(took, whole_run / 2)
+      << "the deadline was a quarter of the whole run, "
+      << std::chrono::duration_cast<std::chrono::milliseconds>(whole_run).count() << " ms";
 }
 
 }  // namespace
