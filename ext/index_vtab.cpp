@@ -161,11 +161,28 @@ IndexConfig parse_options(int argc, const char* const* argv) {
   return config;
 }
 
+// Every permuted copy stores every row again (about 10 bytes each) and
+// every write touches each copy, while a radius above k is served from the
+// copies anyway (multi-probe): a plan of more copies than this is refused at
+// CREATE. Indexes made before the limit still open.
+constexpr int kMaxIndexCopies = 64;
+
+// The plan of a new index, checked: a valid plan, within kMaxIndexCopies.
 PermutationPlan make_plan(const IndexConfig& config) {
   std::string error;
   auto plan = PermutationPlan::create(config.k, config.blocks, error);
   if (!plan) {
     throw SqliteError(SQLITE_ERROR, "simhash_index: option " + error);
+  }
+  if (plan->table_count() > kMaxIndexCopies) {
+    throw SqliteError(
+        SQLITE_ERROR,
+        "simhash_index: option k=" + std::to_string(config.k) + " with blocks=" +
+            std::to_string(plan->blocks()) + " stores " + std::to_string(plan->table_count()) +
+            " permuted copies of every row (the limit is " + std::to_string(kMaxIndexCopies) +
+            "); keep k small (k=3 stores 4) and give the radius when searching, as in "
+            "near(:q, " +
+            std::to_string(config.k) + "): the index answers any radius exactly from its copies");
   }
   return *plan;
 }

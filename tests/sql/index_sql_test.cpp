@@ -26,6 +26,13 @@ TEST(IndexSql, BadOptionsNameTheOption) {
   for (const Case& c : {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
                         Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
                         Case{"k=3, blocks=40", "tables"},
+                        // Past 64 copies: refused, with the radius argument as the way out.
+                        Case{"k=7",
+                             "simhash_index: option k=7 with blocks=10 stores 120 permuted "
+                             "copies of every row (the limit is 64); keep k small (k=3 "
+                             "stores 4) and give the radius when searching, as in "
+                             "near(:q, 7)"},
+                        Case{"k=3, blocks=9", "stores 84 permuted copies"},
                         Case{"foo=1", "simhash_index: unknown option \"foo\" (known: k, blocks)"},
                         Case{"k", "simhash_index: expected key=value in options, got \"k\""},
                         Case{"blocks=", "option blocks"},
@@ -38,6 +45,9 @@ TEST(IndexSql, BadOptionsNameTheOption) {
     EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'bad%'"), 0);
   }
   EXPECT_TRUE(contains(db.error("CREATE VIRTUAL TABLE fp USING simhash_index"), "named"));
+  // The largest default plan allowed, and a larger k with few blocks.
+  db.exec("CREATE VIRTUAL TABLE six USING simhash_index(k=6)");
+  db.exec("CREATE VIRTUAL TABLE wide USING simhash_index(k=12, blocks=13)");
 }
 
 // The arguments follow the rule of every option string
@@ -55,8 +65,8 @@ TEST(IndexSql, ConfigAndDataShadowTables) {
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'k'"), 3);
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'blocks'"), 4);
   EXPECT_EQ(db.integer("SELECT value FROM near_config WHERE key = 'format'"), 2);
-  db.exec("CREATE VIRTUAL TABLE near6 USING simhash_index(k = 6, blocks = 9)");
-  EXPECT_EQ(db.integer("SELECT value FROM near6_config WHERE key = 'blocks'"), 9);
+  db.exec("CREATE VIRTUAL TABLE near6 USING simhash_index(k = 5, blocks = 8)");
+  EXPECT_EQ(db.integer("SELECT value FROM near6_config WHERE key = 'blocks'"), 8);
   db.exec("INSERT INTO near(rowid, fp) VALUES (5, -1), (7, 9223372036854775807)");
   EXPECT_EQ(db.rows("SELECT id, fp FROM near_data ORDER BY id"),
             (std::vector<Row>{{"5", "-1"}, {"7", "9223372036854775807"}}));
