@@ -588,13 +588,12 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
 // The count of `nearest = value`: an INTEGER >= 0.
 std::int64_t nearest_count(sqlite3_value* value, const std::string& name) {
   if (sqlite3_value_type(value) != SQLITE_INTEGER || sqlite3_value_int64(value) < 0) {
-    const unsigned char* text = sqlite3_value_text(value);
     throw SqliteError(SQLITE_MISMATCH,
                       "simhash_index " + name +
                           ": nearest must be a count of rows, an INTEGER of 0 or more, got " +
                           (sqlite3_value_type(value) == SQLITE_INTEGER
-                               ? std::string(reinterpret_cast<const char*>(text))
-                               : type_name(value)));
+                               ? std::to_string(sqlite3_value_int64(value))
+                               : described(value)));
   }
   return sqlite3_value_int64(value);
 }
@@ -670,7 +669,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     if (sqlite3_value_type(query) != SQLITE_INTEGER) {
       throw SqliteError(SQLITE_ERROR, "simhash_index " + storage.name() +
                                           ": the query fingerprint must be an INTEGER, got " +
-                                          type_name(query));
+                                          described(query));
     }
     std::optional<int> radius;
     std::optional<std::int64_t> nearest;  // rows wanted: `nearest`, or LIMIT + OFFSET
@@ -826,7 +825,7 @@ StoredFingerprint fingerprint_argument(sqlite3_value* value, const std::string& 
   if (type != SQLITE_INTEGER) {
     throw SqliteError(SQLITE_MISMATCH, "simhash_index " + name +
                                            ": fp must be an INTEGER fingerprint or NULL, got " +
-                                           type_name(type));
+                                           described(value));
   }
   return sqlite3_value_int64(value);
 }

@@ -30,8 +30,8 @@ std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::stri
   }
   if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
     refuse(who, kind == RadiusValue::kArgument
-                    ? std::string("the radius must be an integer, got ") + type_name(type)
-                    : std::string("a bound on distance must be a number, got ") + type_name(type));
+                    ? "the radius must be an integer, got " + described(value)
+                    : "a bound on distance must be a number, got " + described(value));
   }
   // Integers are clamped before the conversion, so none loses its meaning.
   const double number = type == SQLITE_INTEGER

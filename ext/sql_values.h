@@ -4,6 +4,7 @@
 
 #include <new>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "sqlite_api.h"
@@ -58,6 +59,22 @@ inline std::optional<std::string_view> text_of(sqlite3_value* value) {
     return std::string_view();
   }
   return std::string_view(bytes, static_cast<std::size_t>(size));
+}
+
+// A value for an error message that names what was wrong: its type, and for
+// TEXT its first characters too ("TEXT '10'"), since a number given as text
+// is the usual slip.
+inline std::string described(sqlite3_value* value) {
+  std::string text = type_name(value);
+  if (sqlite3_value_type(value) == SQLITE_TEXT) {
+    constexpr std::size_t kShown = 40;
+    const auto* chars = reinterpret_cast<const char*>(sqlite3_value_text(value));
+    const std::string_view whole = chars != nullptr ? chars : "";
+    text += " '";
+    text += whole.substr(0, kShown);
+    text += whole.size() > kShown ? "...'" : "'";
+  }
+  return text;
 }
 
 }  // namespace simhash::sql
