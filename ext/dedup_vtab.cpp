@@ -4,7 +4,8 @@
 // the first row of each group is the one kept, so its ORDER BY is the keep
 // policy. Each text is read once: its fingerprint (simhash()'s defaults, as
 // the README's index holds) and its feature vector under `options` (default
-// 'n=3 weight=binary', the recipe's verification) are built once, and the
+// 'n=3 weight=binary', the recipe's verification, also for NULL; '' means
+// simhash_jaccard's own defaults, as it does there) are built once, and the
 // engine (src/batch/verified_dedup.h) finds the candidates within `radius`
 // bits (default kDefaultRadius) or, for radius NULL, every pair that can
 // reach the threshold (an exact set-similarity join; weight=binary only),
@@ -17,7 +18,6 @@
 // and triggers cannot call it, so a schema cannot make it run SQL on a user
 // who merely reads that schema.
 #include <array>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -167,6 +167,8 @@ Statement prepare_query(sqlite3* db, const std::string& query) {
   if (rc != SQLITE_OK || rest) {
     throw SqliteError(SQLITE_ERROR, prefix + "must be one statement");
   }
+  // A dedup reads; a query that writes (DELETE ... RETURNING) would change
+  // the rows while they are being grouped, and surprise whoever wrote it.
   if (sqlite3_stmt_readonly(statement.get()) == 0) {
     throw SqliteError(SQLITE_ERROR, prefix + "must only read (a SELECT)");
   }
