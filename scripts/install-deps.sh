@@ -1,38 +1,51 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build, the tests, the demo and the
-# benchmarks need. Runs apt-get as root, or through sudo.
+# Installs the Debian packages the project needs, with apt-get as root or
+# through sudo; does nothing when they are there.
 #
-#   scripts/install-deps.sh           build, tests, demo
-#   scripts/install-deps.sh --bench   also the quality benchmark's Chinese
-#                                     corpus (manpages-zh)
+#   scripts/install-deps.sh                  the extension and the demo
+#                                            (the README's first command)
+#   scripts/install-deps.sh --self-contained also what the self-contained
+#                                            module's ICU build needs
+#   scripts/install-deps.sh --tests          everything scripts/test.sh runs
+#                                            (the README's test command)
+#   scripts/install-deps.sh --bench          --tests, and the quality
+#                                            benchmark's Chinese corpus
 set -euo pipefail
 
-# setuptools, wheel, pip and venv build and test the Python wheel offline;
-# the wheel's test reads a database with sqlite-utils.
-# The cross compilers and qemu-user serve the aarch64, s390x (big-endian) and
-# i386 (32-bit, x87) cross builds of scripts/test.sh; their target libraries
-# are unpacked by scripts/cross-sysroot.sh with an apt of its own, so the
-# system's apt needs no foreign architecture.
+# The extension and the demo: a compiler, CMake, SQLite (library and shell),
+# xxHash and ICU.
+packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev)
 # dpkg-dev (apt-get source, dpkg-source), make and icu-devtools (icupkg and
 # genccode, which trim and compile ICU's data) serve scripts/build-icu.sh,
 # which builds Debian's ICU source for the self-contained module; apt needs
 # a deb-src line for it, added below when the system has none.
+self_contained=(dpkg-dev make icu-devtools)
+# GoogleTest and Google Benchmark; setuptools, wheel, pip and venv build and
+# test the Python wheel offline; the wheel's test reads a database with
+# sqlite-utils.
+# The cross compilers and qemu-user serve the aarch64, s390x (big-endian) and
+# i386 (32-bit, x87) cross builds of scripts/test.sh; their target libraries
+# are unpacked by scripts/cross-sysroot.sh with an apt of its own, so the
+# system's apt needs no foreign architecture.
 # tcl (tclsh) serves scripts/build-sqlite-amalgamation.sh: Debian's sqlite3
 # source package is SQLite's full tree, and the Tcl scripts in it generate
 # the amalgamation (sqlite3.c) that the bundled-SQLite stage compiles in.
-packages=(cmake g++ pkg-config libsqlite3-dev sqlite3 libxxhash-dev libicu-dev libgtest-dev
-          libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip python3-venv
-          sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu qemu-user
-          dpkg-dev make icu-devtools tcl)
 # libdqlite-dev builds the dqlite node program (examples/dqlite/) and go-dqlite
 # brings the `dqlite` shell that its README section and test use.
-packages+=(libdqlite-dev go-dqlite)
-if [ "${1:-}" = "--bench" ]; then
-  packages+=(manpages-zh)
-elif [ $# -gt 0 ]; then
-  echo "usage: $0 [--bench]" >&2
-  exit 2
-fi
+tests=(libgtest-dev libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip
+       python3-venv sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu
+       qemu-user tcl libdqlite-dev go-dqlite "${self_contained[@]}")
+need_sources=no
+case "${1:-}" in
+  "") ;;
+  --self-contained) packages+=("${self_contained[@]}") need_sources=yes ;;
+  --tests) packages+=("${tests[@]}") need_sources=yes ;;
+  --bench) packages+=("${tests[@]}" manpages-zh) need_sources=yes ;;
+  *)
+    echo "usage: $0 [--self-contained | --tests | --bench]" >&2
+    exit 2
+    ;;
+esac
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
@@ -45,7 +58,7 @@ update=$([ ${#missing[@]} -gt 0 ] && echo yes || echo no)
 # packages (the release, its updates and its security updates, where a newer
 # libicu-dev would come from), main component, in a file of its own so
 # nothing else changes.
-if ! apt-cache showsrc icu 2>/dev/null | grep -q '^Package: icu$'; then
+if [ "$need_sources" = yes ] && ! apt-cache showsrc icu 2>/dev/null | grep -q '^Package: icu$'; then
   if ! grep -Eqs '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
     codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
     keyring=/usr/share/keyrings/debian-archive-keyring.gpg

@@ -50,13 +50,13 @@ stage() {
 }
 
 release_build() {
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=ON
   cmake --build build -j"$jobs"
 }
 
 sanitizer_build() {
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DSIMHASH_SANITIZE=ON \
-    -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
   cmake --build build-sanitize -j"$jobs"
 }
 
@@ -67,13 +67,13 @@ sanitizer_tests() {
 
 clang_build() {
   CC=clang CXX=clang++ cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release \
-    -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
   cmake --build build-clang -j"$jobs"
 }
 
 tsan_build() {
   CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
   cmake --build build-tsan -j"$jobs" --target sql_tests
 }
 
@@ -90,7 +90,7 @@ tsan_tests() {
 # hidden.
 self_contained_build() {
   cmake -S . -B build-selfcontained -DCMAKE_BUILD_TYPE=Release -DSIMHASH_SELF_CONTAINED=ON \
-    -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
   cmake --build build-selfcontained -j"$jobs" --target simhash engine_tests sql_tests
 }
 
@@ -122,7 +122,7 @@ self_contained_tests() {
 bundled_sqlite() {
   local amalgamation
   amalgamation=$(bash scripts/build-sqlite-amalgamation.sh | tail -n 1)
-  cmake -S . -B build-amalgamation -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_BENCH=OFF \
+  cmake -S . -B build-amalgamation -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF \
     -DSIMHASH_SQLITE_AMALGAMATION="$amalgamation" \
     -DSIMHASH_SQLITE_AMALGAMATION_DEFINITIONS=SQLITE_OMIT_LOAD_EXTENSION
   cmake --build build-amalgamation -j"$jobs" --target bundled_sqlite_app
@@ -142,7 +142,7 @@ portable_file() {
 # runs the failover test, which stops its nodes and gives up by itself after
 # 150 s; timeout is the backstop.
 dqlite_failover() {
-  cmake -S . -B build -DSIMHASH_DQLITE=ON
+  cmake -S . -B build -DSIMHASH_DQLITE=ON -DSIMHASH_BUILD_TESTS=ON
   cmake --build build -j"$jobs" --target simhash_dqlite_node
   timeout 200 python3 tests/dqlite/failover_test.py build/simhash_dqlite_node --timeout 150
 }
@@ -151,7 +151,7 @@ dqlite_failover() {
 cross_build() {
   bash scripts/cross-sysroot.sh "$1"
   cmake -S . -B "build-$2" -DCMAKE_TOOLCHAIN_FILE="cmake/$2-linux-gnu.cmake" \
-    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_BENCH=OFF
+    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
   cmake --build "build-$2" -j"$jobs" --target simhash engine_tests sql_tests
 }
 
