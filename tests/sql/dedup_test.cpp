@@ -373,6 +373,24 @@ TEST(SimhashDedup, DefaultsAreTheRecipes) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_dedup(NULL)"), 0);
 }
 
+// The headline use: keep one of each group in one DELETE, whose subquery
+// reads the very table it deletes from.
+TEST(SimhashDedup, KeepsOneOfEachGroupInOneDelete) {
+  TestDatabase db;
+  fill_docs(db, 60, 33);
+  const std::string removed_sql =
+      "SELECT id FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id') WHERE id <> cluster";
+  const std::vector<Row> removed = db.rows(removed_sql + " ORDER BY id");
+  const std::int64_t before = db.integer("SELECT count(*) FROM docs");
+  ASSERT_FALSE(removed.empty());
+  db.exec("DELETE FROM docs WHERE id IN (" + removed_sql + ")");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM docs"),
+            before - static_cast<std::int64_t>(removed.size()));
+  EXPECT_TRUE(db.rows("SELECT docs.id FROM docs JOIN (" + removed_sql + ") USING (id)").empty());
+  EXPECT_EQ(db.integer("SELECT count(*) FROM (" + removed_sql + ")"), 0)
+      << "what is left has no near-duplicates at the same settings";
+}
+
 TEST(SimhashDedup, ErrorsNameTheArgument) {
   TestDatabase db;
   db.exec(
