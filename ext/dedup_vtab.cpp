@@ -117,7 +117,26 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     // Without a query xFilter reports the error; make that plan unattractive.
     info->estimatedCost = argument_constraint[0] >= 0 ? 1e6 : 1e12;
     info->estimatedRows = 100000;
-    return SQLITE_OK;
+
+    // What EXPLAIN QUERY PLAN shows: the candidates, when the radius is known.
+    std::string candidates =
+        "candidates within " + std::to_string(kDefaultRadius) + " bits (the default radius)";
+    sqlite3_value* radius = nullptr;
+    if (const int i = argument_constraint[kRadius - kQuery]; i >= 0) {
+      candidates = "candidates within the radius given at run time";
+      if (sqlite3_vtab_rhs_value(info, i, &radius) == SQLITE_OK) {
+        if (sqlite3_value_type(radius) == SQLITE_NULL) {
+          candidates = "every pair at the threshold (radius NULL: a set-similarity join)";
+        } else if (sqlite3_value_type(radius) == SQLITE_INTEGER) {
+          candidates = "candidates within " + std::to_string(sqlite3_value_int64(radius)) + " bits";
+        }
+      }
+    }
+    info->idxStr = sqlite3_mprintf(
+        "dedup of the query's rows in its order: %s, each verified exactly, leader groups",
+        candidates.c_str());
+    info->needToFreeIdxStr = 1;
+    return info->idxStr != nullptr ? SQLITE_OK : SQLITE_NOMEM;
   });
 }
 

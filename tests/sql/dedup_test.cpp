@@ -391,6 +391,19 @@ TEST(SimhashDedup, KeepsOneOfEachGroupInOneDelete) {
       << "what is left has no near-duplicates at the same settings";
 }
 
+TEST(SimhashDedup, QueryPlanSaysWhichCandidates) {
+  TestDatabase db;
+  const auto plan = [&](const std::string& arguments) {
+    const std::vector<Row> rows =
+        db.rows("EXPLAIN QUERY PLAN SELECT * FROM simhash_dedup('SELECT 1, 2'" + arguments + ")");
+    return rows.empty() ? std::string() : rows[0].back().value_or("");
+  };
+  EXPECT_NE(plan("").find("candidates within 10 bits (the default radius)"), std::string::npos)
+      << plan("");
+  EXPECT_NE(plan(", 0.8, 6").find("candidates within 6 bits"), std::string::npos);
+  EXPECT_NE(plan(", 0.8, NULL").find("every pair at the threshold"), std::string::npos);
+}
+
 TEST(SimhashDedup, ErrorsNameTheArgument) {
   TestDatabase db;
   db.exec(
