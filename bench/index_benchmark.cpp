@@ -5,10 +5,13 @@
 // latency (median, p99) through one prepared statement in autocommit on a
 // warm file database, insert rates and database bytes per fingerprint.
 //
-// usage: index_benchmark [n=1000000] [data=uniform|clustered] [k=3] [blocks=0 (default)]
+// usage: index_benchmark [n=1000000] [data=uniform|clustered|PATH] [k=3] [blocks=0 (default)]
 //                        [baselines=1] [queries=1000] [dir=/tmp] [radius=k] [bulk=1]
 //                        [vacuum=0] [ext=path of simhash.so to load] [page_size=]
 //                        [cache_mb=2000 (SQLite page cache per connection)]
+//                        (data=PATH: the fingerprints of a file, one signed integer a line,
+//                         such as real texts' simhash() printed by the sqlite3 shell; n is then
+//                         at most the file's lines)
 //                        [radii=4,6,8,... (each radius above k against a scan of the same
 //                         rows with hamming(), in the same run: BENCH.md "Radius above k")]
 //                        [pragmas=name:value,... (run on every connection it opens, e.g.
@@ -84,6 +87,22 @@ sqlite3* open_database(const std::string& path, bool fresh) {
     start = end + 1;
   }
   return db;
+}
+
+// The first `n` fingerprints of a file of signed integers, one a line.
+std::vector<std::uint64_t> read_data(const std::string& path, std::size_t n) {
+  std::FILE* file = std::fopen(path.c_str(), "r");
+  if (file == nullptr) {
+    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+    std::exit(1);
+  }
+  std::vector<std::uint64_t> fps;
+  long long value = 0;
+  while (fps.size() < n && std::fscanf(file, "%lld", &value) == 1) {
+    fps.push_back(static_cast<std::uint64_t>(value));
+  }
+  std::fclose(file);
+  return fps;
 }
 
 std::vector<std::uint64_t> make_data(std::size_t n, bool clustered, std::mt19937_64& random) {
@@ -225,8 +244,9 @@ void compare_radii(sqlite3* db, const std::vector<std::uint64_t>& data,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::size_t n = std::stoull(arg(argc, argv, "n", "1000000"));
-  const bool clustered = arg(argc, argv, "data", "uniform") == "clustered";
+  const std::string data_kind = arg(argc, argv, "data", "uniform");
+  const bool clustered = data_kind == "clustered";
+  const bool from_file = data_kind != "uniform" && !clustered;
   const int k = std::stoi(arg(argc, argv, "k", "3"));
   const int blocks = std::stoi(arg(argc, argv, "blocks", "0"));
   const bool baselines = arg(argc, argv, "baselines", "1") == "1";
@@ -241,10 +261,13 @@ int main(int argc, char** argv) {
 
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows while a long run goes on
   std::mt19937_64 random(20261121);
-  const std::vector<std::uint64_t> data = make_data(n, clustered, random);
+  const std::vector<std::uint64_t> data =
+      from_file ? read_data(data_kind, std::stoull(arg(argc, argv, "n", "1000000000")))
+                : make_data(std::stoull(arg(argc, argv, "n", "1000000")), clustered, random);
+  const std::size_t n = data.size();
   const std::vector<std::uint64_t> queries = make_queries(data, query_count, random);
   std::printf("n=%zu data=%s k=%d blocks=%s radius=%d queries=%d\n", n,
-              clustered ? "clustered" : "uniform", k,
+              data_kind.c_str(), k,
               blocks ? std::to_string(blocks).c_str() : "default", radius, query_count);
 
   // The index.
