@@ -14,7 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "plan_case.h"
+
 namespace simhash {
+
+using testing::plan_case_name;
+using testing::PlanCase;
 namespace {
 
 PermutationPlan make_plan(int k, int blocks) {
@@ -31,12 +36,6 @@ std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
   }
   return fp ^ flipped;
 }
-
-struct PlanCase {
-  int k;
-  int blocks;
-  int bucket_bits;
-};
 
 class MultiProbe : public ::testing::TestWithParam<PlanCase> {};
 
@@ -114,17 +113,8 @@ std::vector<PlanCase> plan_cases() {
   return {{3, 4, 16}, {3, 5, 16}, {3, 4, 3}, {1, 3, 16}, {6, 7, 16}, {0, 1, 16}, {2, 6, 20}};
 }
 
-std::string plan_name(const ::testing::TestParamInfo<PlanCase>& info) {
-  std::string name = "k";  // built by appends: GCC 12 warns on "k" + std::string
-  name += std::to_string(info.param.k);
-  name += "_blocks";
-  name += std::to_string(info.param.blocks);
-  name += "_bits";
-  name += std::to_string(info.param.bucket_bits);
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Plans, MultiProbe, ::testing::ValuesIn(plan_cases()), plan_name);
+INSTANTIATE_TEST_SUITE_P(Plans, MultiProbe, ::testing::ValuesIn(plan_cases()),
+                         [](const auto& info) { return plan_case_name(info.param); });
 
 TEST(MultiProbeBuckets, EnumerateExactlyTheHammingBall) {
   for (int bits : {1, 3, 8, 12}) {

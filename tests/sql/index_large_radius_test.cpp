@@ -11,6 +11,7 @@
 
 #include "index/permutation_plan.h"
 #include "index_test_support.h"
+#include "plan_case.h"
 #include "test_database.h"
 
 namespace simhash::testing {
@@ -57,22 +58,6 @@ void expect_nearest(sqlite3* db, const Model& model, std::uint64_t query, int co
     got.emplace_back(sqlite3_column_int(nearest.get(), 1), sqlite3_column_int64(nearest.get(), 0));
   }
   EXPECT_EQ(got, all) << "nearest " << count << " of " << query;
-}
-
-struct PlanCase {
-  int k;
-  int blocks;
-  int bucket_bits;  // 0: the module's own start (16)
-};
-
-std::string plan_name(const ::testing::TestParamInfo<PlanCase>& info) {
-  std::string name = "k";  // appends: GCC 12 warns on "k" + std::string
-  name += std::to_string(info.param.k);
-  name += "_blocks";
-  name += std::to_string(info.param.blocks);
-  name += "_bits";
-  name += std::to_string(info.param.bucket_bits);
-  return name;
 }
 
 class IndexLargeRadius : public ::testing::TestWithParam<PlanCase> {};
@@ -126,7 +111,7 @@ TEST_P(IndexLargeRadius, EveryRadiusMatchesBruteForceThroughWritesAndReopening) 
 INSTANTIATE_TEST_SUITE_P(Plans, IndexLargeRadius,
                          ::testing::Values(PlanCase{3, 4, 0}, PlanCase{3, 4, 3}, PlanCase{3, 5, 0},
                                            PlanCase{1, 3, 4}, PlanCase{6, 7, 0}),
-                         plan_name);
+                         [](const auto& info) { return plan_case_name(info.param); });
 
 }  // namespace
 }  // namespace simhash::testing
