@@ -2,7 +2,7 @@
 """Find near-duplicate text files in a folder with the simhash SQLite extension.
 
 Usage:
-    python3 examples/dedup_folder.py FOLDER [--extension build/simhash]
+    python3 examples/dedup_folder.py FOLDER [--extension PATH]
                                      [--radius 10] [--threshold 0.8]
                                      [--database dedup.db]
 
@@ -18,7 +18,10 @@ keep-one policy would keep (the first by path), and every other line shows
 its distance and similarity to that file.
 
 Uses Python's own sqlite3 module; Debian's /usr/bin/python3 allows
-load_extension (some other builds of Python do not).
+load_extension (some other builds of Python do not). The extension is the
+installed wheel's (sqlite_simhash) when there is one, else the build of the
+checkout this script is in (build/simhash beside examples/), from any
+working directory; --extension names another.
 """
 import argparse
 import os
@@ -51,20 +54,33 @@ def text_files(folder):
     return found
 
 
+def default_extension():
+    """The installed wheel's module, else this checkout's build/simhash."""
+    try:
+        import sqlite_simhash
+    except ImportError:
+        checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        return os.path.join(checkout, "build", "simhash")
+    return sqlite_simhash.loadable_path()
+
+
 def open_database(extension, database=":memory:"):
     conn = sqlite3.connect(database)
+    if not hasattr(conn, "enable_load_extension"):
+        sys.exit(f"{sys.executable}: this Python's sqlite3 module cannot load extensions; "
+                 "run the example with Debian's /usr/bin/python3")
     conn.enable_load_extension(True)
     conn.load_extension(extension)
     conn.enable_load_extension(False)
     return conn
 
 
-def find_near_duplicates(folder, extension="build/simhash", radius=10, threshold=0.8,
+def find_near_duplicates(folder, extension=None, radius=10, threshold=0.8,
                          database=":memory:"):
     """Returns (number of text files, groups): each group a list of
     (path, size, bits, jaccard) with the file kept first (bits and jaccard
     None for it), groups largest first."""
-    conn = open_database(extension, database)
+    conn = open_database(extension or default_extension(), database)
     with conn:
         conn.executescript(
             """
@@ -119,8 +135,9 @@ def find_near_duplicates(folder, extension="build/simhash", radius=10, threshold
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder")
-    parser.add_argument("--extension", default="build/simhash",
-                        help="path of the extension without .so (default: build/simhash)")
+    parser.add_argument("--extension", default=None,
+                        help="path of the extension without .so (default: the installed "
+                             "sqlite_simhash wheel's, else this checkout's build/simhash)")
     parser.add_argument("--radius", type=int, default=10,
                         help="largest Hamming distance of candidate pairs (default 10)")
     parser.add_argument("--threshold", type=float, default=0.8,
