@@ -17,8 +17,8 @@ must vanish with it. After a new leader is elected:
     page cache.
 Then the killed node restarts, catches up, is handed the leadership back
 (TRANSFER), and gives the same answers. First of all, the shell session of
-README.md's dqlite section runs against the cluster and must print what the
-README shows.
+docs/dqlite.md runs against the cluster and must print what that page
+shows.
 
 The test fails, rather than passes vacuously, unless the killed process died
 of SIGKILL, a different node was elected, and the writer saw its writes
@@ -402,11 +402,9 @@ def bring_back(cluster, client, node):
 
 def readme_shell_examples():
     """[(command line, expected output lines)] of the `$ dqlite` examples in
-    README.md's dqlite section."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as readme:
-        text = readme.read()
-    section = text[text.index("## Replicated: dqlite"):]
-    section = section[: section.index("\n## ", 1)]
+    docs/dqlite.md, the manual's page on replication."""
+    with open(os.path.join(ROOT, "docs", "dqlite.md"), encoding="utf-8") as page:
+        section = page.read()
     examples = []
     for block in re.findall(r"```console\n(.*?)```", section, flags=re.S):
         for line in block.splitlines():
@@ -423,7 +421,7 @@ def check_readme(servers):
     shell = shutil.which("dqlite")
     check(shell is not None, "go-dqlite's dqlite shell is installed")
     examples = readme_shell_examples()
-    check(len(examples) >= 8, f"README.md shows {len(examples)} dqlite shell commands")
+    check(len(examples) >= 8, f"docs/dqlite.md shows {len(examples)} dqlite shell commands")
     for command, expected in examples:
         words = shlex.split(command.replace("$S", ",".join(servers)))
         if words[0] != "dqlite":
