@@ -31,7 +31,7 @@ self_contained=(dpkg-dev make icu-devtools)
 # source package is SQLite's full tree, and the Tcl scripts in it generate
 # the amalgamation (sqlite3.c) that the bundled-SQLite stage compiles in.
 # libdqlite-dev builds the dqlite node program (examples/dqlite/) and go-dqlite
-# brings the `dqlite` shell that its README section and test use.
+# brings the `dqlite` shell that docs/dqlite.md and its test use.
 tests=(libgtest-dev libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip
        python3-venv sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu
        qemu-user tcl libdqlite-dev go-dqlite "${self_contained[@]}")

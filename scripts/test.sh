@@ -116,8 +116,7 @@ self_contained_tests() {
   build-selfcontained/sql_tests --gtest_brief=1
 }
 
-# An application with its own SQLite, as the README's "Static linking" has
-# it: -DSIMHASH_SQLITE_AMALGAMATION makes simhash_static compile against and
+# An application with its own SQLite, as docs/embedding.md has it: -DSIMHASH_SQLITE_AMALGAMATION makes simhash_static compile against and
 # link that sqlite3.c. Only the application and what it links are built.
 bundled_sqlite() {
   local amalgamation

@@ -1,4 +1,4 @@
-"""Loads the extension into Python's sqlite3 module, as the README shows.
+"""Loads the extension into Python's sqlite3 module, as docs/python.md shows.
 
 Usage: python3 tests/python/test_load.py path/to/simhash.so
 """
@@ -10,7 +10,7 @@ EXTENSION = sys.argv.pop(1) if len(sys.argv) > 1 else "build/simhash"
 
 
 def connect():
-    """An in-memory connection with the extension loaded, as the README shows."""
+    """An in-memory connection with the extension loaded, as docs/python.md shows."""
     conn = sqlite3.connect(":memory:")
     conn.enable_load_extension(True)
     conn.load_extension(EXTENSION)

@@ -8,7 +8,7 @@ machine's glibc is at least the one its tag names),
 and runs the README's keep-one-of-each recipe from there, through
 `sqlite_simhash.load(conn)` and `sqlite_simhash.loadable_path()`; then
 Debian's sqlite-utils (3.30, which has no plugin hooks) reads the database
-with `--load-extension=<loadable_path()>`, as the README shows.
+with `--load-extension=<loadable_path()>`, as docs/python.md shows.
 
 Usage: python3 tests/python/test_wheel.py path/to/simhash.so
 (run from the repository root, as ctest does; ctest sets
