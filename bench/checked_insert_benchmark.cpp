@@ -24,6 +24,7 @@
 //                                 [ext=path of simhash.so to load]
 //                                 [recipes=sql/recipes directory]
 //                                 [keep=0 (1: leave the database files in dir)]
+//                                 [pragmas=name:value,... (e.g. wal_autocheckpoint:0)]
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -93,6 +94,7 @@ END;
 
 std::string extension_path = SIMHASH_EXTENSION_PATH;
 std::string cache_mb = "64";
+std::string pragmas;  // pragmas=name:value,... run on every database after the defaults
 
 sqlite3* open_fresh(const std::string& path) {
   for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
@@ -102,6 +104,16 @@ sqlite3* open_fresh(const std::string& path) {
   exec(db, "PRAGMA journal_mode = WAL");
   exec(db, "PRAGMA synchronous = NORMAL");
   exec(db, "PRAGMA cache_size = -" + cache_mb + "000");
+  // Settings to try against the defaults above (pragmas=name:value,...).
+  for (std::size_t start = 0; start < pragmas.size();) {
+    std::size_t end = pragmas.find(',', start);
+    if (end == std::string::npos) end = pragmas.size();
+    std::string setting = pragmas.substr(start, end - start);
+    const std::size_t colon = setting.find(':');
+    if (colon != std::string::npos) setting[colon] = '=';
+    exec(db, "PRAGMA " + setting);
+    start = end + 1;
+  }
   exec(db, "CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
   return db;
 }
@@ -126,6 +138,8 @@ void load(sqlite3* db, const std::vector<std::string>& texts) {
 
 struct Result {
   Latency autocommit;
+  double p90_us = 0;
+  double max_us = 0;
   double autocommit_per_second = 0;
   double transaction_per_second = 0;
   int refused = 0;
@@ -164,6 +178,12 @@ Result insert_texts(sqlite3* db, const std::vector<std::string>& autocommit,
     result.refused += outcome == 'R' ? 1 : 0;
   }
   result.autocommit_per_second = static_cast<double>(autocommit.size()) / seconds_since(start);
+  std::vector<double> sorted = micros;
+  std::sort(sorted.begin(), sorted.end());
+  if (!sorted.empty()) {
+    result.p90_us = sorted[sorted.size() * 9 / 10];
+    result.max_us = sorted.back();
+  }
   result.autocommit = simhash::bench::latency_of(std::move(micros));
   if (!in_transaction.empty()) {
     const auto batch_start = Clock::now();
@@ -181,10 +201,10 @@ Result insert_texts(sqlite3* db, const std::vector<std::string>& autocommit,
 
 void report(const char* name, const Result& result, std::size_t count) {
   std::printf(
-      "%-8s  %6zu autocommit inserts: median %9.1f us  p99 %9.1f us  %9.0f inserts/s  "
-      "(%d refused)  |  in one transaction: %9.0f inserts/s\n",
-      name, count, result.autocommit.median_us, result.autocommit.p99_us,
-      result.autocommit_per_second, result.refused, result.transaction_per_second);
+      "%-8s  %6zu autocommit inserts: median %8.1f us  p90 %8.1f us  p99 %8.1f us  max %8.1f us  "
+      "%7.0f inserts/s  (%d refused)  |  in one transaction: %7.0f inserts/s\n",
+      name, count, result.autocommit.median_us, result.p90_us, result.autocommit.p99_us,
+      result.max_us, result.autocommit_per_second, result.refused, result.transaction_per_second);
   std::fflush(stdout);
 }
 
@@ -199,6 +219,7 @@ int main(int argc, char** argv) {
   const std::string dir = arg(argc, argv, "dir", "/tmp");
   extension_path = arg(argc, argv, "ext", extension_path);
   cache_mb = arg(argc, argv, "cache_mb", cache_mb);
+  pragmas = arg(argc, argv, "pragmas", pragmas);
   recipes = arg(argc, argv, "recipes", recipes);
   const bool keep = arg(argc, argv, "keep", "0") == "1";
 

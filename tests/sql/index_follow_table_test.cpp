@@ -51,6 +51,23 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// The SQL of a recipe file without its comment lines and the blank lines
+// around it: what docs/application.md shows of it.
+std::string recipe_sql(const std::string& name) {
+  std::istringstream lines(read_recipe(name));
+  std::string sql;
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("--", 0) != 0 && !(sql.empty() && line.empty())) {
+      sql += line + "\n";
+    }
+  }
+  while (sql.size() >= 2 && sql[sql.size() - 1] == '\n' && sql[sql.size() - 2] == '\n') {
+    sql.pop_back();
+  }
+  return sql;
+}
+
 // Binds ?1..?n: an integer, a text or NULL (std::nullopt).
 using Argument = std::optional<std::string>;
 
@@ -267,6 +284,20 @@ INSTANTIATE_TEST_SUITE_P(Triggers, FollowTable,
                                                                       : "RecursiveOff") +
                                   (std::get<1>(info.param) ? "_KeyReplaces" : "_KeyAborts");
                          });
+
+// The page that documents the recipes shows each file's SQL as it is.
+TEST(NearDuplicateAtInsert, TheDocumentationShowsTheRecipesAsTheTestsRunThem) {
+  std::ifstream stream(std::string(SIMHASH_SOURCE_DIR) + "/docs/application.md");
+  std::ostringstream page;
+  page << stream.rdbuf();
+  for (const char* name : {"follow_table.sql", "refuse_near_duplicates.sql",
+                           "near_duplicate_of.sql", "skip_near_duplicates.sql",
+                           "insert_unless_near_duplicate.sql", "record_near_duplicates.sql"}) {
+    const std::string sql = recipe_sql(name);
+    EXPECT_GT(sql.size(), 50u) << name;
+    EXPECT_TRUE(contains(page.str(), "```sql\n" + sql + "```")) << name << ":\n" << sql;
+  }
+}
 
 // The check every recipe makes, as a scan of the whole table: a row whose
 // fingerprint is within 10 bits and whose word-3-shingle Jaccard similarity
