@@ -422,6 +422,42 @@ TEST(NearDuplicateAtInsert, SkippedByTheTriggerOrTheStatement) {
   }
 }
 
+// A statement of many rows checks each against the rows it inserted before.
+TEST(NearDuplicateAtInsert, ManyRowsInOneStatementAreCheckedAgainstEachOther) {
+  const TextFamilies families(300, 2, 40, 11);
+  std::mt19937_64 random(12);
+  TestDatabase db;
+  db.exec(read_recipe("follow_table.sql"));
+  db.exec("CREATE TABLE incoming(n INTEGER PRIMARY KEY, body TEXT)");
+  Prepared fill(db.handle(), "INSERT INTO incoming(body) VALUES (?1)");
+  // Two members of family 0 (the second nearly duplicates the first), one of
+  // family 1.
+  for (const auto& [family, edits] : std::vector<std::pair<int, int>>{{0, 0}, {0, 1}, {1, 0}}) {
+    sqlite3_reset(fill.get());
+    bind_text(fill.get(), 1, families.member(family, edits, random));
+    ASSERT_EQ(sqlite3_step(fill.get()), SQLITE_DONE);
+  }
+  ASSERT_EQ(near_duplicates_by_scan(db, *db.cell("SELECT body FROM incoming WHERE n = 2")).size(),
+            0u);
+  db.exec("INSERT INTO docs(body) SELECT body FROM incoming WHERE n = 1");
+  ASSERT_EQ(near_duplicates_by_scan(db, *db.cell("SELECT body FROM incoming WHERE n = 2")),
+            (std::vector<Row>{{"1"}}))
+      << "the premise: row 2 nearly duplicates row 1";
+  db.exec("DELETE FROM docs");
+
+  db.exec(read_recipe("skip_near_duplicates.sql"));
+  db.exec("INSERT INTO docs(body) SELECT body FROM incoming ORDER BY n");
+  EXPECT_EQ(db.rows("SELECT i.n FROM docs AS d JOIN incoming AS i USING (body) ORDER BY i.n"),
+            (std::vector<Row>{{"1"}, {"3"}}));
+  db.exec("DROP TRIGGER docs_skip_near_duplicate; DELETE FROM docs");
+
+  db.exec(read_recipe("refuse_near_duplicates.sql"));
+  EXPECT_TRUE(contains(db.error("INSERT INTO docs(body) SELECT body FROM incoming ORDER BY n"),
+                       "near-duplicate"));
+  EXPECT_EQ(db.integer("SELECT count(*) FROM docs"), 0) << "the statement changed nothing";
+  EXPECT_EQ(db.integer("SELECT count(*) FROM near"), 0);
+}
+
 TEST(NearDuplicateAtInsert, RecordedWithTheirSimilarity) {
   TestDatabase db;
   db.exec(read_recipe("follow_table.sql"));
@@ -451,18 +487,59 @@ TEST(NearDuplicateAtInsert, RecordedWithTheirSimilarity) {
             0);
 }
 
+// How a racing process inserts: through the refusing trigger, by the
+// one-statement form, or by the application's own check (the lookup query)
+// and a plain INSERT inside BEGIN IMMEDIATE.
+enum class Form { kTrigger, kStatement, kImmediateTransaction };
+
+// One insert of `body` the way `form` says: 'S' inserted, 'R' refused or
+// skipped, 'E' any other outcome.
+char insert_once(TestDatabase& db, Form form, sqlite3_stmt* insert, sqlite3_stmt* lookup,
+                 const std::string& body) {
+  if (form == Form::kImmediateTransaction) {
+    if (db.try_exec("BEGIN IMMEDIATE") != SQLITE_OK) {
+      return 'E';
+    }
+    sqlite3_reset(lookup);
+    bind_text(lookup, sqlite3_bind_parameter_index(lookup, ":body"), body);
+    const int found = sqlite3_step(lookup);
+    sqlite3_reset(lookup);
+    char outcome = 'R';
+    if (found == SQLITE_DONE) {
+      sqlite3_reset(insert);
+      bind_text(insert, sqlite3_bind_parameter_index(insert, ":body"), body);
+      outcome = sqlite3_step(insert) == SQLITE_DONE ? 'S' : 'E';
+      sqlite3_reset(insert);
+    } else if (found != SQLITE_ROW) {
+      outcome = 'E';
+    }
+    return db.try_exec("COMMIT") == SQLITE_OK ? outcome : 'E';
+  }
+  sqlite3_reset(insert);
+  bind_text(insert, sqlite3_bind_parameter_index(insert, ":body"), body);
+  const int rc = sqlite3_step(insert);
+  char outcome = 'E';
+  if (rc == SQLITE_DONE) {
+    outcome = sqlite3_changes(db.handle()) == 1 ? 'S' : 'R';
+  } else if (rc == SQLITE_CONSTRAINT && contains(sqlite3_errmsg(db.handle()), "near-duplicate")) {
+    outcome = 'R';
+  }
+  sqlite3_reset(insert);
+  return outcome;
+}
+
 // Two processes insert, at the same moment (a barrier of two pipes), two
 // near-duplicate texts of a new family, once per round: exactly one of them
-// may go in. Each child reports per round 'S' (inserted), 'R' (refused or
-// skipped) or 'E' (another error) on a pipe of its own.
-void race(const std::string& path, int child, int rounds, bool statement_form, int barrier_out,
+// may go in. Each child reports its outcome per round on a pipe of its own.
+void race(const std::string& path, int child, int rounds, Form form, int barrier_out,
           int barrier_in, int report) {
   TestDatabase db(path);
   db.exec("PRAGMA busy_timeout = 20000");
   const TextFamilies families(400, rounds, 60, 99);
-  const std::string sql = statement_form ? read_recipe("insert_unless_near_duplicate.sql")
-                                         : "INSERT INTO docs(body) VALUES (:body)";
+  const std::string sql = form == Form::kStatement ? read_recipe("insert_unless_near_duplicate.sql")
+                                                   : "INSERT INTO docs(body) VALUES (:body)";
   Prepared insert(db.handle(), sql);
+  Prepared lookup(db.handle(), read_recipe("near_duplicate_of.sql"));
   for (int round = 0; round < rounds; ++round) {
     std::mt19937_64 random(1000 * round + child);
     // Each child's text is the round's base with one word replaced, in a
@@ -472,16 +549,7 @@ void race(const std::string& path, int child, int rounds, bool statement_form, i
     if (write(barrier_out, &token, 1) != 1 || read(barrier_in, &token, 1) != 1) {
       _exit(2);
     }
-    sqlite3_reset(insert.get());
-    bind_text(insert.get(), sqlite3_bind_parameter_index(insert.get(), ":body"), body);
-    const int rc = sqlite3_step(insert.get());
-    char outcome = 'E';
-    if (rc == SQLITE_DONE) {
-      outcome = sqlite3_changes(db.handle()) == 1 ? 'S' : 'R';
-    } else if (rc == SQLITE_CONSTRAINT && contains(sqlite3_errmsg(db.handle()), "near-duplicate")) {
-      outcome = 'R';
-    }
-    sqlite3_reset(insert.get());
+    const char outcome = insert_once(db, form, insert.get(), lookup.get(), body);
     if (write(report, &outcome, 1) != 1) {
       _exit(2);
     }
@@ -489,17 +557,17 @@ void race(const std::string& path, int child, int rounds, bool statement_form, i
   _exit(0);
 }
 
-class NearDuplicateProcesses : public ::testing::TestWithParam<bool> {};
+class NearDuplicateProcesses : public ::testing::TestWithParam<Form> {};
 
 TEST_P(NearDuplicateProcesses, NeverBothInsertTheSameNearDuplicate) {
-  const bool statement_form = GetParam();
+  const Form form = GetParam();
   TempDatabaseFile file("follow_table_race");
   const int rounds = scaled(60);
   {
     TestDatabase db(file.path());
     db.exec("PRAGMA journal_mode = WAL");
     db.exec(read_recipe("follow_table.sql"));
-    if (!statement_form) {
+    if (form == Form::kTrigger) {
       db.exec(read_recipe("refuse_near_duplicates.sql"));
     }
     // Rows of other texts, so the check has something to read.
@@ -535,7 +603,7 @@ TEST_P(NearDuplicateProcesses, NeverBothInsertTheSameNearDuplicate) {
     children[child] = fork();
     ASSERT_GE(children[child], 0);
     if (children[child] == 0) {
-      race(file.path(), child, rounds, statement_form, child == 0 ? to_second[1] : to_first[1],
+      race(file.path(), child, rounds, form, child == 0 ? to_second[1] : to_first[1],
            child == 0 ? to_first[0] : to_second[0], reports[child][1]);
     }
   }
@@ -575,8 +643,14 @@ TEST_P(NearDuplicateProcesses, NeverBothInsertTheSameNearDuplicate) {
   expect_integrity(db.handle(), "near");
 }
 
-INSTANTIATE_TEST_SUITE_P(Recipes, NearDuplicateProcesses, ::testing::Bool(),
-                         [](const auto& info) { return info.param ? "Statement" : "Trigger"; });
+INSTANTIATE_TEST_SUITE_P(Recipes, NearDuplicateProcesses,
+                         ::testing::Values(Form::kTrigger, Form::kStatement,
+                                           Form::kImmediateTransaction),
+                         [](const auto& info) {
+                           return info.param == Form::kTrigger     ? "Trigger"
+                                  : info.param == Form::kStatement ? "Statement"
+                                                                   : "ImmediateTransaction";
+                         });
 
 }  // namespace
 }  // namespace simhash::testing
