@@ -7,13 +7,11 @@ Usage:
                                      [--database dedup.db]
 
 Reads every regular text file under FOLDER (compressed files, binary files
-containing a NUL byte, and symlinks are skipped), fingerprints each with
-simhash(), indexes the fingerprints in a simhash_index, takes every pair
-within RADIUS bits as a candidate (simhash_pairs), keeps the candidates whose
-exact word-3-shingle Jaccard similarity is at least THRESHOLD
-(simhash_jaccard), and groups them so that every member is verified similar
-to the file its group keeps (simhash_clusters). Prints the groups, largest
-first. Nothing is deleted: the "keep" line of each group names the file a
+containing a NUL byte, and symlinks are skipped) and finds the near-duplicates
+in one statement, simhash_dedup: every pair within RADIUS bits is a
+candidate, kept when its exact word-3-shingle Jaccard similarity is at least
+THRESHOLD, and the kept pairs are grouped so that every member is verified
+similar to the file its group keeps. Prints the groups, largest first. Nothing is deleted: the "keep" line of each group names the file a
 keep-one policy would keep (the first by path), and every other line shows
 its distance and similarity to that file.
 
@@ -85,36 +83,25 @@ def find_near_duplicates(folder, extension=None, radius=10, threshold=0.8,
         conn.executescript(
             """
             DROP TABLE IF EXISTS docs;
-            DROP TABLE IF EXISTS near;
-            DROP TABLE IF EXISTS verified;
-            CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT UNIQUE, size INTEGER,
-                              body TEXT, fp INTEGER);
-            CREATE VIRTUAL TABLE near USING simhash_index(k=3);
+            DROP TABLE IF EXISTS groups;
+            CREATE TABLE docs(id INTEGER PRIMARY KEY, path TEXT UNIQUE, size INTEGER, body TEXT);
             """
         )
         files = text_files(folder)  # sorted by path: the first of a group is kept
         conn.executemany(
-            "INSERT INTO docs(path, size, body, fp) "
-            "VALUES (?1, length(CAST(?2 AS BLOB)), ?2, simhash(?2))",
+            "INSERT INTO docs(path, size, body) VALUES (?1, length(CAST(?2 AS BLOB)), ?2)",
             files,
         )
-        conn.execute("INSERT INTO near(rowid, fp) SELECT id, fp FROM docs WHERE fp IS NOT NULL")
+        # The query's ORDER BY is the keep policy: the first row of a group is kept.
         conn.execute(
-            """
-            CREATE TABLE verified AS
-            SELECT * FROM (
-              SELECT a, b, distance,
-                     simhash_jaccard(x.body, y.body, 'n=3 weight=binary') AS similarity
-              FROM simhash_pairs('near', ?1) JOIN docs AS x ON x.id = a JOIN docs AS y ON y.id = b)
-            WHERE similarity >= ?2
-            """,
-            (radius, threshold),
+            "CREATE TABLE groups AS SELECT id, cluster, distance, similarity FROM "
+            "simhash_dedup('SELECT id, body FROM docs ORDER BY path', ?1, ?2, "
+            "'n=3 weight=binary')",
+            (threshold, radius),
         )
     rows = conn.execute(
         """
-        WITH groups AS (SELECT id, cluster, distance, similarity
-                        FROM simhash_clusters('verified')),
-             sizes AS (SELECT cluster, count(*) AS files FROM groups
+        WITH sizes AS (SELECT cluster, count(*) AS files FROM groups
                        GROUP BY cluster HAVING count(*) > 1)
         SELECT sizes.cluster, docs.path, docs.size, groups.distance, groups.similarity,
                groups.id = groups.cluster AS kept
@@ -144,7 +131,7 @@ def main(argv=None):
                         help="smallest word-3-shingle Jaccard similarity of a verified pair "
                              "(default 0.8)")
     parser.add_argument("--database", default=":memory:",
-                        help="keep the fingerprints in this SQLite file (default: in memory)")
+                        help="keep the files and their groups in this SQLite file (default: in memory)")
     args = parser.parse_args(argv)
     if not os.path.isdir(args.folder):
         parser.error(f"{args.folder} is not a folder")

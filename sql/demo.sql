@@ -5,13 +5,15 @@
 --
 -- Reads every regular text file under /usr/share/doc and
 -- /usr/share/common-licenses (compressed files, binary files with a NUL byte,
--- symlinks and directories are skipped), fingerprints each with simhash(),
--- indexes the fingerprints in a simhash_index, takes every pair within a
--- generous 10 bits as a candidate, verifies each candidate with the exact
--- word-3-shingle Jaccard similarity of the two texts (simhash_jaccard), groups
--- the verified pairs so that every member is verified similar to the file its
--- group keeps (simhash_clusters), and reports the groups, a few verified
--- pairs with the first line where they differ, and the time of each step.
+-- symlinks and directories are skipped), and finds the near-duplicates in one
+-- statement, simhash_dedup: every pair of files whose fingerprints are within
+-- a generous 10 bits is a candidate, each candidate is verified with the exact
+-- word-3-shingle Jaccard similarity of the two texts, and the verified pairs
+-- are grouped so that every member is verified similar to the file its group
+-- keeps (the first in path order). Reports the groups, a few files keep-one
+-- would remove with the first line where they differ from the file kept,
+-- what single link without the check would have chained (through a
+-- simhash_index), and the time of each step.
 .bail on
 .load build/simhash
 
@@ -42,33 +44,26 @@ INSERT INTO step_times SELECT 'read files (fsdir, readfile)', seconds FROM now_s
 UPDATE docs SET fp = simhash(body);
 INSERT INTO step_times SELECT 'fingerprint (simhash)', seconds FROM now_seconds;
 
--- 3. Index the fingerprints: radius k = 3 bits of 64.
-CREATE VIRTUAL TABLE near USING simhash_index(k=3);
-INSERT INTO near(rowid, fp) SELECT id, fp FROM docs WHERE fp IS NOT NULL;
-INSERT INTO step_times SELECT 'index (simhash_index)', seconds FROM now_seconds;
-
--- 4. Candidates: every pair within 10 bits. Generous on purpose: on real
--- short texts it finds 98% of the pairs that share 80% of their word
--- 3-shingles (bench/BENCH.md), along with many pairs of different files that
--- merely share a vocabulary; the exact check below sorts them out.
-CREATE TABLE candidates AS SELECT a, b, distance FROM simhash_pairs('near', 10);
-INSERT INTO step_times SELECT 'candidates (simhash_pairs, 10 bits)', seconds FROM now_seconds;
-
--- 5. Verify each candidate: the word-3-shingle Jaccard similarity of the two
--- texts (shared runs of three words over all runs), computed exactly.
-CREATE TABLE verified AS
-SELECT * FROM (
-  SELECT a, b, distance, simhash_jaccard(x.body, y.body, 'n=3 weight=binary') AS similarity
-  FROM candidates JOIN docs AS x ON x.id = a JOIN docs AS y ON y.id = b)
-WHERE similarity >= 0.8;
-INSERT INTO step_times SELECT 'verify (simhash_jaccard)', seconds FROM now_seconds;
-
--- 6. Group the verified pairs: in id order, each file joins the most similar
--- group kept so far that it is verified against, or starts one. No chains:
--- every member is verified similar to its group's first file.
+-- 3. The near-duplicates, in one statement. Candidates within 10 bits:
+-- generous on purpose, since on real short texts they hold 98% of the pairs
+-- that share 80% of their word 3-shingles (bench/BENCH.md), along with many
+-- pairs of different files that merely share a vocabulary; the exact check
+-- (shared runs of three words over all runs, >= 0.8) sorts them out. Rows are
+-- visited in the query's order and the first of each group is kept, so the
+-- ORDER BY is the keep policy. No chains: every member is verified against
+-- the file its group keeps.
 CREATE TABLE clusters AS SELECT id, cluster, distance, similarity
-FROM simhash_clusters('verified');
-INSERT INTO step_times SELECT 'groups (simhash_clusters)', seconds FROM now_seconds;
+FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id', 0.8, 10, 'n=3 weight=binary');
+INSERT INTO step_times SELECT 'dedup (simhash_dedup: candidates, checks, groups)', seconds
+FROM now_seconds;
+
+-- 4. For comparison, what grouping by distance alone would do: an index of
+-- the fingerprints and single link at 10 bits, unverified.
+CREATE VIRTUAL TABLE near USING simhash_index(k=3);
+INSERT INTO near(rowid, fp) SELECT id, fp FROM docs;
+CREATE TABLE chained AS SELECT max(files) AS files FROM
+  (SELECT count(*) AS files FROM simhash_components('near', 10) GROUP BY cluster);
+INSERT INTO step_times SELECT 'for comparison: index, single link', seconds FROM now_seconds;
 
 -- 5. The report.
 CREATE TEMP VIEW cluster_sizes AS
@@ -85,9 +80,7 @@ SELECT 'entries seen', count(*) FROM seen
 UNION ALL SELECT 'text files read', count(*) FROM docs
 UNION ALL SELECT 'skipped (directories, symlinks, compressed or binary)',
                  (SELECT count(*) FROM seen) - (SELECT count(*) FROM docs)
-UNION ALL SELECT 'fingerprinted (files with words)', count(*) FROM near
-UNION ALL SELECT 'candidate pairs within 10 bits', count(*) FROM candidates
-UNION ALL SELECT '  verified: Jaccard >= 0.8', count(*) FROM verified
+UNION ALL SELECT 'fingerprinted (files with words)', count(fp) FROM docs
 UNION ALL SELECT 'groups of verified near-duplicates (2+ files)', count(*) FROM cluster_sizes
 UNION ALL SELECT 'files in those groups', sum(files) FROM cluster_sizes
 UNION ALL SELECT 'keeping one per group would remove',
@@ -98,9 +91,7 @@ UNION ALL SELECT 'keeping one per group would remove',
 UNION ALL SELECT '  the least similar file removed (Jaccard to the file kept)',
                  format('%.2f', (SELECT min(similarity) FROM clusters WHERE id <> cluster))
 UNION ALL SELECT 'single link at 10 bits unverified would have chained',
-                 (SELECT format('%d files into one cluster', max(files)) FROM
-                   (SELECT count(*) AS files FROM simhash_components('near', 10)
-                    GROUP BY cluster));
+                 (SELECT format('%d files into one cluster', files) FROM chained);
 
 .print
 .print The ten largest groups: the file kept first, then the files keep-one would remove, least similar first,
@@ -128,17 +119,17 @@ SELECT CASE WHEN n = 1 THEN rank ELSE '' END AS "#",
 FROM members WHERE n <= 5 ORDER BY rank, n;
 
 .print
-.print A few verified pairs (1 to 10 bits apart) and the first line where they differ
+.print A few files keep-one would remove (1 to 10 bits from the file kept), and the first line
+.print where they differ from it
 .mode box --wrap 60
 -- The first differing character by binary search on equal prefixes, then
 -- the line around it (looked up in a window of 4000 characters before it).
 CREATE TEMP TABLE shown AS
 WITH per_group AS (
-  SELECT verified.*, clusters.cluster,
-         row_number() OVER (PARTITION BY clusters.cluster
-                            ORDER BY verified.distance, a, b) AS n
-  FROM verified JOIN clusters ON clusters.id = verified.a
-  WHERE verified.distance > 0 AND verified.similarity < 1
+  SELECT cluster AS a, id AS b, distance, similarity,
+         row_number() OVER (PARTITION BY cluster ORDER BY distance, id) AS n
+  FROM clusters
+  WHERE id <> cluster AND distance > 0 AND similarity < 1
 )
 SELECT a, b, distance, similarity FROM (
   SELECT a, b, distance, similarity,
