@@ -1,7 +1,8 @@
 // Registers the scalar and aggregate functions on a connection: simhash,
 // simhash_agg, hamming, simhash_hamming, simhash_cosine, simhash_jaccard,
-// simhash_hex, simhash_version and simhash_icu_version, and holds the three
-// small ones (simhash_hex, simhash_version, simhash_icu_version).
+// simhash_hex, simhash_version, simhash_icu_version and simhash_raise, and
+// holds the four small ones (simhash_hex, simhash_version,
+// simhash_icu_version, simhash_raise).
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -55,6 +56,18 @@ void simhash_icu_version(sqlite3_context* context, int /*argc*/, sqlite3_value**
     const std::string text = "icu=" + versions.icu + " unicode=" + versions.unicode;
     sqlite3_result_text(context, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   });
+}
+
+// Fails the statement with SQLITE_CONSTRAINT and `message` as its text: a
+// trigger that refuses a row can say which row it collides with, which
+// RAISE cannot (SQLite 3.40 takes only a literal there). NULL says so.
+void simhash_raise(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  const unsigned char* message = sqlite3_value_text(argv[0]);
+  sqlite3_result_error(context,
+                       message != nullptr ? reinterpret_cast<const char*>(message)
+                                          : "simhash_raise: the message is NULL",
+                       -1);
+  sqlite3_result_error_code(context, SQLITE_CONSTRAINT);
 }
 
 void destroy_defaults(void* defaults) {
@@ -125,6 +138,12 @@ int register_scalar_functions(sqlite3* db, char** error) {
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_icu_version", 0, nullptr, simhash_icu_version);
+  }
+  if (rc == SQLITE_OK) {
+    // Not deterministic: SQLite may evaluate a deterministic call with
+    // constant arguments once, up front, even where no row would reach it.
+    rc = sqlite3_create_function_v2(db, "simhash_raise", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS, nullptr,
+                                    simhash_raise, nullptr, nullptr, nullptr);
   }
   if (rc != SQLITE_OK && error != nullptr) {
     *error = sqlite3_mprintf("simhash: cannot register functions: %s", sqlite3_errstr(rc));

@@ -9,13 +9,12 @@
 -- tests/sql/index_follow_table_test.cpp runs this file as it is;
 -- docs/application.md explains it.
 --
--- The statement fails with SQLITE_CONSTRAINT (extended code
--- SQLITE_CONSTRAINT_TRIGGER) and the message below, and changes nothing.
--- SQLite 3.40 (Debian 12's) takes only a string literal as RAISE's message,
--- so the message cannot hold the id of the row it duplicates: the
--- application asks for it with near_duplicate_of.sql, the same check as a
--- query, in the same transaction (BEGIN IMMEDIATE ... COMMIT) to get the row
--- the trigger saw.
+-- The statement fails with SQLITE_CONSTRAINT and a message that names the
+-- most similar row, as "near-duplicate of docs row 42 (word-3-shingle
+-- Jaccard 0.93 >= 0.8)", and changes nothing. simhash_raise(message) is the
+-- extension's function that fails with its argument as the message: SQLite
+-- 3.40 (Debian 12's) takes only a string literal as RAISE's message, which
+-- could not name the row. near_duplicate_of.sql lists every such row.
 --
 -- The row's own id is left out (`n.rowid IS NOT new.id`), so INSERT OR
 -- REPLACE of a row by a new version of itself, and an UPSERT's insert
@@ -28,12 +27,14 @@
 -- sees its row.
 
 CREATE TRIGGER IF NOT EXISTS docs_refuse_near_duplicate BEFORE INSERT ON docs
-WHEN EXISTS (
-  SELECT 1
-    FROM near(simhash(new.body), 10) AS n
-    JOIN docs AS d ON d.id = n.rowid
-   WHERE n.rowid IS NOT new.id
-     AND simhash_jaccard(new.body, d.body, 'n=3 weight=binary') >= 0.8)
 BEGIN
-  SELECT RAISE(ABORT, 'near-duplicate: a row of docs has word-3-shingle Jaccard >= 0.8 with this text');
+  SELECT simhash_raise(format('near-duplicate of docs row %d (word-3-shingle Jaccard %.2f >= 0.8)',
+                              existing_id, similarity))
+    FROM (SELECT d.id AS existing_id,
+                 simhash_jaccard(new.body, d.body, 'n=3 weight=binary') AS similarity
+            FROM near(simhash(new.body), 10) AS n
+            JOIN docs AS d ON d.id = n.rowid
+           WHERE n.rowid IS NOT new.id AND similarity >= 0.8
+           ORDER BY similarity DESC, d.id
+           LIMIT 1);
 END;
