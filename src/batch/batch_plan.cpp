@@ -6,6 +6,8 @@
 #include "batch/radix_sort.h"
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -112,26 +114,36 @@ std::string BatchPlan::describe() const {
 
 std::string BatchPlan::describe_by_size(int radius) {
   check_radius(radius);
-  if (radius == 0) {
-    return choose(radius, 2).describe();
+  // Each choose() builds dozens of permutation plans (up to 1024 tables
+  // each): worth doing once per radius, not at every prepare that asks.
+  static std::mutex mutex;
+  static std::map<int, std::string> described;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto found = described.find(radius); found != described.end()) {
+    return found->second;
   }
   std::string text;
-  std::string previous;
-  std::size_t count = 1000;
-  for (int power = 3; power <= 8; ++power, count *= 10) {
-    const std::string plan = choose(radius, count).describe();
-    if (plan == previous) {
-      continue;
+  if (radius == 0) {
+    text = choose(radius, 2).describe();
+  } else {
+    std::string previous;
+    std::size_t count = 1000;
+    for (int power = 3; power <= 8; ++power, count *= 10) {
+      const std::string plan = choose(radius, count).describe();
+      if (plan == previous) {
+        continue;
+      }
+      if (!text.empty()) {
+        text += "; ";
+      }
+      text += "from 10^" + std::to_string(power) + " fingerprints " + plan;
+      previous = plan;
     }
-    if (!text.empty()) {
-      text += "; ";
+    if (text.find(';') == std::string::npos) {
+      text = previous + " at any size";
     }
-    text += "from 10^" + std::to_string(power) + " fingerprints " + plan;
-    previous = plan;
   }
-  if (text.find(';') == std::string::npos) {
-    return previous + " at any size";
-  }
+  described.emplace(radius, text);
   return text;
 }
 
