@@ -384,8 +384,10 @@ TEST(NearDuplicateAtInsert, RefusedWhenTheScanFindsOneAndNamedByTheLookup) {
                       EXPECT_EQ(near_duplicate_of(db, body), before) << body;
                       ++refused;
                     });
-  EXPECT_GT(refused, 10);
-  EXPECT_GT(inserted, 10);
+  // Both outcomes happen often (a tenth of the texts at least; the
+  // sanitizer builds insert a fifth as many).
+  EXPECT_GT(refused, scaled(300) / 30);
+  EXPECT_GT(inserted, scaled(300) / 30);
   // Nothing near-duplicate went in, and the index followed every refusal.
   EXPECT_EQ(db.integer("SELECT count(*) FROM docs AS a JOIN docs AS b ON a.id < b.id "
                        "WHERE hamming(simhash(a.body), simhash(b.body)) <= 10 AND "
@@ -432,7 +434,7 @@ TEST(NearDuplicateAtInsert, SkippedByTheTriggerOrTheStatement) {
                         EXPECT_EQ(sqlite3_changes(db.handle()), before.empty() ? 1 : 0) << body;
                         skipped += before.empty() ? 0 : 1;
                       });
-    EXPECT_GT(skipped, 10);
+    EXPECT_GT(skipped, scaled(300) / 30);
     EXPECT_EQ(db.rows("SELECT rowid, fp FROM near ORDER BY rowid"),
               db.rows("SELECT id, simhash(body) FROM docs ORDER BY id"));
     expect_integrity(db.handle(), "near");
@@ -488,7 +490,7 @@ TEST(NearDuplicateAtInsert, RecordedWithTheirSimilarity) {
                         expected.push_back({id, existing[0]});
                       }
                     });
-  EXPECT_GT(expected.size(), 10u);
+  EXPECT_GT(expected.size(), static_cast<std::size_t>(scaled(300) / 30));
   EXPECT_EQ(db.rows("SELECT new_id, existing_id FROM duplicates ORDER BY new_id, existing_id"),
             expected);
   EXPECT_EQ(
