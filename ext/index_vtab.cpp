@@ -712,7 +712,10 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     if (nearest) {  // the n nearest within the bound
       storage.search(query_bits, cursor->radius, cursor->hits);
       std::sort(cursor->hits.begin(), cursor->hits.end(), nearer);
-      cursor->hits.resize(std::min(cursor->hits.size(), static_cast<std::size_t>(*nearest)));
+      // Compared as 64 bits: a count past SIZE_MAX (a 32-bit size_t) keeps all.
+      if (static_cast<std::uint64_t>(*nearest) < cursor->hits.size()) {
+        cursor->hits.resize(static_cast<std::size_t>(*nearest));
+      }
       return SQLITE_OK;
     }
     storage.search(query_bits, cursor->radius, cursor->hits);

@@ -217,6 +217,15 @@ TEST_F(Nearest, TheCountArgumentMeansTheNearestEverywhere) {
       "ORDER BY id, distance, other";
   EXPECT_EQ(db_.rows(per_row), db_.rows(brute));
   EXPECT_GT(db_.rows(per_row).size(), 30U);
+  // A count past 2^32 keeps every row within the bound (a 32-bit size_t
+  // must not cut it to 1).
+  EXPECT_EQ(rows_of(db_.handle(),
+                    "SELECT rowid, distance FROM near(?1, 5, 4294967297) ORDER BY distance, rowid",
+                    static_cast<std::int64_t>(kNear)),
+            rows_of(db_.handle(),
+                    "SELECT id, hamming(fp, ?1) AS distance FROM plain WHERE hamming(fp, ?1) <= 5 "
+                    "ORDER BY distance, id",
+                    static_cast<std::int64_t>(kNear)));
   EXPECT_EQ(db_.integer("SELECT count(*) FROM near WHERE query = 1 AND nearest = NULL"), 0);
   EXPECT_EQ(db_.integer("SELECT nearest FROM near(1, 64, 2) LIMIT 1"), 2);
   const std::string plan = plan_of(db_, "SELECT * FROM near WHERE query = 1 AND nearest = 5");
