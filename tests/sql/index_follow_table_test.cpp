@@ -129,8 +129,8 @@ const char* const kWrites[] = {
     // Many rows in one statement: every third row of a range gets its body
     // extended (a NULL ?2 makes them NULL), or is copied to the next id.
     "UPDATE docs SET body = body || ' ' || ?2 WHERE id BETWEEN ?1 AND ?1 + 40 AND id % 3 = 0",
-    "INSERT OR REPLACE INTO docs(id, body) SELECT id + 1, body FROM docs "
-    "WHERE id BETWEEN ?1 AND ?1 + 30 AND id % 5 = 0",
+    ("INSERT OR REPLACE INTO docs(id, body) SELECT id + 1, body FROM docs "
+     "WHERE id BETWEEN ?1 AND ?1 + 30 AND id % 5 = 0"),
     // Ids of the same range moved by one: collides with itself half-way
     // (the statement then fails and changes nothing) unless OR REPLACE.
     "UPDATE OR REPLACE docs SET id = id + 1 WHERE id BETWEEN ?1 AND ?1 + 10",
