@@ -20,26 +20,46 @@
 namespace simhash {
 namespace {
 
-// The bytes of a vector of numbers, for hashing.
+// The bytes of a span of numbers, for hashing.
 template <typename Number>
-std::string_view bytes_of(const std::vector<Number>& numbers) {
-  return {reinterpret_cast<const char*>(numbers.data()), numbers.size() * sizeof(Number)};
+std::string_view bytes_of(std::span<const Number> numbers) {
+  return {reinterpret_cast<const char*>(numbers.data()), numbers.size_bytes()};
+}
+
+// The weights hash as binary ones when all are 1, so that a row's key does
+// not depend on whether the rows before it were weighted.
+bool is_binary(const FeatureVector& features) {
+  return std::all_of(features.weights.begin(), features.weights.end(),
+                     [](double weight) { return weight == 1.0; });
 }
 
 std::uint64_t node_key(std::uint64_t fingerprint, const FeatureVector& features) {
-  return fingerprint ^ feature_hash(bytes_of(features.hashes)) ^
-         (feature_hash(bytes_of(features.weights)) * 0x9E3779B97F4A7C15ULL);
+  const std::uint64_t key =
+      fingerprint ^ feature_hash(bytes_of(std::span<const std::uint64_t>(features.hashes)));
+  if (is_binary(features)) {
+    return key;
+  }
+  return key ^ (feature_hash(bytes_of(std::span<const double>(features.weights))) *
+                0x9E3779B97F4A7C15ULL);
 }
 
-bool same_features(const FeatureVector& a, const FeatureVector& b) {
-  return a.hashes == b.hashes && a.weights == b.weights;
+bool same_features(FeatureView a, FeatureView b) {
+  if (!std::equal(a.hashes.begin(), a.hashes.end(), b.hashes.begin(), b.hashes.end())) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.hashes.size(); ++i) {
+    if (a.weight(i) != b.weight(i)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // False when the pair cannot reach `threshold`: the sum of minima is at most
 // the smaller sum of weights and the sum of maxima at least the larger, so
 // their ratio bounds the weighted Jaccard. The margin keeps the bound from
 // refusing a pair the exact merge would accept by a rounding.
-bool may_reach(const FeatureVector& a, const FeatureVector& b, double threshold) {
+bool may_reach(FeatureView a, FeatureView b, double threshold) {
   const double smaller = std::min(a.sum_of_weights, b.sum_of_weights);
   const double larger = std::max(a.sum_of_weights, b.sum_of_weights);
   return smaller / larger >= threshold * (1 - 1e-9);
@@ -76,18 +96,46 @@ void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const Featur
   std::uint32_t node = static_cast<std::uint32_t>(nodes_.size());
   const auto [first, last] = node_by_key_.equal_range(key);
   for (auto found = first; found != last; ++found) {
-    const Node& candidate = nodes_[found->second];
-    if (candidate.fingerprint == fingerprint && same_features(candidate.features, features)) {
+    if (nodes_[found->second].fingerprint == fingerprint &&
+        same_features(features_of(found->second), features)) {
       node = found->second;
       break;
     }
   }
   if (node == nodes_.size()) {
-    nodes_.push_back(Node{fingerprint, features});
+    if (!weighted_ && !is_binary(features)) {
+      weights_.assign(hashes_.size(), 1.0);
+      weighted_ = true;
+    }
+    nodes_.push_back(
+        Node{fingerprint, hashes_.size(), features.hashes.size(), features.sum_of_weights});
+    hashes_.insert(hashes_.end(), features.hashes.begin(), features.hashes.end());
+    if (weighted_) {
+      weights_.insert(weights_.end(), features.weights.begin(), features.weights.end());
+    }
     node_by_key_.emplace(key, node);
   }
   ids_.push_back(id);
   node_of_.push_back(node);
+}
+
+FeatureView VerifiedDedup::features_of(std::uint32_t node) const {
+  const Node& stored = nodes_[node];
+  const std::span<const std::uint64_t> hashes(hashes_.data() + stored.first, stored.size);
+  if (!weighted_) {
+    return FeatureView(hashes, {}, stored.sum_of_weights);
+  }
+  return FeatureView(hashes, std::span<const double>(weights_.data() + stored.first, stored.size),
+                     stored.sum_of_weights);
+}
+
+std::optional<double> VerifiedDedup::similarity_if_at_least(FeatureView a, FeatureView b,
+                                                            double threshold) const {
+  if (!weighted_) {
+    return set_jaccard_if_at_least(a, b, threshold);
+  }
+  const double similarity = weighted_jaccard(a, b);
+  return similarity >= threshold ? std::optional<double>(similarity) : std::nullopt;
 }
 
 std::optional<std::int64_t> VerifiedDedup::repeated_id() const {
@@ -101,7 +149,8 @@ std::optional<std::int64_t> VerifiedDedup::repeated_id() const {
 }
 
 std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int radius,
-                                                          const CheckPoint& check) const {
+                                                          const CheckPoint& check,
+                                                          DedupCounts* counts) const {
   std::vector<IdFingerprint> records;
   records.reserve(nodes_.size());
   for (std::uint32_t node = 0; node < nodes_.size(); ++node) {
@@ -110,20 +159,23 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   PairFinder finder(std::move(records), radius, check);
 
   // The verified pairs.
+  DedupCounts counted;
   std::vector<NodeLink> links;
   std::vector<NearPair> candidates;
   std::size_t work = 0;  // feature comparisons since the last check
   while (finder.next(candidates)) {
+    counted.candidates += candidates.size();
     for (const NearPair& pair : candidates) {
-      const FeatureVector& a = nodes_[pair.a].features;
-      const FeatureVector& b = nodes_[pair.b].features;
+      const FeatureView a = features_of(static_cast<std::uint32_t>(pair.a));
+      const FeatureView b = features_of(static_cast<std::uint32_t>(pair.b));
       if (!may_reach(a, b, threshold)) {
         continue;
       }
-      const double similarity = weighted_jaccard(a, b);
-      if (similarity >= threshold) {
+      ++counted.checked;
+      if (const std::optional<double> similarity = similarity_if_at_least(a, b, threshold)) {
+        ++counted.verified;
         links.push_back(NodeLink{static_cast<std::uint32_t>(pair.a),
-                                 static_cast<std::uint32_t>(pair.b), -similarity});
+                                 static_cast<std::uint32_t>(pair.b), -*similarity});
       }
       work += a.hashes.size() + b.hashes.size();
       if (work >= kFeaturesBetweenChecks && check) {
@@ -131,6 +183,9 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
         check();
       }
     }
+  }
+  if (counts != nullptr) {
+    *counts = counted;
   }
 
   const std::vector<LeaderAssignment> assignments =
@@ -146,18 +201,29 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
 }
 
 std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
-                                                              const CheckPoint& check) const {
-  for (const Node& node : nodes_) {
-    if (std::any_of(node.features.weights.begin(), node.features.weights.end(),
-                    [](double weight) { return weight != 1.0; })) {
-      throw std::invalid_argument("simhash: the threshold join needs binary weights");
-    }
+                                                              const CheckPoint& check,
+                                                              DedupCounts* counts) const {
+  if (weighted_) {
+    throw std::invalid_argument("simhash: the threshold join needs binary weights");
   }
   const Prefixes prefixes = rarest_first_prefixes(threshold);
   constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-  // A node's best offer so far, from the representatives (by ordinal: the
-  // order they became one) before `seen`; later members of the node look
-  // only at the representatives made since.
+  // The representatives (by ordinal: the order they became one) indexed by
+  // their prefix features: feature f's are postings[begin[f], end[f]), in
+  // increasing ordinal. begin comes from how many prefixes hold f, an upper
+  // bound, since only representatives are added.
+  std::vector<std::size_t> begin(std::size_t{prefixes.distinct_features} + 1, 0);
+  for (const std::uint32_t feature : prefixes.features) {
+    ++begin[feature + 1];
+  }
+  for (std::size_t feature = 1; feature < begin.size(); ++feature) {
+    begin[feature] += begin[feature - 1];
+  }
+  std::vector<std::size_t> end(begin.begin(), begin.end() - 1);
+  std::vector<std::uint32_t> postings(prefixes.features.size());
+
+  // A node's best offer so far, from the representatives before `seen`;
+  // later members of the node look only at the representatives made since.
   struct Offer {
     std::uint32_t leader = kNone;  // ordinal
     double similarity = 0;
@@ -167,9 +233,9 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   std::vector<std::uint32_t> node_leader(nodes_.size(), kNone);  // position
   std::vector<std::uint32_t> leaders;                            // positions, by ordinal
   std::vector<std::uint32_t> compared_for;  // by ordinal: the last position compared with it
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> ordinals_by_feature;
   std::vector<Joined> joined;
   joined.reserve(ids_.size());
+  DedupCounts counted;
   std::size_t work = 0;
   for (std::uint32_t position = 0; position < ids_.size(); ++position) {
     const std::uint32_t node = node_of_[position];
@@ -178,32 +244,35 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       continue;
     }
     Offer& offer = offers[node];
-    const FeatureVector& features = nodes_[node].features;
-    for (const std::uint64_t feature : prefixes.of(node)) {
-      const auto found = ordinals_by_feature.find(feature);
-      if (found == ordinals_by_feature.end()) {
-        continue;
-      }
-      // Ordinals are appended in increasing order: the new ones are last.
-      for (auto ordinal = found->second.rbegin();
-           ordinal != found->second.rend() && *ordinal >= offer.seen; ++ordinal) {
+    const FeatureView features = features_of(node);
+    for (const std::uint32_t feature : prefixes.of(node)) {
+      // Newest first, down to the ones this node has already seen.
+      for (std::size_t at = end[feature]; at > begin[feature] && postings[at - 1] >= offer.seen;
+           --at) {
+        const std::uint32_t ordinal = postings[at - 1];
         ++work;
-        if (compared_for[*ordinal] == position) {
+        if (compared_for[ordinal] == position) {
           continue;
         }
-        compared_for[*ordinal] = position;
-        const FeatureVector& other = nodes_[node_of_[leaders[*ordinal]]].features;
+        compared_for[ordinal] = position;
+        ++counted.candidates;
+        const FeatureView other = features_of(node_of_[leaders[ordinal]]);
         if (!may_reach(features, other, threshold)) {
           continue;
         }
+        ++counted.checked;
         work += features.hashes.size() + other.hashes.size();
-        const double similarity = weighted_jaccard(features, other);
+        const std::optional<double> similarity =
+            set_jaccard_if_at_least(features, other, threshold);
+        if (!similarity) {
+          continue;
+        }
+        ++counted.verified;
         // Ties go to the earlier representative, as in the leader pass.
-        if (similarity >= threshold &&
-            (offer.leader == kNone || similarity > offer.similarity ||
-             (similarity == offer.similarity && *ordinal < offer.leader))) {
-          offer.leader = *ordinal;
-          offer.similarity = similarity;
+        if (offer.leader == kNone || *similarity > offer.similarity ||
+            (*similarity == offer.similarity && ordinal < offer.leader)) {
+          offer.leader = ordinal;
+          offer.similarity = *similarity;
         }
       }
       if (work >= kFeaturesBetweenChecks && check) {
@@ -217,53 +286,53 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       continue;
     }
     node_leader[node] = position;
-    for (const std::uint64_t feature : prefixes.of(node)) {
-      ordinals_by_feature[feature].push_back(static_cast<std::uint32_t>(leaders.size()));
+    for (const std::uint32_t feature : prefixes.of(node)) {
+      postings[end[feature]++] = static_cast<std::uint32_t>(leaders.size());
     }
     leaders.push_back(position);
     compared_for.push_back(kNone);
     joined.push_back(Joined{position, 1.0});
   }
+  if (counts != nullptr) {
+    *counts = counted;
+  }
   return rows_of_groups(joined);
 }
 
 VerifiedDedup::Prefixes VerifiedDedup::rarest_first_prefixes(double threshold) const {
-  // How many distinct rows hold each feature: every feature of every node,
-  // flattened in node order, sorted by hash with its place beside it (one
-  // radix sort, no lookups); a run of equal hashes gives each place its count.
-  std::vector<std::uint64_t> hashes;
-  for (const Node& node : nodes_) {
-    hashes.insert(hashes.end(), node.features.hashes.begin(), node.features.hashes.end());
-  }
-  if (hashes.size() >= std::numeric_limits<std::uint32_t>::max()) {
+  // Every feature of every node, flattened in node order (hashes_ itself),
+  // sorted by hash with its place beside it (one radix sort, no lookups): a
+  // run of equal hashes is one distinct feature; its rank among the runs
+  // names it and its length is how many distinct rows hold it.
+  if (hashes_.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("simhash: too many features to join");
   }
-  std::vector<std::uint32_t> places(hashes.size());
+  std::vector<std::uint64_t> sorted = hashes_;
+  std::vector<std::uint32_t> places(sorted.size());
   for (std::uint32_t place = 0; place < places.size(); ++place) {
     places[place] = place;
   }
-  RadixSorter().sort_by_mask(hashes, places, ~std::uint64_t{0});
-  std::vector<std::uint32_t> frequency(hashes.size());
-  for (std::size_t run = 0, end = 0; run < hashes.size(); run = end) {
-    while (end < hashes.size() && hashes[end] == hashes[run]) {
-      ++end;
+  RadixSorter().sort_by_mask(sorted, places, ~std::uint64_t{0});
+  std::vector<std::uint32_t> rank_at(sorted.size());  // by place
+  std::vector<std::uint32_t> holders;                 // by rank
+  for (std::size_t run = 0, run_end = 0; run < sorted.size(); run = run_end) {
+    while (run_end < sorted.size() && sorted[run_end] == sorted[run]) {
+      rank_at[places[run_end++]] = static_cast<std::uint32_t>(holders.size());
     }
-    for (std::size_t i = run; i < end; ++i) {
-      frequency[places[i]] = static_cast<std::uint32_t>(end - run);
-    }
+    holders.push_back(static_cast<std::uint32_t>(run_end - run));
   }
-  hashes = {};
+  sorted = {};
   places = {};
 
   Prefixes prefixes;
+  prefixes.distinct_features = static_cast<std::uint32_t>(holders.size());
   prefixes.start.reserve(nodes_.size() + 1);
   prefixes.start.push_back(0);
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> order;  // (frequency, feature)
-  std::size_t place = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // (holders, rank)
   for (const Node& node : nodes_) {
     order.clear();
-    for (const std::uint64_t feature : node.features.hashes) {
-      order.emplace_back(frequency[place++], feature);
+    for (std::size_t place = node.first; place < node.first + node.size; ++place) {
+      order.emplace_back(holders[rank_at[place]], rank_at[place]);
     }
     const std::size_t length = prefix_length(order.size(), threshold);
     // The prefix is a set: which features, not their order, matters.

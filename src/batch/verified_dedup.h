@@ -11,10 +11,14 @@
 // threshold, simhash_clusters), or without a radius those simhash_clusters
 // makes of every pair at the threshold.
 //
-// Memory: each distinct row (fingerprint and features) keeps its feature
-// vector, 16 bytes a distinct feature plus about 100 bytes; every row 16
-// bytes; with a radius, every verified pair 16 bytes (candidates are verified
-// in batches as they are found, so rejected ones take no memory).
+// Memory: each distinct row (fingerprint and features) keeps its features in
+// one flat array, 8 bytes a distinct feature (16 when weights are not all 1)
+// plus 24 bytes, and 40 bytes in the table that finds identical rows; every
+// row 8 bytes more. With a radius, every verified pair takes 16 bytes
+// (candidates are verified in batches as they are found, so rejected ones
+// take no memory). The threshold join needs, while it orders the features,
+// 20 bytes a feature, then 8 bytes a prefix feature and 8 a distinct
+// feature.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +32,17 @@
 #include "util/check_point.h"
 
 namespace simhash {
+
+// What a dedup compared: for benchmarks and for the tests that show a filter
+// works.
+struct DedupCounts {
+  std::uint64_t candidates =
+      0;                       // pairs considered (within the radius, or sharing a prefix feature)
+  std::uint64_t checked = 0;   // pairs whose similarity was computed (sizes allow the threshold)
+  std::uint64_t verified = 0;  // pairs at the threshold or more
+
+  bool operator==(const DedupCounts&) const = default;
+};
 
 // A row of a group of two or more.
 struct DedupRow {
@@ -57,7 +72,8 @@ class VerifiedDedup {
   // `threshold`. Throws std::invalid_argument for a negative radius; `check`
   // runs between bounded pieces of work (check_point.h).
   std::vector<DedupRow> groups_within_radius(double threshold, int radius,
-                                             const CheckPoint& check = {}) const;
+                                             const CheckPoint& check = {},
+                                             DedupCounts* counts = nullptr) const;
   // The same without a radius: every pair at `threshold` or more counts, none
   // missed. An exact set-similarity join (AllPairs: Bayardo et al. 2007):
   // features ordered rarest first, a row is compared only with the
@@ -67,8 +83,8 @@ class VerifiedDedup {
   // Jaccard only: throws std::invalid_argument when a weight is not 1
   // (weight=binary). Memory beyond the rows': the prefix features of every
   // distinct row and, while the order is computed, 12 bytes a feature.
-  std::vector<DedupRow> groups_by_threshold_join(double threshold,
-                                                 const CheckPoint& check = {}) const;
+  std::vector<DedupRow> groups_by_threshold_join(double threshold, const CheckPoint& check = {},
+                                                 DedupCounts* counts = nullptr) const;
 
  private:
   // Where each row (by visit position) went.
@@ -79,23 +95,38 @@ class VerifiedDedup {
   // The rows of groups of two or more, in visit order.
   std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
   // Each distinct row's prefix: its features in the order (how many
-  // distinct rows hold it, hash), as many as the threshold join compares.
+  // distinct rows hold it, hash), as many as the threshold join compares,
+  // each named by its rank among the distinct features in hash order (so
+  // (count, rank) orders as (count, hash) does) to index them by number.
   struct Prefixes {
-    std::vector<std::uint64_t> features;
+    std::vector<std::uint32_t> features;
     std::vector<std::size_t> start;  // node n's are [start[n], start[n + 1])
+    std::uint32_t distinct_features = 0;
 
-    std::span<const std::uint64_t> of(std::size_t node) const {
-      return std::span<const std::uint64_t>(features).subspan(start[node],
+    std::span<const std::uint32_t> of(std::size_t node) const {
+      return std::span<const std::uint32_t>(features).subspan(start[node],
                                                               start[node + 1] - start[node]);
     }
   };
   Prefixes rarest_first_prefixes(double threshold) const;
 
+  // A distinct row: its features are hashes_[first, first + size) (and
+  // weights_ there when weighted_).
   struct Node {
     std::uint64_t fingerprint;
-    FeatureVector features;
+    std::size_t first;
+    std::size_t size;
+    double sum_of_weights;
   };
+  FeatureView features_of(std::uint32_t node) const;
+  // The exact similarity if at least `threshold`.
+  std::optional<double> similarity_if_at_least(FeatureView a, FeatureView b,
+                                               double threshold) const;
+
   std::vector<Node> nodes_;
+  std::vector<std::uint64_t> hashes_;
+  std::vector<double> weights_;  // filled from the first row with a weight other than 1
+  bool weighted_ = false;
   std::vector<std::int64_t> ids_;       // in visit order
   std::vector<std::uint32_t> node_of_;  // per row
   // Nodes by a hash of fingerprint and features; equality is checked.

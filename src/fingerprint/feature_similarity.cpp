@@ -12,7 +12,7 @@ namespace {
 
 // Calls on_common(weight_a, weight_b) for every hash the two vectors share.
 template <typename OnCommon>
-void for_each_common(const FeatureVector& a, const FeatureVector& b, OnCommon&& on_common) {
+void for_each_common(FeatureView a, FeatureView b, OnCommon&& on_common) {
   std::size_t i = 0;
   std::size_t j = 0;
   const std::size_t size_a = a.hashes.size();
@@ -21,7 +21,7 @@ void for_each_common(const FeatureVector& a, const FeatureVector& b, OnCommon&& 
     const std::uint64_t hash_a = a.hashes[i];
     const std::uint64_t hash_b = b.hashes[j];
     if (hash_a == hash_b) {
-      on_common(a.weights[i], b.weights[j]);
+      on_common(a.weight(i), b.weight(j));
       ++i;
       ++j;
     } else if (hash_a < hash_b) {
@@ -30,6 +30,15 @@ void for_each_common(const FeatureVector& a, const FeatureVector& b, OnCommon&& 
       ++j;
     }
   }
+}
+
+// The Jaccard from the sum of minima. Over the union, max = a + b - min
+// feature by feature (a feature missing from one side has weight 0 there).
+// Weights are integers or multiples of 2^-20, so these sums are exact and
+// equal vectors give exactly 1.
+double jaccard_of(double sum_of_minima, FeatureView a, FeatureView b) {
+  const double sum_of_maxima = a.sum_of_weights + b.sum_of_weights - sum_of_minima;
+  return std::clamp(sum_of_minima / sum_of_maxima, 0.0, 1.0);
 }
 
 }  // namespace
@@ -43,16 +52,45 @@ double cosine_similarity(const FeatureVector& a, const FeatureVector& b) {
   return std::clamp(similarity, 0.0, 1.0);
 }
 
-double weighted_jaccard(const FeatureVector& a, const FeatureVector& b) {
+double weighted_jaccard(FeatureView a, FeatureView b) {
   double sum_of_minima = 0;
   for_each_common(a, b, [&](double weight_a, double weight_b) {
     sum_of_minima += std::min(weight_a, weight_b);
   });
-  // Over the union, max = a + b - min feature by feature (a feature missing
-  // from one side has weight 0 there). Weights are integers or multiples of
-  // 2^-20, so these sums are exact and equal vectors give exactly 1.
-  const double sum_of_maxima = a.sum_of_weights + b.sum_of_weights - sum_of_minima;
-  return std::clamp(sum_of_minima / sum_of_maxima, 0.0, 1.0);
+  return jaccard_of(sum_of_minima, a, b);
+}
+
+double weighted_jaccard(const FeatureVector& a, const FeatureVector& b) {
+  return weighted_jaccard(FeatureView(a), FeatureView(b));
+}
+
+std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold) {
+  const std::size_t size_a = a.hashes.size();
+  const std::size_t size_b = b.hashes.size();
+  // J >= t  <=>  overlap >= t (|a| + |b|) / (1 + t); an integer overlap is
+  // at least a number when it is at least its ceiling.
+  const double bound =
+      threshold * (1 - 1e-9) * static_cast<double>(size_a + size_b) / (1 + threshold) - 1e-6;
+  const std::size_t needed_overlap = bound <= 0 ? 0 : static_cast<std::size_t>(std::ceil(bound));
+  std::size_t overlap = 0;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < size_a && j < size_b) {
+    if (overlap + std::min(size_a - i, size_b - j) < needed_overlap) {
+      return std::nullopt;
+    }
+    const std::uint64_t hash_a = a.hashes[i];
+    const std::uint64_t hash_b = b.hashes[j];
+    overlap += hash_a == hash_b ? 1 : 0;
+    i += hash_a <= hash_b ? 1 : 0;
+    j += hash_b <= hash_a ? 1 : 0;
+  }
+  if (overlap < needed_overlap) {
+    return std::nullopt;
+  }
+  // Summed one by one, as weighted_jaccard adds each minimum of 1: exact.
+  const double similarity = jaccard_of(static_cast<double>(overlap), a, b);
+  return similarity >= threshold ? std::optional<double>(similarity) : std::nullopt;
 }
 
 }  // namespace simhash

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <vector>
 
 namespace simhash {
@@ -27,12 +29,39 @@ struct FeatureVector {
   }
 };
 
+// A feature vector stored elsewhere (simhash_dedup keeps every row's in one
+// flat array): the same hashes, sums and weights, where no weights means
+// every weight is 1 (weight=binary), which halves what a row keeps.
+struct FeatureView {
+  std::span<const std::uint64_t> hashes;  // ascending, distinct
+  std::span<const double> weights;        // empty: every weight is 1
+  double sum_of_weights = 0;
+
+  FeatureView() = default;
+  FeatureView(std::span<const std::uint64_t> hashes_in, std::span<const double> weights_in,
+              double sum)
+      : hashes(hashes_in), weights(weights_in), sum_of_weights(sum) {}
+  FeatureView(const FeatureVector& vector)  // NOLINT(google-explicit-constructor): a view of it
+      : hashes(vector.hashes), weights(vector.weights), sum_of_weights(vector.sum_of_weights) {}
+
+  double weight(std::size_t i) const { return weights.empty() ? 1.0 : weights[i]; }
+};
+
 // dot / sqrt(|a|^2 |b|^2), clamped to [0, 1]; equal vectors give exactly 1.
 // Both vectors must be non-empty.
 double cosine_similarity(const FeatureVector& a, const FeatureVector& b);
 
 // Sum of min weights / sum of max weights over the union of features; equal
 // vectors give exactly 1. Both vectors must be non-empty.
+double weighted_jaccard(FeatureView a, FeatureView b);
 double weighted_jaccard(const FeatureVector& a, const FeatureVector& b);
+
+// The set Jaccard of two views without weights (every weight 1) when it is
+// at least `threshold`, else nullopt, which the merge often knows early: once
+// the shared features still possible (those counted plus the fewer left on
+// either side) cannot make the overlap the threshold needs, it stops. The
+// number is exactly weighted_jaccard(a, b); the early bound is taken a little
+// low, so that no rounding stops a merge weighted_jaccard would accept.
+std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold);
 
 }  // namespace simhash

@@ -173,9 +173,18 @@ TEST(VerifiedDedup, ThresholdJoinEqualsBruteForceOverEveryPair) {
       for (const double threshold : {0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 0.95, 1.0}) {
         // Fingerprints are 64 bits: no pair is more than 64 apart.
         const std::vector<DedupRow> expected = brute_force(rows, threshold, 64);
-        EXPECT_EQ(dedup.groups_by_threshold_join(threshold), expected)
+        DedupCounts joined;
+        DedupCounts every_pair;
+        EXPECT_EQ(dedup.groups_by_threshold_join(threshold, {}, &joined), expected)
             << "seed " << seed << " edited " << edited << " threshold " << threshold;
-        EXPECT_EQ(dedup.groups_within_radius(threshold, 64), expected);
+        EXPECT_EQ(dedup.groups_within_radius(threshold, 64, {}, &every_pair), expected);
+        // Radius 64 considers every pair of distinct rows; the join's
+        // filters consider fewer, and check fewer still.
+        const std::uint64_t distinct = dedup.distinct_count();
+        EXPECT_EQ(every_pair.candidates, distinct * (distinct - 1) / 2);
+        EXPECT_LE(joined.verified, joined.checked);
+        EXPECT_LE(joined.checked, joined.candidates);
+        EXPECT_LT(joined.checked, every_pair.checked) << "threshold " << threshold;
         if (threshold == 0.8) {
           EXPECT_GT(expected.size(), 40U) << "the data makes groups";
         }

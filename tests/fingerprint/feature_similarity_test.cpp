@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -175,6 +176,57 @@ TEST(FeatureSimilarity, AgreesWithTheModelOnRandomPairs) {
       EXPECT_EQ(weighted_jaccard(vector_a, vector_a), 1.0) << options << " | " << a;
     }
   }
+}
+
+// A binary vector of the given hashes (ascending, distinct).
+FeatureVector binary_vector(std::vector<std::uint64_t> hashes) {
+  FeatureVector vector;
+  vector.hashes = std::move(hashes);
+  vector.weights.assign(vector.hashes.size(), 1.0);
+  vector.sum_of_weights = static_cast<double>(vector.hashes.size());
+  vector.sum_of_squares = vector.sum_of_weights;
+  return vector;
+}
+
+// The early-stopping merge gives weighted_jaccard's number exactly when it is
+// at the threshold, and nothing otherwise: over random sets of every overlap
+// and thresholds that include each pair's own Jaccard (the boundary, where a
+// bound taken too high would drop the pair) and its neighbours.
+TEST(FeatureSimilarity, SetJaccardIfAtLeastEqualsWeightedJaccardAtTheThreshold) {
+  std::mt19937_64 random(20261125);
+  int at_boundary = 0;
+  for (int round = 0; round < 4000; ++round) {
+    const std::size_t universe = 2 + random() % 120;
+    std::vector<std::uint64_t> a;
+    std::vector<std::uint64_t> b;
+    const int density_a = 1 + static_cast<int>(random() % 10);
+    const int density_b = 1 + static_cast<int>(random() % 10);
+    for (std::uint64_t hash = 0; hash < universe; ++hash) {
+      const std::uint64_t spread = hash * 0x9E3779B97F4A7C15ULL;  // not consecutive
+      if (static_cast<int>(random() % 10) < density_a) a.push_back(spread);
+      if (static_cast<int>(random() % 10) < density_b) b.push_back(spread);
+    }
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a.empty() || b.empty()) {
+      continue;
+    }
+    const FeatureVector vector_a = binary_vector(a);
+    const FeatureVector vector_b = binary_vector(b);
+    const double exact = weighted_jaccard(vector_a, vector_b);
+    for (const double threshold : {exact, std::nextafter(exact, 0.0), std::nextafter(exact, 2.0),
+                                   0.5, 0.8, 0.95, 1.0, 0.0}) {
+      const std::optional<double> found = set_jaccard_if_at_least(vector_a, vector_b, threshold);
+      if (exact >= threshold) {
+        ASSERT_TRUE(found.has_value()) << a.size() << " " << b.size() << " " << threshold;
+        EXPECT_EQ(*found, exact);
+        at_boundary += threshold == exact ? 1 : 0;
+      } else {
+        EXPECT_FALSE(found.has_value()) << exact << " < " << threshold;
+      }
+    }
+  }
+  EXPECT_GT(at_boundary, 3000);
 }
 
 TEST(FeatureVectorCache, ServesEachTextItsOwnVectorWithinTheBudget) {
