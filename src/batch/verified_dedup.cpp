@@ -13,7 +13,6 @@
 
 #include "batch/leader_groups.h"
 #include "batch/pair_finder.h"
-#include "batch/radix_sort.h"
 #include "fingerprint/feature_hash.h"
 #include "fingerprint/hamming.h"
 
@@ -69,6 +68,10 @@ bool may_reach(FeatureView a, FeatureView b, double threshold) {
 // branch the predictor often misses) costs a few fingerprint comparisons, so
 // a quarter of their count, about 10 ms.
 constexpr std::size_t kFeaturesBetweenChecks = kComparisonsBetweenChecks / 4;
+
+// The threshold join's feature slots: 2^10 to 2^24 (a 64 MiB count table).
+constexpr int kMinSlotBits = 10;
+constexpr int kMaxSlotBits = 24;
 
 // How many of a set's `size` features, rarest first, must be compared so
 // that a set at Jaccard `threshold` or more shares one of them: a match
@@ -209,18 +212,21 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   const Prefixes prefixes = rarest_first_prefixes(threshold);
   constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   // The representatives (by ordinal: the order they became one) indexed by
-  // their prefix features: feature f's are postings[begin[f], end[f]), in
+  // their prefix features: slot f's are postings[begin[f], end[f]), in
   // increasing ordinal. begin comes from how many prefixes hold f, an upper
   // bound, since only representatives are added.
-  std::vector<std::size_t> begin(std::size_t{prefixes.distinct_features} + 1, 0);
-  for (const std::uint32_t feature : prefixes.features) {
-    ++begin[feature + 1];
+  if (prefixes.slots.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("simhash: too many features to join");
+  }
+  std::vector<std::uint32_t> begin(prefixes.slot_count + 1, 0);
+  for (const std::uint32_t slot : prefixes.slots) {
+    ++begin[slot + 1];
   }
   for (std::size_t feature = 1; feature < begin.size(); ++feature) {
     begin[feature] += begin[feature - 1];
   }
-  std::vector<std::size_t> end(begin.begin(), begin.end() - 1);
-  std::vector<std::uint32_t> postings(prefixes.features.size());
+  std::vector<std::uint32_t> end(begin.begin(), begin.end() - 1);
+  std::vector<std::uint32_t> postings(prefixes.slots.size());
 
   // A node's best offer so far, from the representatives before `seen`;
   // later members of the node look only at the representatives made since.
@@ -300,48 +306,46 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
 }
 
 VerifiedDedup::Prefixes VerifiedDedup::rarest_first_prefixes(double threshold) const {
-  // Every feature of every node, flattened in node order (hashes_ itself),
-  // sorted by hash with its place beside it (one radix sort, no lookups): a
-  // run of equal hashes is one distinct feature; its rank among the runs
-  // names it and its length is how many distinct rows hold it.
-  if (hashes_.size() >= std::numeric_limits<std::uint32_t>::max()) {
-    throw std::length_error("simhash: too many features to join");
+  // About one slot per four feature occurrences: on real text most
+  // occurrences repeat a feature, so most distinct ones get a slot of their own.
+  int slot_bits = kMinSlotBits;
+  while (slot_bits < kMaxSlotBits && (std::size_t{1} << slot_bits) < hashes_.size() / 4) {
+    ++slot_bits;
   }
-  std::vector<std::uint64_t> sorted = hashes_;
-  std::vector<std::uint32_t> places(sorted.size());
-  for (std::uint32_t place = 0; place < places.size(); ++place) {
-    places[place] = place;
+  const auto slot_of = [slot_bits](std::uint64_t hash) {
+    return static_cast<std::uint32_t>(hash >> (64 - slot_bits));
+  };
+  std::vector<std::uint32_t> occurrences(std::size_t{1} << slot_bits, 0);
+  for (const std::uint64_t hash : hashes_) {
+    std::uint32_t& count = occurrences[slot_of(hash)];
+    count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
   }
-  RadixSorter().sort_by_mask(sorted, places, ~std::uint64_t{0});
-  std::vector<std::uint32_t> rank_at(sorted.size());  // by place
-  std::vector<std::uint32_t> holders;                 // by rank
-  for (std::size_t run = 0, run_end = 0; run < sorted.size(); run = run_end) {
-    while (run_end < sorted.size() && sorted[run_end] == sorted[run]) {
-      rank_at[places[run_end++]] = static_cast<std::uint32_t>(holders.size());
-    }
-    holders.push_back(static_cast<std::uint32_t>(run_end - run));
-  }
-  sorted = {};
-  places = {};
 
   Prefixes prefixes;
-  prefixes.distinct_features = static_cast<std::uint32_t>(holders.size());
+  prefixes.slot_count = occurrences.size();
   prefixes.start.reserve(nodes_.size() + 1);
   prefixes.start.push_back(0);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // (holders, rank)
-  for (const Node& node : nodes_) {
+  struct Ranked {
+    std::uint32_t occurrences;
+    std::uint64_t hash;
+    bool operator<(const Ranked& other) const {
+      return occurrences != other.occurrences ? occurrences < other.occurrences : hash < other.hash;
+    }
+  };
+  std::vector<Ranked> order;
+  for (std::uint32_t node = 0; node < nodes_.size(); ++node) {
     order.clear();
-    for (std::size_t place = node.first; place < node.first + node.size; ++place) {
-      order.emplace_back(holders[rank_at[place]], rank_at[place]);
+    for (const std::uint64_t hash : features_of(node).hashes) {
+      order.push_back(Ranked{occurrences[slot_of(hash)], hash});
     }
     const std::size_t length = prefix_length(order.size(), threshold);
     // The prefix is a set: which features, not their order, matters.
     std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(length - 1),
                      order.end());
     for (std::size_t i = 0; i < length; ++i) {
-      prefixes.features.push_back(order[i].second);
+      prefixes.slots.push_back(slot_of(order[i].hash));
     }
-    prefixes.start.push_back(prefixes.features.size());
+    prefixes.start.push_back(prefixes.slots.size());
   }
   return prefixes;
 }

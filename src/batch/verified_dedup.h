@@ -16,9 +16,9 @@
 // plus 24 bytes, and 40 bytes in the table that finds identical rows; every
 // row 8 bytes more. With a radius, every verified pair takes 16 bytes
 // (candidates are verified in batches as they are found, so rejected ones
-// take no memory). The threshold join needs, while it orders the features,
-// 20 bytes a feature, then 8 bytes a prefix feature and 8 a distinct
-// feature.
+// take no memory). The threshold join needs 8 bytes a prefix feature
+// and a table of at most 2^24 slots (about 16 bytes a feature, at most 256
+// MiB).
 #pragma once
 
 #include <cstddef>
@@ -94,18 +94,23 @@ class VerifiedDedup {
   };
   // The rows of groups of two or more, in visit order.
   std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
-  // Each distinct row's prefix: its features in the order (how many
-  // distinct rows hold it, hash), as many as the threshold join compares,
-  // each named by its rank among the distinct features in hash order (so
-  // (count, rank) orders as (count, hash) does) to index them by number.
+  // Each distinct row's prefix, as many of its features as the threshold
+  // join compares, rarest first, each named by its slot: a feature's slot is
+  // the top bits of its hash, and "rarest" counts the feature occurrences of
+  // all rows that fall in the slot. Any order of the features serves the
+  // prefix filter as long as every row uses the same one, and (slot count,
+  // hash) is one; rarest first only makes fewer candidates. Slots, not
+  // distinct features, because counting them takes one table of a bounded
+  // size instead of a sort of every feature (10 times the memory on real
+  // text); features that share a slot only add candidates, never lose one.
   struct Prefixes {
-    std::vector<std::uint32_t> features;
+    std::vector<std::uint32_t> slots;
     std::vector<std::size_t> start;  // node n's are [start[n], start[n + 1])
-    std::uint32_t distinct_features = 0;
+    std::size_t slot_count = 0;
 
     std::span<const std::uint32_t> of(std::size_t node) const {
-      return std::span<const std::uint32_t>(features).subspan(start[node],
-                                                              start[node + 1] - start[node]);
+      return std::span<const std::uint32_t>(slots).subspan(start[node],
+                                                           start[node + 1] - start[node]);
     }
   };
   Prefixes rarest_first_prefixes(double threshold) const;
