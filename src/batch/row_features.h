@@ -1,0 +1,47 @@
+// What simhash_dedup needs of each text, built for a batch of texts at once
+// on several threads: the fingerprint (simhash()'s) and the feature vector
+// the verification compares. Each thread has its own pair of extractors
+// (an ICU break iterator serves one thread), and each text's result goes to
+// its own slot, so the results do not depend on the thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/feature_similarity.h"
+#include "fingerprint/simhash_options.h"
+
+namespace simhash {
+
+struct RowFeatures {
+  std::optional<std::uint64_t> fingerprint;  // none: the text has no feature
+  FeatureVector features;                    // under the verification options
+};
+
+class RowFeatureBuilder {
+ public:
+  // `threads` >= 1; ICU failures while building the extractors throw.
+  RowFeatureBuilder(const SimhashOptions& fingerprint, const SimhashOptions& verification,
+                    unsigned threads);
+  ~RowFeatureBuilder();
+  RowFeatureBuilder(const RowFeatureBuilder&) = delete;
+  RowFeatureBuilder& operator=(const RowFeatureBuilder&) = delete;
+
+  unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
+
+  // rows[i] for texts[i]; `rows` is resized to match and keeps its buffers
+  // between batches.
+  void build(std::span<const std::string_view> texts, std::vector<RowFeatures>& rows);
+
+ private:
+  struct Worker;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+}  // namespace simhash

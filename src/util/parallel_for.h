@@ -1,0 +1,23 @@
+// A loop spread over threads, for the batch work that may use the machine's
+// cores (simhash_dedup's tokenizing). The caller gives each index its own
+// result slot, so results never depend on the thread count.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace simhash {
+
+// Calls body(worker, begin, end) for consecutive ranges covering [0, count),
+// at most `grain` indexes each, on `threads` threads including the caller's
+// (worker is 0..threads-1, for per-thread state such as an ICU tokenizer).
+// The first exception a body throws stops the handing out of ranges and is
+// rethrown here after every thread has finished.
+void parallel_for(
+    std::size_t count, std::size_t grain, unsigned threads,
+    const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body);
+
+// The threads the machine can run at once (at least 1).
+unsigned hardware_threads();
+
+}  // namespace simhash
