@@ -11,23 +11,19 @@
 // threshold, simhash_clusters), or without a radius those simhash_clusters
 // makes of every pair at the threshold.
 //
-// Memory: each distinct row (fingerprint and features) keeps its features in
-// one flat array, 8 bytes a distinct feature (16 when weights are not all 1)
-// plus 24 bytes, and 40 bytes in the table that finds identical rows; every
-// row 8 bytes more. With a radius, every verified pair takes 16 bytes
-// (candidates are verified in batches as they are found, so rejected ones
-// take no memory). The threshold join needs 8 bytes a prefix feature
-// and a table of at most 2^24 slots (about 16 bytes a feature, at most 256
-// MiB).
+// Memory: the distinct rows as feature_rows.h keeps them; every row 12
+// bytes more. With a radius, every verified pair takes 16 bytes (candidates
+// are verified in batches as they are found, so rejected ones take no
+// memory); without, prefix_filter.h's table and 8 bytes a prefix feature.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
+#include "batch/feature_rows.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 
@@ -81,8 +77,7 @@ class VerifiedDedup {
   // reach. Only representatives are indexed, which stays exact because the
   // leader rule only ever links a row to an earlier representative. Set
   // Jaccard only: throws std::invalid_argument when a weight is not 1
-  // (weight=binary). Memory beyond the rows': the prefix features of every
-  // distinct row and, while the order is computed, 12 bytes a feature.
+  // (weight=binary).
   std::vector<DedupRow> groups_by_threshold_join(double threshold, const CheckPoint& check = {},
                                                  DedupCounts* counts = nullptr) const;
 
@@ -94,48 +89,13 @@ class VerifiedDedup {
   };
   // The rows of groups of two or more, in visit order.
   std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
-  // Each distinct row's prefix, as many of its features as the threshold
-  // join compares, rarest first, each named by its slot: a feature's slot is
-  // the top bits of its hash, and "rarest" counts the feature occurrences of
-  // all rows that fall in the slot. Any order of the features serves the
-  // prefix filter as long as every row uses the same one, and (slot count,
-  // hash) is one; rarest first only makes fewer candidates. Slots, not
-  // distinct features, because counting them takes one table of a bounded
-  // size instead of a sort of every feature (10 times the memory on real
-  // text); features that share a slot only add candidates, never lose one.
-  struct Prefixes {
-    std::vector<std::uint32_t> slots;
-    std::vector<std::size_t> start;  // node n's are [start[n], start[n + 1])
-    std::size_t slot_count = 0;
-
-    std::span<const std::uint32_t> of(std::size_t node) const {
-      return std::span<const std::uint32_t>(slots).subspan(start[node],
-                                                           start[node + 1] - start[node]);
-    }
-  };
-  Prefixes rarest_first_prefixes(double threshold) const;
-
-  // A distinct row: its features are hashes_[first, first + size) (and
-  // weights_ there when weighted_).
-  struct Node {
-    std::uint64_t fingerprint;
-    std::size_t first;
-    std::size_t size;
-    double sum_of_weights;
-  };
-  FeatureView features_of(std::uint32_t node) const;
   // The exact similarity if at least `threshold`.
   std::optional<double> similarity_if_at_least(FeatureView a, FeatureView b,
                                                double threshold) const;
 
-  std::vector<Node> nodes_;
-  std::vector<std::uint64_t> hashes_;
-  std::vector<double> weights_;  // filled from the first row with a weight other than 1
-  bool weighted_ = false;
+  FeatureRows nodes_;                   // the distinct rows
   std::vector<std::int64_t> ids_;       // in visit order
   std::vector<std::uint32_t> node_of_;  // per row
-  // Nodes by a hash of fingerprint and features; equality is checked.
-  std::unordered_multimap<std::uint64_t, std::uint32_t> node_by_key_;
 };
 
 }  // namespace simhash

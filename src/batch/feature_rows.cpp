@@ -1,0 +1,92 @@
+// Identical rows are found by a hash of fingerprint and features, then
+// compared feature by feature.
+#include "batch/feature_rows.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+#include "fingerprint/feature_hash.h"
+
+namespace simhash {
+namespace {
+
+// The bytes of a span of numbers, for hashing.
+template <typename Number>
+std::string_view bytes_of(std::span<const Number> numbers) {
+  return {reinterpret_cast<const char*>(numbers.data()), numbers.size_bytes()};
+}
+
+bool is_binary(const FeatureVector& features) {
+  return std::all_of(features.weights.begin(), features.weights.end(),
+                     [](double weight) { return weight == 1.0; });
+}
+
+// Weights all 1 hash as no weights, so that a row's key does not depend on
+// whether the rows before it were weighted.
+std::uint64_t node_key(std::uint64_t fingerprint, const FeatureVector& features) {
+  const std::uint64_t key =
+      fingerprint ^ feature_hash(bytes_of(std::span<const std::uint64_t>(features.hashes)));
+  if (is_binary(features)) {
+    return key;
+  }
+  return key ^ (feature_hash(bytes_of(std::span<const double>(features.weights))) *
+                0x9E3779B97F4A7C15ULL);
+}
+
+bool same_features(FeatureView a, FeatureView b) {
+  if (!std::equal(a.hashes.begin(), a.hashes.end(), b.hashes.begin(), b.hashes.end())) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.hashes.size(); ++i) {
+    if (a.weight(i) != b.weight(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& features) {
+  if (features.empty()) {
+    throw std::invalid_argument("simhash: a row to compare has no features");
+  }
+  const std::uint64_t key = node_key(fingerprint, features);
+  const auto [first, last] = node_by_key_.equal_range(key);
+  for (auto found = first; found != last; ++found) {
+    if (nodes_[found->second].fingerprint == fingerprint &&
+        same_features(features_of(found->second), features)) {
+      return found->second;
+    }
+  }
+  if (nodes_.size() >= std::numeric_limits<std::uint32_t>::max() - 1) {
+    throw std::length_error("simhash: too many distinct rows to compare");
+  }
+  if (!weighted_ && !is_binary(features)) {
+    weights_.assign(hashes_.size(), 1.0);
+    weighted_ = true;
+  }
+  const auto node = static_cast<std::uint32_t>(nodes_.size());
+  nodes_.push_back(
+      Node{fingerprint, hashes_.size(), features.hashes.size(), features.sum_of_weights});
+  hashes_.insert(hashes_.end(), features.hashes.begin(), features.hashes.end());
+  if (weighted_) {
+    weights_.insert(weights_.end(), features.weights.begin(), features.weights.end());
+  }
+  node_by_key_.emplace(key, node);
+  return node;
+}
+
+FeatureView FeatureRows::features_of(std::uint32_t node) const {
+  const Node& stored = nodes_[node];
+  const std::span<const std::uint64_t> hashes(hashes_.data() + stored.first, stored.size);
+  if (!weighted_) {
+    return FeatureView(hashes, {}, stored.sum_of_weights);
+  }
+  return FeatureView(hashes, std::span<const double>(weights_.data() + stored.first, stored.size),
+                     stored.sum_of_weights);
+}
+
+}  // namespace simhash

@@ -1,0 +1,111 @@
+// The slot table, the prefixes and the posting index of prefix_filter.h.
+#include "batch/prefix_filter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace simhash {
+namespace {
+
+// 2^10 to 2^24 slots (a 64 MiB count table at most), about one per four
+// feature occurrences: on real text most occurrences repeat a feature, so
+// most distinct features get a slot of their own.
+constexpr int kMinSlotBits = 10;
+constexpr int kMaxSlotBits = 24;
+constexpr std::size_t kOccurrencesPerSlot = 4;
+
+constexpr std::uint32_t kNoProber = std::numeric_limits<std::uint32_t>::max();
+
+}  // namespace
+
+bool may_reach(FeatureView a, FeatureView b, double threshold) {
+  const double smaller = std::min(a.sum_of_weights, b.sum_of_weights);
+  const double larger = std::max(a.sum_of_weights, b.sum_of_weights);
+  return smaller / larger >= threshold * (1 - 1e-9);
+}
+
+SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows) {
+  std::size_t occurrences = 0;
+  for (const FeatureRows* each : rows) {
+    occurrences += each->all_hashes().size();
+  }
+  slot_bits_ = kMinSlotBits;
+  while (slot_bits_ < kMaxSlotBits &&
+         (std::size_t{1} << slot_bits_) < occurrences / kOccurrencesPerSlot) {
+    ++slot_bits_;
+  }
+  occurrences_.assign(std::size_t{1} << slot_bits_, 0);
+  for (const FeatureRows* each : rows) {
+    for (const std::uint64_t hash : each->all_hashes()) {
+      std::uint32_t& count = occurrences_[slot_of(hash)];
+      count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
+    }
+  }
+}
+
+// A match needs an overlap of at least threshold * size, so it shares one
+// of any size - ceil(threshold * size) + 1 features. The overlap is taken a
+// little lower than that (a longer prefix, only more candidates) so that no
+// rounding in the bound or in the final similarity can lose a pair.
+std::size_t SlotRanking::prefix_length(std::size_t size, double threshold) {
+  const double overlap = std::ceil(threshold * (1 - 1e-9) * static_cast<double>(size) - 1e-6);
+  const std::size_t needed =
+      std::clamp<std::size_t>(overlap < 1 ? 1 : static_cast<std::size_t>(overlap), 1, size);
+  return size - needed + 1;
+}
+
+Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double threshold) {
+  struct Ranked {
+    std::uint32_t occurrences;
+    std::uint64_t hash;
+    bool operator<(const Ranked& other) const {
+      return occurrences != other.occurrences ? occurrences < other.occurrences : hash < other.hash;
+    }
+  };
+  start_.reserve(rows.size() + 1);
+  start_.push_back(0);
+  std::vector<Ranked> order;
+  for (std::uint32_t node = 0; node < rows.size(); ++node) {
+    order.clear();
+    for (const std::uint64_t hash : rows.features_of(node).hashes) {
+      order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
+    }
+    const std::size_t length = SlotRanking::prefix_length(order.size(), threshold);
+    // The prefix is a set: which features, not their order, matters.
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(length - 1),
+                     order.end());
+    for (std::size_t i = 0; i < length; ++i) {
+      slots_.push_back(ranking.slot_of(order[i].hash));
+    }
+    start_.push_back(slots_.size());
+  }
+}
+
+PostingIndex::PostingIndex(std::size_t slot_count,
+                           std::span<const std::uint32_t> every_slot_to_come)
+    : begin_(slot_count + 1, 0) {
+  if (every_slot_to_come.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("simhash: too many features to join");
+  }
+  for (const std::uint32_t slot : every_slot_to_come) {
+    ++begin_[slot + 1];
+  }
+  for (std::size_t slot = 1; slot < begin_.size(); ++slot) {
+    begin_[slot] += begin_[slot - 1];
+  }
+  end_.assign(begin_.begin(), begin_.end() - 1);
+  postings_.resize(every_slot_to_come.size());
+}
+
+std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots) {
+  const auto entry = static_cast<std::uint32_t>(seen_by_.size());
+  for (const std::uint32_t slot : slots) {
+    postings_[end_[slot]++] = entry;
+  }
+  seen_by_.push_back(kNoProber);
+  return entry;
+}
+
+}  // namespace simhash
