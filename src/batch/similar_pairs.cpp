@@ -1,0 +1,133 @@
+// The join itself is prefix_filter.h's; what is added here is the pairs of
+// rows behind each pair of distinct rows (and the pairs inside one node of
+// identical rows, at similarity 1).
+#include "batch/similar_pairs.h"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "batch/prefix_filter.h"
+#include "fingerprint/hamming.h"
+
+namespace simhash {
+namespace {
+
+// Entries probed between two checks, and features merged: about 10 ms.
+constexpr std::size_t kWorkBetweenChecks = kComparisonsBetweenChecks / 4;
+
+void add_row_pairs(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second,
+                   int distance, double similarity, bool ordered, std::vector<SimilarPair>& pairs) {
+  for (const std::int64_t a : first) {
+    for (const std::int64_t b : second) {
+      if (ordered || a < b) {
+        pairs.push_back(SimilarPair{a, b, distance, similarity});
+      } else {
+        pairs.push_back(SimilarPair{b, a, distance, similarity});
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void SimilarPairs::Side::add(std::int64_t id, std::uint64_t fingerprint,
+                             const FeatureVector& features) {
+  const std::uint32_t node = nodes.add(fingerprint, features);
+  if (node == ids_of.size()) {
+    ids_of.emplace_back();
+  }
+  ids_of[node].push_back(id);
+}
+
+void SimilarPairs::add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features) {
+  kept_.add(id, fingerprint, features);
+}
+
+void SimilarPairs::add_new(std::int64_t id, std::uint64_t fingerprint,
+                           const FeatureVector& features) {
+  new_.add(id, fingerprint, features);
+}
+
+std::vector<SimilarPair> SimilarPairs::pairs(double threshold, const CheckPoint& check,
+                                             DedupCounts* counts) const {
+  return join(kept_, kept_, threshold, check, counts);
+}
+
+std::vector<SimilarPair> SimilarPairs::pairs_between(double threshold, const CheckPoint& check,
+                                                     DedupCounts* counts) const {
+  return join(new_, kept_, threshold, check, counts);
+}
+
+std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& indexed,
+                                            double threshold, const CheckPoint& check,
+                                            DedupCounts* counts) const {
+  if (probes.nodes.weighted() || indexed.nodes.weighted()) {
+    throw std::invalid_argument("simhash: the threshold join needs binary weights");
+  }
+  const bool one_side = &probes == &indexed;
+  const SlotRanking ranking =
+      one_side ? SlotRanking({&indexed.nodes}) : SlotRanking({&indexed.nodes, &probes.nodes});
+  const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold);
+  std::optional<Prefixes> probe_prefixes;
+  if (!one_side) {
+    probe_prefixes.emplace(probes.nodes, ranking, threshold);
+  }
+  PostingIndex index(ranking.slot_count(), indexed_prefixes.all());
+  if (!one_side) {
+    for (std::uint32_t node = 0; node < indexed.nodes.size(); ++node) {
+      index.add(indexed_prefixes.of(node));  // entry == node
+    }
+  }
+
+  std::vector<SimilarPair> pairs;
+  DedupCounts counted;
+  std::size_t work = 0;
+  for (std::uint32_t probe = 0; probe < probes.nodes.size(); ++probe) {
+    const FeatureView features = probes.nodes.features_of(probe);
+    if (one_side) {
+      // Identical rows: every pair inside the node.
+      const std::vector<std::int64_t>& ids = probes.ids_of[probe];
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        for (std::size_t j = i + 1; j < ids.size(); ++j) {
+          pairs.push_back(SimilarPair{std::min(ids[i], ids[j]), std::max(ids[i], ids[j]), 0, 1.0});
+        }
+      }
+    }
+    const auto prefix = one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
+    index.for_each_entry(prefix, 0, probe, [&](std::uint32_t node) {
+      ++counted.candidates;
+      if (++work >= kWorkBetweenChecks && check) {
+        work = 0;
+        check();
+      }
+      const FeatureView other = indexed.nodes.features_of(node);
+      if (!may_reach(features, other, threshold)) {
+        return;
+      }
+      ++counted.checked;
+      work += features.hashes.size() + other.hashes.size();
+      const std::optional<double> similarity = set_jaccard_if_at_least(features, other, threshold);
+      if (!similarity) {
+        return;
+      }
+      ++counted.verified;
+      add_row_pairs(
+          probes.ids_of[probe], indexed.ids_of[node],
+          hamming_distance(probes.nodes.fingerprint_of(probe), indexed.nodes.fingerprint_of(node)),
+          *similarity, !one_side, pairs);
+    });
+    if (one_side) {
+      index.add(indexed_prefixes.of(probe));
+    }
+  }
+  std::sort(pairs.begin(), pairs.end(), [](const SimilarPair& x, const SimilarPair& y) {
+    return x.a != y.a ? x.a < y.a : x.b < y.b;
+  });
+  if (counts != nullptr) {
+    *counts = counted;
+  }
+  return pairs;
+}
+
+}  // namespace simhash

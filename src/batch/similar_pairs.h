@@ -1,0 +1,66 @@
+// Every pair of rows whose texts are at a set-Jaccard threshold or more,
+// found by the exact join of prefix_filter.h (no radius, none missed): the
+// verified pairs of one table, or of new rows against kept ones (new data
+// against an existing collection). Each pair carries the exact similarity,
+// the number simhash_jaccard() gives, and the Hamming distance of the two
+// fingerprints. Set Jaccard (weight=binary) only, as the dedup's join.
+//
+// Memory: the rows as feature_rows.h keeps them, 12 bytes a row more, the
+// join's slot table and 8 bytes a prefix feature of the indexed side, and 24
+// bytes a pair found.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "batch/feature_rows.h"
+#include "batch/verified_dedup.h"
+#include "fingerprint/feature_similarity.h"
+#include "util/check_point.h"
+
+namespace simhash {
+
+struct SimilarPair {
+  std::int64_t a;  // one table: a < b; between: a is the new row, b the kept one
+  std::int64_t b;
+  int distance;
+  double similarity;
+
+  bool operator==(const SimilarPair&) const = default;
+};
+
+class SimilarPairs {
+ public:
+  // A row of the table (or, between two sets, a kept row), and a new row.
+  // `features` must not be empty; weights other than 1 are refused by
+  // pairs() and pairs_between().
+  void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
+  void add_new(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
+
+  // Every pair of added rows at `threshold` or more, ordered by (a, b).
+  std::vector<SimilarPair> pairs(double threshold, const CheckPoint& check = {},
+                                 DedupCounts* counts = nullptr) const;
+  // Every (new row, kept row) at `threshold` or more, ordered by (a, b).
+  std::vector<SimilarPair> pairs_between(double threshold, const CheckPoint& check = {},
+                                         DedupCounts* counts = nullptr) const;
+
+ private:
+  // The rows of one side: the distinct ones, and the ids of each.
+  struct Side {
+    FeatureRows nodes;
+    std::vector<std::vector<std::int64_t>> ids_of;  // by node
+
+    void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
+  };
+  // Probes `probes` against an index of `indexed`'s nodes; with one side
+  // (`probes` == `indexed`) each node is indexed after it probes, so each
+  // pair of nodes is met once.
+  std::vector<SimilarPair> join(const Side& probes, const Side& indexed, double threshold,
+                                const CheckPoint& check, DedupCounts* counts) const;
+
+  Side kept_;
+  Side new_;
+};
+
+}  // namespace simhash
