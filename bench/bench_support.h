@@ -1,5 +1,6 @@
-// Small helpers every benchmark program shares: the thread's CPU clock (what
-// load from other processes does not inflate), the median of repeated runs,
+// Small helpers every benchmark program shares: the wall clock and the
+// thread's CPU clock (what load from other processes does not inflate), the
+// median of repeated runs, a hamming() of the benchmark's own for baselines,
 // and for the programs that drive SQLite, opening a connection with the
 // extension loaded, running statements (stopping the run on any error),
 // timing a counting query's repeated runs, and the latency of one statement
@@ -9,6 +10,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +22,13 @@
 #include <vector>
 
 namespace simhash::bench {
+
+using Clock = std::chrono::steady_clock;
+
+// Wall seconds since `start`.
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // CPU seconds this thread has used.
 inline double thread_seconds() {
@@ -59,6 +68,25 @@ inline std::string arg(int argc, char** argv, const std::string& key, const std:
     }
   }
   return fallback;
+}
+
+// hamming(a, b) over two INTEGERs (NULL if either is NULL), the benchmarks'
+// own, so that a baseline does not depend on another part of the extension.
+inline void hamming_function(sqlite3_context* context, int, sqlite3_value** argv) {
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) {
+    return;
+  }
+  const auto a = static_cast<std::uint64_t>(sqlite3_value_int64(argv[0]));
+  const auto b = static_cast<std::uint64_t>(sqlite3_value_int64(argv[1]));
+  sqlite3_result_int(context, std::popcount(a ^ b));
+}
+
+// Makes hamming() on `db` the function above (it replaces the extension's).
+inline void use_local_hamming(sqlite3* db) {
+  if (sqlite3_create_function(db, "hamming", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                              hamming_function, nullptr, nullptr) != SQLITE_OK) {
+    fail(db, "create hamming()");
+  }
 }
 
 // Opens `path` and loads the extension (this build's simhash.so unless

@@ -44,16 +44,12 @@
 namespace {
 
 using simhash::bench::arg;
+using simhash::bench::Clock;
 using simhash::bench::exec;
 using simhash::bench::fail;
 using simhash::bench::Latency;
+using simhash::bench::seconds_since;
 using simhash::testing::TextFamilies;
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // sql/recipes/ of this source tree (recipes=... overrides): the benchmark
 // measures the files the documentation shows.

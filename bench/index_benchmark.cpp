@@ -19,7 +19,6 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -35,27 +34,12 @@
 namespace {
 
 using simhash::bench::arg;
+using simhash::bench::Clock;
 using simhash::bench::exec;
 using simhash::bench::fail;
 using simhash::bench::Latency;
+using simhash::bench::seconds_since;
 using simhash::bench::time_statement;
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// A local hamming(a, b) over two INTEGERs, so the baselines do not depend on
-// another part of the extension.
-void hamming_function(sqlite3_context* context, int, sqlite3_value** argv) {
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) {
-    return;
-  }
-  const auto a = static_cast<std::uint64_t>(sqlite3_value_int64(argv[0]));
-  const auto b = static_cast<std::uint64_t>(sqlite3_value_int64(argv[1]));
-  sqlite3_result_int(context, std::popcount(a ^ b));
-}
 
 std::string extension_path = SIMHASH_EXTENSION_PATH;  // ext=... overrides
 std::string page_size;                                // page_size=... for new files
@@ -69,8 +53,8 @@ sqlite3* open_database(const std::string& path, bool fresh) {
     }
   }
   sqlite3* db = simhash::bench::open_with_extension(path, extension_path);
-  sqlite3_create_function(db, "hamming", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
-                          hamming_function, nullptr, nullptr);
+  // The baselines' own hamming(), so they do not depend on another part of the extension.
+  simhash::bench::use_local_hamming(db);
   // Large enough that the database stays warm (2 GB by default).
   exec(db, "PRAGMA cache_size = -" + cache_mb + "000");
   if (!page_size.empty()) {
