@@ -6,7 +6,7 @@ SQLITE_EXTENSION_INIT1
 #include <initializer_list>
 #include <mutex>
 
-#include "registration.h"
+#include "ext/registration.h"
 #include "sqlite_simhash.h"
 
 namespace {

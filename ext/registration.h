@@ -2,7 +2,7 @@
 // all. Each returns an SQLite result code and may set *error (sqlite3_malloc'd).
 #pragma once
 
-#include "sqlite_api.h"
+#include "ext/common/sqlite_api.h"
 
 namespace simhash::sql {
 

@@ -37,7 +37,7 @@ fi
 # objects was compiled with: all of them the amalgamation's. (The same
 # version's system header would compile too, and any difference would only
 # show at run time.)
-headers=$(cat "$objects"/ext/*.d | grep -oE '[^ :\\]*sqlite3(ext)?\.h' | sort -u)
+headers=$(find "$objects/ext" -name '*.d' -exec cat {} + | grep -oE '[^ :\\]*sqlite3(ext)?\.h' | sort -u)
 if [ -z "$headers" ]; then
   echo "no dependency file under $objects/ext names sqlite3.h" >&2
   exit 1

@@ -1,12 +1,12 @@
 // Reads a user's table of pairs with one SELECT *, finding the columns by
 // name, so a view that computes its similarity works as well as a table.
-#include "pair_table_reader.h"
+#include "ext/batch/pair_table_reader.h"
 
 #include <cmath>
 #include <string>
 
-#include "sql_values.h"
-#include "sqlite_support.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
 
 namespace simhash::sql {
 namespace {

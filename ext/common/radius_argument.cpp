@@ -1,12 +1,12 @@
 // Reading radius values (see radius_argument.h).
-#include "radius_argument.h"
+#include "ext/common/radius_argument.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "sql_values.h"
-#include "sqlite_support.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
 
 namespace simhash::sql {
 namespace {

@@ -13,17 +13,17 @@
 #include <string_view>
 #include <vector>
 
+#include "ext/common/radius_argument.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/common/virtual_table.h"
+#include "ext/index/index_registry.h"
+#include "ext/index/index_shadow_tables.h"
+#include "ext/index/index_storage.h"
+#include "ext/registration.h"
 #include "index/permutation_plan.h"
-#include "index_registry.h"
-#include "index_shadow_tables.h"
-#include "index_storage.h"
-#include "radius_argument.h"
-#include "registration.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
 #include "text/icu_versions.h"
 #include "util/key_value_options.h"
-#include "virtual_table.h"
 
 namespace simhash::sql {
 namespace {

@@ -21,14 +21,14 @@
 #include "batch/leader_groups.h"
 #include "batch/near_duplicate_clusters.h"
 #include "batch/pair_finder.h"
-#include "batch_index_reader.h"
-#include "function_arguments.h"
-#include "pair_table_reader.h"
-#include "radius_argument.h"
-#include "registration.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
-#include "virtual_table.h"
+#include "ext/batch/batch_index_reader.h"
+#include "ext/batch/pair_table_reader.h"
+#include "ext/common/function_arguments.h"
+#include "ext/common/radius_argument.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/common/virtual_table.h"
+#include "ext/registration.h"
 
 namespace simhash::sql {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "batch/leader_groups.h"
-#include "batch_index_reader.h"
-#include "sqlite_api.h"
+#include "ext/batch/batch_index_reader.h"
+#include "ext/common/sqlite_api.h"
 
 namespace simhash::sql {
 

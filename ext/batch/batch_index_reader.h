@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "batch/fingerprint_groups.h"
-#include "sqlite_api.h"
-#include "sqlite_support.h"
+#include "ext/common/sqlite_api.h"
+#include "ext/common/sqlite_support.h"
 
 namespace simhash::sql {
 

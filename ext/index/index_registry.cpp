@@ -1,6 +1,6 @@
 // The registry of connected simhash_index tables (see index_registry.h). One
 // process-wide set guarded by a mutex: connections may live in any thread.
-#include "index_registry.h"
+#include "ext/index/index_registry.h"
 
 #include <mutex>
 #include <set>

@@ -9,10 +9,10 @@
 #include <memory>
 #include <string_view>
 
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/functions/scalar_functions.h"
 #include "fingerprint/feature_vector_cache.h"
-#include "scalar_functions.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
 
 namespace simhash::sql {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "ext/common/sqlite_api.h"
 #include "fingerprint/feature_extractor.h"
-#include "sqlite_api.h"
 
 namespace simhash::sql {
 

@@ -8,7 +8,7 @@
 
 #include <span>
 
-#include "sqlite_api.h"
+#include "ext/common/sqlite_api.h"
 
 namespace simhash::sql {
 

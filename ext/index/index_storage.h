@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
+#include "ext/common/sqlite_support.h"
+#include "ext/index/index_shadow_tables.h"
 #include "index/bucket_codec.h"
 #include "index/multi_probe.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
-#include "index_shadow_tables.h"
-#include "sqlite_support.h"
 
 namespace simhash::sql {
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string_view>
 
-#include "scalar_functions.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/functions/scalar_functions.h"
 
 namespace simhash::sql {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "sqlite_api.h"
+#include "ext/common/sqlite_api.h"
 
 namespace simhash::sql {
 

@@ -1,12 +1,12 @@
 // The shadow tables of a simhash_index: DDL, config checks (see
 // index_shadow_tables.h for the layout).
-#include "index_shadow_tables.h"
+#include "ext/index/index_shadow_tables.h"
 
 #include <optional>
 #include <string_view>
 
+#include "ext/common/sqlite_support.h"
 #include "index/permutation_plan.h"
-#include "sqlite_support.h"
 
 namespace simhash::sql {
 namespace {

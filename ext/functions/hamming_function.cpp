@@ -5,10 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/functions/scalar_functions.h"
 #include "fingerprint/hamming.h"
-#include "scalar_functions.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
 
 namespace simhash::sql {
 

@@ -1,16 +1,16 @@
 // Shadow-table access for simhash_index: creation, config, writes through the
 // pending buffer, the merge of pending changes into packed buckets, probes,
 // scans, rebuild and the integrity check.
-#include "index_storage.h"
+#include "ext/index/index_storage.h"
 
 #include <algorithm>
 #include <bit>
 #include <span>
 #include <utility>
 
+#include "ext/common/radius_argument.h"
+#include "ext/index/index_shadow_tables.h"
 #include "fingerprint/hamming.h"
-#include "index_shadow_tables.h"
-#include "radius_argument.h"
 
 namespace simhash::sql {
 namespace {

@@ -17,11 +17,11 @@
 #include <string_view>
 #include <type_traits>
 
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/functions/scalar_functions.h"
 #include "fingerprint/exact_vote_totals.h"
 #include "fingerprint/feature_hash.h"
-#include "scalar_functions.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
 
 namespace simhash::sql {
 

@@ -15,7 +15,7 @@
 
 #include <memory>
 
-#include "sqlite_api.h"
+#include "ext/common/sqlite_api.h"
 
 namespace simhash::sql {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string_view>
 
-#include "sqlite_api.h"
+#include "ext/common/sqlite_api.h"
 
 namespace simhash::sql {
 

@@ -9,10 +9,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "registration.h"
-#include "scalar_functions.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/functions/scalar_functions.h"
+#include "ext/registration.h"
 #include "text/icu_versions.h"
 
 namespace simhash::sql {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sqlite_api.h"
+#include "ext/common/sqlite_api.h"
 
 namespace simhash::sql {
 

@@ -24,14 +24,14 @@
 #include <vector>
 
 #include "batch/verified_dedup.h"
-#include "extractor_cache.h"
+#include "ext/common/function_arguments.h"
+#include "ext/common/radius_argument.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/common/virtual_table.h"
+#include "ext/functions/extractor_cache.h"
+#include "ext/registration.h"
 #include "fingerprint/simhash_options.h"
-#include "function_arguments.h"
-#include "radius_argument.h"
-#include "registration.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
-#include "virtual_table.h"
 
 namespace simhash::sql {
 namespace {

@@ -2,15 +2,15 @@
 // tables as PRAGMA table_list lists them), recognises a simhash_index by
 // asking the module (index_registry.h), and reads its config and rows
 // through index_shadow_tables.h.
-#include "batch_index_reader.h"
+#include "ext/batch/batch_index_reader.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "index_registry.h"
-#include "index_shadow_tables.h"
-#include "sqlite_support.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/index/index_registry.h"
+#include "ext/index/index_shadow_tables.h"
 
 namespace simhash::sql {
 namespace {

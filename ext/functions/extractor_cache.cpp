@@ -1,12 +1,12 @@
 // Building feature extractors from SQL option arguments, with the parse
 // counter the tests use to observe option caching.
-#include "extractor_cache.h"
+#include "ext/functions/extractor_cache.h"
 
 #include <atomic>
 #include <stdexcept>
 #include <utility>
 
-#include "sql_values.h"
+#include "ext/common/sql_values.h"
 
 namespace {
 

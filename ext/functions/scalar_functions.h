@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "extractor_cache.h"
+#include "ext/common/sqlite_api.h"
+#include "ext/functions/extractor_cache.h"
 #include "fingerprint/feature_similarity.h"
-#include "sqlite_api.h"
 
 namespace simhash::sql {
 

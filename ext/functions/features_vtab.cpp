@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "extractor_cache.h"
-#include "registration.h"
-#include "sql_values.h"
-#include "sqlite_support.h"
-#include "virtual_table.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/common/virtual_table.h"
+#include "ext/functions/extractor_cache.h"
+#include "ext/registration.h"
 
 namespace simhash::sql {
 

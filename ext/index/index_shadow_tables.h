@@ -34,9 +34,9 @@
 #include <optional>
 #include <string>
 
+#include "ext/common/sqlite_api.h"
 #include "index/bucket_codec.h"
 #include "index/permutation_plan.h"
-#include "sqlite_api.h"
 
 namespace simhash::sql {
 
