@@ -23,9 +23,14 @@ struct SortedSide {
   std::span<const std::uint64_t> fingerprints;
 
   std::size_t size() const { return fingerprints.size(); }
-  std::uint32_t index_of(std::uint64_t fp) const {
+  std::uint32_t index_at(std::size_t position) const {
+    // Sorted in ascending order (a top-bits prefix, all pairs): the position is the index.
+    if (sorted == fingerprints.data()) {
+      return static_cast<std::uint32_t>(position);
+    }
     return static_cast<std::uint32_t>(
-        std::lower_bound(fingerprints.begin(), fingerprints.end(), fp) - fingerprints.begin());
+        std::lower_bound(fingerprints.begin(), fingerprints.end(), sorted[position]) -
+        fingerprints.begin());
   }
   std::size_t run_end(std::size_t begin, std::uint64_t mask) const {
     const std::uint64_t prefix = sorted[begin] & mask;
@@ -37,75 +42,83 @@ struct SortedSide {
   }
 };
 
+// Columns compared between two looks at the budget: the budget is checked
+// inside a row too, since one row of all pairs at 10M fingerprints is 10M
+// comparisons and, at radius 64, as many pairs.
+constexpr std::size_t kColumnsPerStep = std::size_t{1} << 14;
+
 // Walks the runs of `left` and `right` equal under `mask` (the table's prefix
-// blocks; both sides ascend by the masked bits) and reports the pairs within
-// `radius` that no earlier table shares. Within one set (`left` is `right`)
-// each run is compared with itself, later against earlier.
-SIMHASH_POPCNT_CLONES void walk_runs(const SortedSide& left, const SortedSide& right,
+// blocks; both sides ascend by the masked bits) from `at`, and reports the
+// pairs within `radius` that no earlier table shares. Within one set (`left`
+// is `right`) each run is compared with itself, later against earlier. A
+// mask of 0 makes the whole set one run: the all-pairs loop. Returns true once
+// the walk is over, false when a piece's budget (comparisons or pairs) is
+// spent first; `at` then says where it resumes.
+SIMHASH_POPCNT_CLONES bool walk_runs(const SortedSide& left, const SortedSide& right,
                                      bool between_sets, std::uint64_t mask, int radius,
                                      const std::uint64_t* earlier_masks, int earlier_count,
-                                     std::vector<GroupPair>& out) {
-  std::size_t left_begin = 0;
-  std::size_t right_begin = 0;
-  while (left_begin < left.size() && right_begin < right.size()) {
-    const std::uint64_t left_prefix = left.sorted[left_begin] & mask;
-    const std::uint64_t right_prefix = right.sorted[right_begin] & mask;
-    if (left_prefix != right_prefix) {
-      if (left_prefix < right_prefix) {
-        left_begin = left.run_end(left_begin, mask);
-      } else {
-        right_begin = right.run_end(right_begin, mask);
-      }
-      continue;
-    }
-    const std::size_t left_end = left.run_end(left_begin, mask);
-    const std::size_t right_end = between_sets ? right.run_end(right_begin, mask) : left_end;
-    for (std::size_t i = left_begin; i < left_end; ++i) {
-      const std::uint64_t fp = left.sorted[i];
-      for (std::size_t j = between_sets ? right_begin : i + 1; j < right_end; ++j) {
-        const std::uint64_t differing = fp ^ right.sorted[j];
-        const int distance = std::popcount(differing);
-        if (distance > radius) {
-          continue;
+                                     RunWalkCursor& at, std::vector<GroupPair>& out) {
+  std::size_t comparisons = 0;
+  while (true) {
+    if (!at.in_run) {
+      while (at.left_begin < left.size() && at.right_begin < right.size()) {
+        const std::uint64_t left_prefix = left.sorted[at.left_begin] & mask;
+        const std::uint64_t right_prefix = right.sorted[at.right_begin] & mask;
+        if (left_prefix == right_prefix) {
+          break;
         }
-        bool reported_earlier = false;
-        for (int table = 0; table < earlier_count; ++table) {
-          if ((differing & earlier_masks[table]) == 0) {
-            reported_earlier = true;
-            break;
+        if (left_prefix < right_prefix) {
+          at.left_begin = left.run_end(at.left_begin, mask);
+        } else {
+          at.right_begin = right.run_end(at.right_begin, mask);
+        }
+      }
+      if (at.left_begin >= left.size() || at.right_begin >= right.size()) {
+        return true;
+      }
+      at.left_end = left.run_end(at.left_begin, mask);
+      at.right_end = between_sets ? right.run_end(at.right_begin, mask) : at.left_end;
+      at.row = at.left_begin;
+      at.column = between_sets ? at.right_begin : at.row + 1;
+      at.in_run = true;
+    }
+    for (; at.row < at.left_end; ++at.row, at.column = between_sets ? at.right_begin : at.row + 1) {
+      const std::uint64_t fp = left.sorted[at.row];
+      while (at.column < at.right_end) {
+        if (comparisons >= kComparisonsBetweenChecks || out.size() >= kPairsBetweenChecks) {
+          return false;
+        }
+        const std::size_t stop = std::min(at.right_end, at.column + kColumnsPerStep);
+        comparisons += stop - at.column;
+        for (std::size_t j = at.column; j < stop; ++j) {
+          const std::uint64_t differing = fp ^ right.sorted[j];
+          const int distance = std::popcount(differing);
+          if (distance > radius) {
+            continue;
+          }
+          bool reported_earlier = false;
+          for (int table = 0; table < earlier_count; ++table) {
+            if ((differing & earlier_masks[table]) == 0) {
+              reported_earlier = true;
+              break;
+            }
+          }
+          if (!reported_earlier) {
+            // Rare next to the comparisons where it costs a binary search.
+            std::uint32_t first = left.index_at(at.row);
+            std::uint32_t second = right.index_at(j);
+            if (!between_sets && first > second) {
+              std::swap(first, second);
+            }
+            out.push_back(GroupPair{first, second, distance});
           }
         }
-        if (!reported_earlier) {
-          // Rare next to the comparisons: a binary search each is cheap.
-          std::uint32_t first = left.index_of(fp);
-          std::uint32_t second = right.index_of(right.sorted[j]);
-          if (!between_sets && first > second) {
-            std::swap(first, second);
-          }
-          out.push_back(GroupPair{first, second, distance});
-        }
+        at.column = stop;
       }
     }
-    left_begin = left_end;
-    right_begin = right_end;
-  }
-}
-
-// Compares rows [row_begin, row_end) of `left` with every row of `right`
-// (within one set, with the later rows only).
-SIMHASH_POPCNT_CLONES void compare_rows(std::span<const std::uint64_t> left,
-                                        std::span<const std::uint64_t> right, bool between_sets,
-                                        std::size_t row_begin, std::size_t row_end, int radius,
-                                        std::vector<GroupPair>& out) {
-  for (std::size_t i = row_begin; i < row_end; ++i) {
-    const std::uint64_t fp = left[i];
-    for (std::size_t j = between_sets ? 0 : i + 1; j < right.size(); ++j) {
-      const int distance = std::popcount(fp ^ right[j]);
-      if (distance <= radius) {
-        out.push_back(
-            GroupPair{static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(j), distance});
-      }
-    }
+    at.in_run = false;
+    at.left_begin = at.left_end;
+    at.right_begin = at.right_end;
   }
 }
 
@@ -135,26 +148,29 @@ bool GroupPairSearch::next(std::vector<GroupPair>& out) {
     check_();
   }
   const bool any_pair = between_sets_ ? !left_.empty() && !right_.empty() : left_.size() >= 2;
+  if (!any_pair || done_) {
+    return false;
+  }
   switch (plan_.method()) {
     case BatchPlan::Method::kIdenticalOnly:
       // Within one set the fingerprints are distinct: nothing to find.
-      if (!between_sets_ || !any_pair || identical_searched_) {
+      if (!between_sets_) {
         return false;
       }
-      search_identical(out);
-      identical_searched_ = true;
+      // Ascending fingerprints are sorted by every bit: the runs are the equal ones.
+      done_ = walk_runs(SortedSide{left_.data(), left_}, SortedSide{right_.data(), right_},
+                        between_sets_, ~std::uint64_t{0}, 0, nullptr, 0, cursor_, out);
       return true;
     case BatchPlan::Method::kBlockPermutation:
-      if (!any_pair || next_table_ == plan_.tables()->table_count()) {
-        return false;
+      if (search_table(out)) {
+        cursor_ = RunWalkCursor{};
+        done_ = ++next_table_ == plan_.tables()->table_count();
       }
-      search_table(next_table_++, out);
       return true;
     case BatchPlan::Method::kAllPairs:
-      if (!any_pair || next_row_ == left_.size()) {
-        return false;
-      }
-      search_all_pairs_slice(out);
+      // A mask of 0: one run, every pair compared.
+      done_ = walk_runs(SortedSide{left_.data(), left_}, SortedSide{right_.data(), right_},
+                        between_sets_, 0, plan_.radius(), nullptr, 0, cursor_, out);
       return true;
   }
   return false;
@@ -175,39 +191,26 @@ const std::uint64_t* GroupPairSearch::sorted_by(std::span<const std::uint64_t> s
   return copy.data();
 }
 
-void GroupPairSearch::search_table(int table, std::vector<GroupPair>& out) {
+bool GroupPairSearch::search_table(std::vector<GroupPair>& out) {
+  const int table = next_table_;
   const PermutationPlan& tables = *plan_.tables();
   // The permutation only moves bits, so sorting the fingerprints themselves
   // by the table's prefix mask groups the same runs as sorting permuted keys,
   // and distances need no unpermuting.
   const std::uint64_t mask = tables.prefix_mask(table);
-  const bool top_bits = tables.prefix_is_top_bits(table);
-  const SortedSide left{sorted_by(left_, mask, top_bits, sorted_left_), left_};
-  const SortedSide right =
-      between_sets_ ? SortedSide{sorted_by(right_, mask, top_bits, sorted_right_), right_} : left;
-  std::vector<std::uint64_t> earlier_masks(static_cast<std::size_t>(table));
-  for (int earlier = 0; earlier < table; ++earlier) {
-    earlier_masks[earlier] = tables.prefix_mask(earlier);
+  if (sorted_table_ != table) {
+    // A table's first piece sorts; its later pieces resume the walk.
+    const bool top_bits = tables.prefix_is_top_bits(table);
+    left_order_ = sorted_by(left_, mask, top_bits, sorted_left_);
+    right_order_ = between_sets_ ? sorted_by(right_, mask, top_bits, sorted_right_) : left_order_;
+    earlier_masks_.resize(static_cast<std::size_t>(table));
+    for (int earlier = 0; earlier < table; ++earlier) {
+      earlier_masks_[earlier] = tables.prefix_mask(earlier);
+    }
+    sorted_table_ = table;
   }
-  walk_runs(left, right, between_sets_, mask, plan_.radius(), earlier_masks.data(), table, out);
-}
-
-void GroupPairSearch::search_identical(std::vector<GroupPair>& out) {
-  // Ascending fingerprints are sorted by every bit: the runs are the equal ones.
-  walk_runs(SortedSide{left_.data(), left_}, SortedSide{right_.data(), right_}, between_sets_,
-            ~std::uint64_t{0}, 0, nullptr, 0, out);
-}
-
-void GroupPairSearch::search_all_pairs_slice(std::vector<GroupPair>& out) {
-  const std::size_t row_begin = next_row_;
-  std::size_t row_end = row_begin;
-  std::size_t comparisons = 0;
-  while (row_end < left_.size() && comparisons < kComparisonsBetweenChecks) {
-    comparisons += between_sets_ ? right_.size() : right_.size() - 1 - row_end;
-    ++row_end;
-  }
-  compare_rows(left_, right_, between_sets_, row_begin, row_end, plan_.radius(), out);
-  next_row_ = row_end;
+  return walk_runs(SortedSide{left_order_, left_}, SortedSide{right_order_, right_}, between_sets_,
+                   mask, plan_.radius(), earlier_masks_.data(), table, cursor_, out);
 }
 
 }  // namespace simhash
