@@ -6,10 +6,11 @@
 
 namespace simhash::sql {
 
-int register_scalar_functions(sqlite3* db, char** error);  // functions.cpp
-int register_features_table(sqlite3* db, char** error);    // features_vtab.cpp
-int register_index_module(sqlite3* db, char** error);      // index_vtab.cpp
-int register_batch_tables(sqlite3* db, char** error);      // batch_vtab.cpp
-int register_dedup_table(sqlite3* db, char** error);       // dedup_vtab.cpp
+int register_scalar_functions(sqlite3* db, char** error);       // functions.cpp
+int register_features_table(sqlite3* db, char** error);         // features_vtab.cpp
+int register_index_module(sqlite3* db, char** error);           // index_vtab.cpp
+int register_batch_tables(sqlite3* db, char** error);           // batch_vtab.cpp
+int register_dedup_table(sqlite3* db, char** error);            // dedup_vtab.cpp
+int register_verified_pairs_tables(sqlite3* db, char** error);  // verified_pairs_vtab.cpp
 
 }  // namespace simhash::sql

@@ -1,17 +1,19 @@
-// simhash_dedup(query [, threshold [, radius [, options]]]): an eponymous-only
-// table-valued function that dedups the rows of a query in one statement.
-// `query` is SQL text returning (id, text); rows are visited in its order and
-// the first row of each group is the one kept, so its ORDER BY is the keep
-// policy. Each text is read once: its fingerprint (simhash()'s defaults, as
-// the README's index holds) and its feature vector under `options` (default
-// 'n=3 weight=binary', the recipe's verification, also for NULL; '' means
-// simhash_jaccard's own defaults, as it does there) are built once, and the
-// engine (src/batch/verified_dedup.h) finds the candidates within `radius`
-// bits (default kDefaultRadius) or, for radius NULL, every pair that can
-// reach the threshold (an exact set-similarity join; weight=binary only),
-// verifies each with the number simhash_jaccard(a, b, options) gives, keeps
-// those at `threshold` or more (default 0.8) and groups them by the leader
-// rule in visit order.
+// simhash_dedup(query [, threshold [, radius [, options [, threads]]]]): an
+// eponymous-only table-valued function that dedups the rows of a query in
+// one statement. `query` is SQL text returning (id, text) (text_query.h);
+// rows are visited in its order and the first row of each group is the one
+// kept, so its ORDER BY is the keep policy. Each text is read once: its
+// fingerprint (simhash()'s defaults, as the README's index holds) and its
+// feature vector under `options` (default 'n=3 weight=binary', the recipe's
+// verification, also for NULL; '' means simhash_jaccard's own defaults, as
+// it does there) are built once, on `threads` threads (default: every
+// core). The engine (src/batch/verified_dedup.h) then finds the candidates:
+// with the radius left out (or NULL), every pair that can reach the
+// threshold (an exact set-similarity join; weight=binary only, so weighted
+// options left without a radius take kWeightedRadius); with a radius, the
+// pairs within that many bits. It verifies each with the number
+// simhash_jaccard(a, b, options) gives, keeps those at `threshold` or more
+// (default 0.8) and groups them by the leader rule in visit order.
 // Columns: id, cluster (the id kept), distance and similarity to that row,
 // for every row of a group of two or more, in visit order; then the hidden
 // arguments. Because it runs SQL text it is SQLITE_VTAB_DIRECTONLY: views
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "batch/verified_dedup.h"
+#include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
 #include "ext/common/radius_argument.h"
 #include "ext/common/sql_values.h"
@@ -37,14 +40,11 @@ namespace simhash::sql {
 namespace {
 
 constexpr const char* kName = "simhash_dedup";
-// The README recipe's radius: on real text it finds most pairs at Jaccard
-// 0.8; radius NULL finds all of them (issue 27 measured 4.8% missed at 10
-// bits on Debian's descriptions), and may become the default once measured.
-constexpr int kDefaultRadius = 10;
-constexpr double kDefaultThreshold = 0.8;
-constexpr const char* kDefaultOptions = "n=3 weight=binary";
-// Rows of text read between two interrupt checks of the feature building.
-constexpr int kRowsBetweenChecks = 256;
+// The candidates when the radius is left out but the options weigh
+// features, which the exact join cannot serve: the recipe's radius, which
+// on real text finds most pairs at Jaccard 0.8 (issue 27 measured 4.8%
+// missed at 10 bits on Debian's descriptions).
+constexpr int kWeightedRadius = 10;
 
 enum Column {
   kId,
@@ -55,8 +55,9 @@ enum Column {
   kThreshold,
   kRadius,
   kOptions,
+  kThreads,
 };
-constexpr int kArgumentCount = 4;  // the hidden columns kQuery..kOptions
+constexpr int kArgumentCount = 5;  // the hidden columns kQuery..kThreads
 
 struct DedupTable : sqlite3_vtab {
   sqlite3* db = nullptr;
@@ -66,8 +67,9 @@ struct DedupCursor : sqlite3_vtab_cursor {
   // The arguments as used, for the hidden columns.
   std::string query;
   double threshold = kDefaultThreshold;
-  std::optional<int> radius = kDefaultRadius;  // none: the threshold join
+  std::optional<int> radius;  // none: the threshold join
   std::string options;
+  unsigned threads = 1;
   std::vector<DedupRow> rows;
   std::size_t position = 0;
 };
@@ -77,7 +79,8 @@ DedupCursor* cursor_of(sqlite3_vtab_cursor* cursor) { return sql::cursor_of<Dedu
 
 std::string usage() {
   return std::string(kName) +
-         "(query [, threshold [, radius [, options]]]) needs SQL text returning (id, text), "
+         "(query [, threshold [, radius [, options [, threads]]]]) needs SQL text returning "
+         "(id, text), "
          "e.g. SELECT * FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id')";
 }
 
@@ -87,7 +90,7 @@ int x_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*arg
     int rc = sqlite3_declare_vtab(
         db,
         "CREATE TABLE x(id INTEGER, cluster INTEGER, distance INTEGER, similarity REAL, "
-        "query HIDDEN, threshold HIDDEN, radius HIDDEN, options HIDDEN)");
+        "query HIDDEN, threshold HIDDEN, radius HIDDEN, options HIDDEN, threads HIDDEN)");
     if (rc == SQLITE_OK) {
       rc = sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     }
@@ -120,7 +123,9 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
 
     // What EXPLAIN QUERY PLAN shows: the candidates, when the radius is known.
     std::string candidates =
-        "candidates within " + std::to_string(kDefaultRadius) + " bits (the default radius)";
+        "every pair at the threshold (no radius: a set-similarity join; weighted options: "
+        "within " +
+        std::to_string(kWeightedRadius) + " bits)";
     sqlite3_value* radius = nullptr;
     if (const int i = argument_constraint[kRadius - kQuery]; i >= 0) {
       candidates = "candidates within the radius given at run time";
@@ -149,93 +154,6 @@ int x_close(sqlite3_vtab_cursor* cursor) {
   return SQLITE_OK;
 }
 
-double read_threshold(sqlite3_value* value) {
-  const int type = sqlite3_value_type(value);
-  const double threshold = sqlite3_value_double(value);
-  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-    throw SqliteError(
-        SQLITE_ERROR,
-        std::string(kName) + ": the threshold must be a number in (0, 1], got " + type_name(value));
-  }
-  if (!(threshold > 0 && threshold <= 1)) {
-    throw SqliteError(SQLITE_ERROR, std::string(kName) + ": the threshold must be in (0, 1], got " +
-                                        format_sql("%!.15g", threshold));
-  }
-  return threshold;
-}
-
-// Prepares the user's query: one statement that only reads and returns two
-// columns. Anything else is refused with a message naming the argument.
-Statement prepare_query(sqlite3* db, const std::string& query) {
-  const std::string prefix = std::string(kName) + ": the query ";
-  sqlite3_stmt* raw = nullptr;
-  const char* tail = nullptr;
-  int rc = sqlite3_prepare_v2(db, query.c_str(), static_cast<int>(query.size()), &raw, &tail);
-  Statement statement(raw);
-  if (rc != SQLITE_OK) {
-    throw SqliteError(rc, prefix + "does not prepare: " + sqlite3_errmsg(db));
-  }
-  if (!statement) {
-    throw SqliteError(SQLITE_ERROR, prefix + "is empty; " + usage());
-  }
-  // What follows the first statement must be nothing but spaces, semicolons
-  // or comments: preparing it gives no statement then.
-  sqlite3_stmt* rest_raw = nullptr;
-  rc = sqlite3_prepare_v2(db, tail, -1, &rest_raw, nullptr);
-  const Statement rest(rest_raw);
-  if (rc != SQLITE_OK || rest) {
-    throw SqliteError(SQLITE_ERROR, prefix + "must be one statement");
-  }
-  // A dedup reads; a query that writes (DELETE ... RETURNING) would change
-  // the rows while they are being grouped, and surprise whoever wrote it.
-  if (sqlite3_stmt_readonly(statement.get()) == 0) {
-    throw SqliteError(SQLITE_ERROR, prefix + "must only read (a SELECT)");
-  }
-  if (const int columns = sqlite3_column_count(statement.get()); columns != 2) {
-    throw SqliteError(SQLITE_ERROR, prefix + "must return two columns (id, text), it returns " +
-                                        std::to_string(columns));
-  }
-  return statement;
-}
-
-// Runs the query and hands every row with a fingerprint and features to
-// `dedup`, in the query's order.
-void read_rows(sqlite3* db, sqlite3_stmt* statement, FeatureExtractor& fingerprints,
-               FeatureExtractor& verification, VerifiedDedup& dedup) {
-  FeatureVector features;
-  int rc = SQLITE_OK;
-  for (std::size_t row = 1; (rc = sqlite3_step(statement)) == SQLITE_ROW; ++row) {
-    if (row % kRowsBetweenChecks == 0) {
-      throw_if_interrupted(db);
-    }
-    sqlite3_value* id = sqlite3_column_value(statement, 0);
-    if (sqlite3_value_type(id) != SQLITE_INTEGER) {
-      throw SqliteError(SQLITE_ERROR, std::string(kName) +
-                                          ": the query's first column (id) must be an "
-                                          "INTEGER, got " +
-                                          type_name(id) + " in row " + std::to_string(row));
-    }
-    const std::optional<std::string_view> text = text_of(sqlite3_column_value(statement, 1));
-    if (!text) {
-      continue;
-    }
-    const std::optional<std::uint64_t> fingerprint = fingerprints.fingerprint(*text);
-    if (!fingerprint) {
-      continue;  // no word: no fingerprint, as the recipe's index leaves it out
-    }
-    verification.feature_vector(*text, features);
-    if (!features.empty()) {  // simhash_jaccard is NULL for it: it verifies nothing
-      dedup.add(sqlite3_value_int64(id), *fingerprint, features);
-    }
-  }
-  if (rc == SQLITE_INTERRUPT) {
-    throw SqliteError(rc, "interrupted");
-  }
-  if (rc != SQLITE_DONE) {
-    throw SqliteError(rc, std::string(kName) + ": the query failed: " + sqlite3_errmsg(db));
-  }
-}
-
 int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, int argc,
              sqlite3_value** argv) {
   DedupCursor* cursor = cursor_of(base);
@@ -257,30 +175,36 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                                           type_name(arguments[0]));
     }
     cursor->query = *text_of(arguments[0]);
-    cursor->threshold = arguments[1] != nullptr ? read_threshold(arguments[1]) : kDefaultThreshold;
-    // Left out: the default radius; NULL: no radius, the threshold join.
-    cursor->radius = kDefaultRadius;
-    if (arguments[2] != nullptr) {
-      cursor->radius = read_radius(arguments[2], RadiusValue::kArgument, kName);
-    }
-    cursor->options = kDefaultOptions;
+    cursor->threshold =
+        arguments[1] != nullptr ? read_threshold(arguments[1], kName) : kDefaultThreshold;
+    cursor->options = kDefaultVerification;
     if (arguments[3] != nullptr && sqlite3_value_type(arguments[3]) != SQLITE_NULL) {
       cursor->options = options_text_of(arguments[3], kName);
     }
+    cursor->threads = read_thread_count(arguments[4], kName);
     // Parsed before the query runs, so a typo costs nothing.
-    const std::unique_ptr<CachedExtractor> verification = make_extractor(cursor->options, kName);
-    const std::unique_ptr<CachedExtractor> fingerprints = make_extractor("", kName);
-
-    if (!cursor->radius && verification->extractor.options().weight != WeightScheme::binary) {
+    const SimhashOptions verification = make_extractor(cursor->options, kName)->extractor.options();
+    const bool binary = verification.weight == WeightScheme::binary;
+    // Left out: the join, or for weighted options the recipe's radius; NULL:
+    // the join.
+    cursor->radius = binary ? std::nullopt : std::optional<int>(kWeightedRadius);
+    if (arguments[2] != nullptr) {
+      cursor->radius = read_radius(arguments[2], RadiusValue::kArgument, kName);
+    }
+    if (!cursor->radius && !binary) {
       throw SqliteError(SQLITE_ERROR,
                         std::string(kName) + ": radius NULL (every pair at the threshold) " +
                             "serves set Jaccard, weight=binary, with any unit and n; the " +
-                            "options ask for " + to_string(verification->extractor.options()) +
+                            "options ask for " + to_string(verification) +
                             ": add weight=binary or give a radius");
     }
-    const Statement statement = prepare_query(db, cursor->query);
+    const Statement statement = prepare_text_query(db, cursor->query, kName, "the query", usage());
+    RowFeatureBuilder builder(SimhashOptions{}, verification, cursor->threads);
     VerifiedDedup dedup;
-    read_rows(db, statement.get(), fingerprints->extractor, verification->extractor, dedup);
+    read_text_rows(db, statement.get(), builder, kName,
+                   [&](std::int64_t id, const RowFeatures& row) {
+                     dedup.add(id, *row.fingerprint, row.features);
+                   });
     if (const std::optional<std::int64_t> repeated = dedup.repeated_id()) {
       throw SqliteError(SQLITE_ERROR, std::string(kName) + ": the query returns id " +
                                           std::to_string(*repeated) +
@@ -322,6 +246,9 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
     case kOptions:
       sqlite3_result_text(context, cursor->options.c_str(),
                           static_cast<int>(cursor->options.size()), SQLITE_TRANSIENT);
+      return SQLITE_OK;
+    case kThreads:
+      sqlite3_result_int(context, static_cast<int>(cursor->threads));
       return SQLITE_OK;
     default:
       break;

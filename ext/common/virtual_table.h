@@ -42,11 +42,12 @@ void take_back(Base* object) {
   const std::unique_ptr<Object> owned(static_cast<Object*>(object));
 }
 
-// sqlite3_create_module_v2; on failure sets *error to a message naming the
+// sqlite3_create_module_v2 (`aux` reaches xConnect, for a module that
+// serves several names); on failure sets *error to a message naming the
 // module (sqlite3_malloc'd, for the entry point to return).
 inline int register_module(sqlite3* db, const char* name, const sqlite3_module* module,
-                           char** error) {
-  const int rc = sqlite3_create_module_v2(db, name, module, nullptr, nullptr);
+                           char** error, void* aux = nullptr) {
+  const int rc = sqlite3_create_module_v2(db, name, module, aux, nullptr);
   if (rc != SQLITE_OK && error != nullptr) {
     *error = sqlite3_mprintf("simhash: cannot register %s: %s", name, sqlite3_errmsg(db));
   }

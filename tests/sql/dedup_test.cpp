@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "batch_sql_support.h"
+#include "dedup_docs.h"
 #include "index_test_support.h"
 #include "interrupt_timing.h"
 #include "leader_rule_model.h"
@@ -63,106 +64,6 @@ std::vector<Grouped> groups_of_two_or_more(std::vector<Grouped> rows) {
   std::erase_if(rows, [&](const Grouped& row) { return size[row.cluster] < 2; });
   std::sort(rows.begin(), rows.end());
   return rows;
-}
-
-// A text of `words` words from a small vocabulary (two scripts).
-std::string random_text(std::mt19937_64& random, int words) {
-  static const char* const vocabulary[] = {
-      "alpha", "beta",  "gamma",  "delta",   "license", "software", "free", "copy",
-      "the",   "of",    "and",    "program", "Ünïcödé", "数据",     "库",   "warranty",
-      "river", "stone", "window", "paper",   "seven",   "orange",   "lamp", "north"};
-  std::string text;
-  for (int i = 0; i < words; ++i) {
-    text += i > 0 ? (random() % 12 == 0 ? ". " : " ") : "";
-    text += vocabulary[random() % std::size(vocabulary)];
-  }
-  return text;
-}
-
-// A copy of `text` with `edits` words replaced, dropped or added.
-std::string edited(const std::string& text, int edits, std::mt19937_64& random) {
-  std::vector<std::string> words;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(' ', start), text.size());
-    words.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  for (int edit = 0; edit < edits && words.size() > 1; ++edit) {
-    const std::size_t at = random() % words.size();
-    switch (random() % 3) {
-      case 0:
-        words[at] = random_text(random, 1);
-        break;
-      case 1:
-        words.erase(words.begin() + static_cast<std::ptrdiff_t>(at));
-        break;
-      default:
-        words.insert(words.begin() + static_cast<std::ptrdiff_t>(at), random_text(random, 1));
-        break;
-    }
-  }
-  std::string result;
-  for (const std::string& word : words) {
-    result += (result.empty() ? "" : " ") + word;
-  }
-  return result;
-}
-
-// docs(id, body): `families` base texts with edited copies (0..6 edits, so
-// similarities spread around every threshold), exact and case-only
-// duplicates, some NULL, wordless and one-word bodies, under scattered ids
-// inserted in random order; and the README's index `near` over them.
-void fill_docs(TestDatabase& db, int families, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::vector<std::optional<std::string>> bodies;
-  for (int family = 0; family < families; ++family) {
-    const std::string base = random_text(random, 8 + static_cast<int>(random() % 40));
-    bodies.emplace_back(base);
-    for (int copies = static_cast<int>(random() % 6); copies > 0; --copies) {
-      switch (random() % 6) {
-        case 0:
-          bodies.emplace_back(base);
-          break;
-        case 1: {
-          std::string upper = base;
-          std::transform(upper.begin(), upper.end(), upper.begin(),
-                         [](char c) { return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c; });
-          bodies.emplace_back(upper);
-          break;
-        }
-        default:
-          bodies.emplace_back(edited(base, static_cast<int>(random() % 7), random));
-          break;
-      }
-    }
-    if (family % 25 == 0) {
-      bodies.emplace_back(std::nullopt);
-      bodies.emplace_back("!!! ... ???");
-      bodies.emplace_back("alpha");
-    }
-  }
-  std::shuffle(bodies.begin(), bodies.end(), random);
-  db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
-  Prepared insert(db.handle(), "INSERT INTO docs(id, body) VALUES (?1, ?2)");
-  db.exec("BEGIN");
-  std::int64_t id = -100;
-  for (const auto& body : bodies) {
-    id += 1 + static_cast<std::int64_t>(random() % 4);
-    sqlite3_bind_int64(insert.get(), 1, id);
-    if (body) {
-      sqlite3_bind_text(insert.get(), 2, body->c_str(), static_cast<int>(body->size()),
-                        SQLITE_TRANSIENT);
-    } else {
-      sqlite3_bind_null(insert.get(), 2);
-    }
-    step_write(db.handle(), insert.get());
-  }
-  db.exec("COMMIT");
-  db.exec(
-      "CREATE VIRTUAL TABLE near USING simhash_index(k=3);"
-      "INSERT INTO near(rowid, fp) SELECT id, simhash(body) FROM docs "
-      "WHERE simhash(body) IS NOT NULL");
 }
 
 // The README's recipe: its groups of two or more, sorted by id.
@@ -341,26 +242,43 @@ TEST(SimhashDedup, RadiusNullGroupsEveryPairAtTheThreshold) {
             static_cast<std::int64_t>(dedup(by_id, "0.8", "NULL", "n=3 weight=binary").size()));
 }
 
-TEST(SimhashDedup, DefaultsAreTheRecipes) {
+TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
   TestDatabase db;
   fill_docs(db, 60, 31);
   const std::string query = "'SELECT id, body FROM docs ORDER BY id'";
   const std::vector<Grouped> defaults = grouped_rows(
       db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" + query + ")");
   EXPECT_FALSE(defaults.empty());
-  EXPECT_EQ(defaults, groups_of_two_or_more(recipe_groups(db, "0.8", 10, "n=3 weight=binary")));
+  // No radius: every pair at the recipe's threshold and verification.
+  EXPECT_EQ(defaults,
+            groups_of_two_or_more(brute_force_groups(db, "SELECT id, body FROM docs ORDER BY id",
+                                                     0.8, 64, "n=3 weight=binary")));
   for (const std::string arguments :
-       {", 0.8", ", 0.8, 10", ", 0.8, 10, NULL", ", 0.8, 10, 'n=3 weight=binary'"}) {
+       {", 0.8", ", 0.8, NULL", ", 0.8, NULL, NULL", ", 0.8, NULL, 'n=3 weight=binary'",
+        ", 0.8, NULL, NULL, NULL", ", 0.8, NULL, NULL, 1", ", 0.8, NULL, NULL, 3"}) {
     EXPECT_EQ(grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
                                    query + arguments + ")"),
               defaults)
         << arguments;
   }
+  // A radius gives the recipe's groups.
+  EXPECT_EQ(grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
+                                 query + ", 0.8, 10)"),
+            groups_of_two_or_more(recipe_groups(db, "0.8", 10, "n=3 weight=binary")));
   const std::vector<Row> used = db.rows(
       "SELECT DISTINCT query, threshold, radius, options FROM simhash_dedup(" + query + ")");
   ASSERT_EQ(used.size(), 1U);
-  EXPECT_EQ(used[0],
-            (Row{"SELECT id, body FROM docs ORDER BY id", "0.8", "10", "n=3 weight=binary"}));
+  EXPECT_EQ(used[0], (Row{"SELECT id, body FROM docs ORDER BY id", "0.8", std::nullopt,
+                          "n=3 weight=binary"}));
+  EXPECT_GE(db.integer("SELECT DISTINCT threads FROM simhash_dedup(" + query + ")"), 1);
+  EXPECT_EQ(
+      db.integer("SELECT DISTINCT threads FROM simhash_dedup(" + query + ", 0.8, NULL, NULL, 2)"),
+      2);
+  // Weighted options, which the join cannot serve, take radius 10 when it
+  // is left out.
+  EXPECT_EQ(db.integer("SELECT DISTINCT radius FROM simhash_dedup(" + query +
+                       ") WHERE options = 'n=3' AND threshold = 0.5"),
+            10);
   // Texts without a fingerprint are left out, however low the bar; the
   // one-word texts (one feature each, the word) group with each other.
   const std::string everything =
@@ -376,6 +294,25 @@ TEST(SimhashDedup, DefaultsAreTheRecipes) {
 
 // The headline use: keep one of each group in one DELETE, whose subquery
 // reads the very table it deletes from.
+// Features built on 1 to 4 threads: the same rows, in both candidate modes.
+TEST(SimhashDedup, TheThreadCountChangesNothing) {
+  TestDatabase db;
+  fill_docs(db, 150, 35);
+  for (const std::string radius : {"NULL", "10"}) {
+    const auto run = [&](const std::string& threads) {
+      return grouped_rows(db,
+                          "SELECT id, cluster, distance, similarity FROM simhash_dedup('SELECT id, "
+                          "body FROM docs ORDER BY length(body), id', 0.7, " +
+                              radius + ", NULL, " + threads + ")");
+    };
+    const std::vector<Grouped> one = run("1");
+    EXPECT_GT(one.size(), 50U);
+    for (const std::string threads : {"2", "3", "4", "NULL"}) {
+      EXPECT_EQ(run(threads), one) << "radius " << radius << ", threads " << threads;
+    }
+  }
+}
+
 TEST(SimhashDedup, KeepsOneOfEachGroupInOneDelete) {
   TestDatabase db;
   fill_docs(db, 60, 33);
@@ -399,8 +336,7 @@ TEST(SimhashDedup, QueryPlanSaysWhichCandidates) {
         db.rows("EXPLAIN QUERY PLAN SELECT * FROM simhash_dedup('SELECT 1, 2'" + arguments + ")");
     return rows.empty() ? std::string() : rows[0].back().value_or("");
   };
-  EXPECT_NE(plan("").find("candidates within 10 bits (the default radius)"), std::string::npos)
-      << plan("");
+  EXPECT_NE(plan("").find("every pair at the threshold (no radius"), std::string::npos) << plan("");
   EXPECT_NE(plan(", 0.8, 6").find("candidates within 6 bits"), std::string::npos);
   EXPECT_NE(plan(", 0.8, NULL").find("every pair at the threshold"), std::string::npos);
 }
@@ -412,7 +348,7 @@ TEST(SimhashDedup, ErrorsNameTheArgument) {
       "INSERT INTO docs VALUES (1, 'one two three four'), (2, 'one two three four')");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"SELECT * FROM simhash_dedup()",
-       "simhash_dedup(query [, threshold [, radius [, options]]])"},
+       "simhash_dedup(query [, threshold [, radius [, options [, threads]]]])"},
       {"SELECT * FROM simhash_dedup(42)", "simhash_dedup: the query must be TEXT, got INTEGER"},
       {"SELECT * FROM simhash_dedup('SELECT id FROM docs')",
        "simhash_dedup: the query must return two columns (id, text), it returns 1"},
@@ -451,6 +387,11 @@ TEST(SimhashDedup, ErrorsNameTheArgument) {
        "weight=binary, with any unit and n; the options ask for unit=word n=3 weight=tf"},
       {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, NULL, 'weight=log')",
        "weight=log: add weight=binary or give a radius"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, NULL, NULL, 0)",
+       "simhash_dedup: threads must be an integer from 1 to 64 (NULL: every core), got 0"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, NULL, NULL, 65)", "got 65"},
+      {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0.8, NULL, NULL, '2')",
+       "threads must be an integer from 1 to 64 (NULL: every core), got TEXT '2'"},
   };
   for (const auto& [sql, expected] : cases) {
     const std::string message = db.error(sql);

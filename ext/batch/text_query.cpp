@@ -1,0 +1,139 @@
+// Texts are read into a batch of about kBatchBytes (or kBatchRows rows),
+// whose features the threads build while the statement waits; between
+// batches the interrupt is checked, so a stop comes within one batch's work
+// (1 MiB of text: a few ms per thread).
+#include "ext/batch/text_query.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "ext/common/sql_values.h"
+#include "util/parallel_for.h"
+
+namespace simhash::sql {
+namespace {
+
+constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
+constexpr std::size_t kBatchRows = 4096;
+
+}  // namespace
+
+Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_view who,
+                             std::string_view argument, std::string_view usage) {
+  const std::string prefix = std::string(who) + ": " + std::string(argument) + " ";
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  int rc = sqlite3_prepare_v2(db, query.c_str(), static_cast<int>(query.size()), &raw, &tail);
+  Statement statement(raw);
+  if (rc != SQLITE_OK) {
+    throw SqliteError(rc, prefix + "does not prepare: " + sqlite3_errmsg(db));
+  }
+  if (!statement) {
+    throw SqliteError(SQLITE_ERROR, prefix + "is empty; " + std::string(usage));
+  }
+  // What follows the first statement must be nothing but spaces, semicolons
+  // or comments: preparing it gives no statement then.
+  sqlite3_stmt* rest_raw = nullptr;
+  rc = sqlite3_prepare_v2(db, tail, -1, &rest_raw, nullptr);
+  const Statement rest(rest_raw);
+  if (rc != SQLITE_OK || rest) {
+    throw SqliteError(SQLITE_ERROR, prefix + "must be one statement");
+  }
+  // A batch function reads; a query that writes (DELETE ... RETURNING) would
+  // change the rows while they are compared, and surprise whoever wrote it.
+  if (sqlite3_stmt_readonly(statement.get()) == 0) {
+    throw SqliteError(SQLITE_ERROR, prefix + "must only read (a SELECT)");
+  }
+  if (const int columns = sqlite3_column_count(statement.get()); columns != 2) {
+    throw SqliteError(SQLITE_ERROR, prefix + "must return two columns (id, text), it returns " +
+                                        std::to_string(columns));
+  }
+  return statement;
+}
+
+void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
+                    std::string_view who,
+                    const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row) {
+  // The batch: texts copied (a step invalidates the column's pointer) end to
+  // end into one buffer, with their ids.
+  std::string text_bytes;
+  std::vector<std::size_t> text_end;
+  std::vector<std::int64_t> ids;
+  std::vector<std::string_view> texts;
+  std::vector<RowFeatures> rows;
+  const auto flush = [&] {
+    throw_if_interrupted(db);
+    texts.clear();
+    for (std::size_t i = 0, start = 0; i < text_end.size(); start = text_end[i++]) {
+      texts.emplace_back(text_bytes.data() + start, text_end[i] - start);
+    }
+    builder.build(texts, rows);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].fingerprint && !rows[i].features.empty()) {
+        on_row(ids[i], rows[i]);
+      }
+    }
+    text_bytes.clear();
+    text_end.clear();
+    ids.clear();
+  };
+  int rc = SQLITE_OK;
+  for (std::size_t row = 1; (rc = sqlite3_step(statement)) == SQLITE_ROW; ++row) {
+    sqlite3_value* id = sqlite3_column_value(statement, 0);
+    if (sqlite3_value_type(id) != SQLITE_INTEGER) {
+      throw SqliteError(SQLITE_ERROR, std::string(who) +
+                                          ": the query's first column (id) must be an "
+                                          "INTEGER, got " +
+                                          type_name(id) + " in row " + std::to_string(row));
+    }
+    const std::optional<std::string_view> text = text_of(sqlite3_column_value(statement, 1));
+    if (!text) {
+      continue;
+    }
+    ids.push_back(sqlite3_value_int64(id));
+    text_bytes.append(*text);
+    text_end.push_back(text_bytes.size());
+    if (text_bytes.size() >= kBatchBytes || ids.size() >= kBatchRows) {
+      flush();
+    }
+  }
+  if (rc == SQLITE_INTERRUPT) {
+    throw SqliteError(rc, "interrupted");
+  }
+  if (rc != SQLITE_DONE) {
+    throw SqliteError(rc, std::string(who) + ": the query failed: " + sqlite3_errmsg(db));
+  }
+  flush();
+}
+
+double read_threshold(sqlite3_value* value, std::string_view who) {
+  const int type = sqlite3_value_type(value);
+  const double threshold = sqlite3_value_double(value);
+  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
+    throw SqliteError(
+        SQLITE_ERROR,
+        std::string(who) + ": the threshold must be a number in (0, 1], got " + type_name(value));
+  }
+  if (!(threshold > 0 && threshold <= 1)) {
+    throw SqliteError(SQLITE_ERROR, std::string(who) + ": the threshold must be in (0, 1], got " +
+                                        format_sql("%!.15g", threshold));
+  }
+  return threshold;
+}
+
+unsigned read_thread_count(sqlite3_value* value, std::string_view who) {
+  if (value == nullptr || sqlite3_value_type(value) == SQLITE_NULL) {
+    return std::min<unsigned>(hardware_threads(), kMaxThreads);
+  }
+  const sqlite3_int64 threads = sqlite3_value_int64(value);
+  const bool integer = sqlite3_value_type(value) == SQLITE_INTEGER;
+  if (!integer || threads < 1 || threads > kMaxThreads) {
+    throw SqliteError(SQLITE_ERROR, std::string(who) + ": threads must be an integer from 1 to " +
+                                        std::to_string(kMaxThreads) + " (NULL: every core), got " +
+                                        (integer ? std::to_string(threads) : described(value)));
+  }
+  return static_cast<unsigned>(threads);
+}
+
+}  // namespace simhash::sql

@@ -1,0 +1,48 @@
+// The argument the text batch functions (simhash_dedup,
+// simhash_verified_pairs and _between) share: SQL text returning (id, text)
+// rows, which they run and read, a batch of texts at a time, into what the
+// engine compares (batch/row_features.h: the fingerprint and the
+// verification features, built on several threads). Also their other shared
+// arguments: the similarity threshold and the thread count.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "batch/row_features.h"
+#include "ext/common/sqlite_api.h"
+#include "ext/common/sqlite_support.h"
+
+namespace simhash::sql {
+
+// Prepares a query argument: one statement that only reads and returns two
+// columns. Anything else throws SqliteError with a message that starts with
+// `who` and names `argument` ("the query", "the new rows' query"); an
+// empty one appends `usage`.
+Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_view who,
+                             std::string_view argument, std::string_view usage);
+
+// Runs the statement and calls on_row(id, row) for every row whose text has
+// a fingerprint and features, in the query's order; rows with a NULL text
+// or none are left out (simhash() is NULL for them). A non-INTEGER id, a
+// failing query or an interrupt throw SqliteError.
+void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
+                    std::string_view who,
+                    const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row);
+
+// The defaults the text batch functions share: the README recipe's
+// verification, set Jaccard of word 3-shingles at 0.8 or more.
+inline constexpr double kDefaultThreshold = 0.8;
+inline constexpr const char* kDefaultVerification = "n=3 weight=binary";
+
+// A similarity threshold argument: a number in (0, 1].
+double read_threshold(sqlite3_value* value, std::string_view who);
+
+// The thread count argument: NULL or left out (nullptr) for every core the
+// machine has, else an integer from 1 to kMaxThreads.
+inline constexpr int kMaxThreads = 64;
+unsigned read_thread_count(sqlite3_value* value, std::string_view who);
+
+}  // namespace simhash::sql
