@@ -3,15 +3,16 @@
 
 Usage:
     python3 examples/dedup_folder.py FOLDER [--extension PATH]
-                                     [--radius 10] [--threshold 0.8]
+                                     [--threshold 0.8] [--radius R]
                                      [--database dedup.db]
 
 Reads every regular text file under FOLDER (compressed files, binary files
 containing a NUL byte, and symlinks are skipped) and finds the near-duplicates
-in one statement, simhash_dedup: every pair within RADIUS bits is a
-candidate, kept when its exact word-3-shingle Jaccard similarity is at least
-THRESHOLD, and the kept pairs are grouped so that every member is verified
-similar to the file its group keeps. Prints the groups, largest first. Nothing is deleted: the "keep" line of each group names the file a
+in one statement, simhash_dedup: every pair whose exact word-3-shingle
+Jaccard similarity is at least THRESHOLD (all of them, by an exact
+set-similarity join; --radius R takes only the candidates within R bits
+instead), grouped so that every member is verified similar to the file its
+group keeps. Prints the groups, largest first. Nothing is deleted: the "keep" line of each group names the file a
 keep-one policy would keep (the first by path), and every other line shows
 its distance and similarity to that file.
 
@@ -73,7 +74,7 @@ def open_database(extension, database=":memory:"):
     return conn
 
 
-def find_near_duplicates(folder, extension=None, radius=10, threshold=0.8,
+def find_near_duplicates(folder, extension=None, radius=None, threshold=0.8,
                          database=":memory:"):
     """Returns (number of text files, groups): each group a list of
     (path, size, bits, jaccard) with the file kept first (bits and jaccard
@@ -125,8 +126,9 @@ def main(argv=None):
     parser.add_argument("--extension", default=None,
                         help="path of the extension without .so (default: the installed "
                              "sqlite_simhash wheel's, else this checkout's build/simhash)")
-    parser.add_argument("--radius", type=int, default=10,
-                        help="largest Hamming distance of candidate pairs (default 10)")
+    parser.add_argument("--radius", type=int, default=None,
+                        help="only candidates within this many bits (default: every pair "
+                             "at the threshold, by an exact join)")
     parser.add_argument("--threshold", type=float, default=0.8,
                         help="smallest word-3-shingle Jaccard similarity of a verified pair "
                              "(default 0.8)")
@@ -140,7 +142,9 @@ def main(argv=None):
                                          args.threshold, args.database)
     duplicates = sum(len(members) - 1 for members in groups)
     print(f"{count} text files under {args.folder}")
-    print(f"{len(groups)} groups of near-duplicates (candidates within {args.radius} bits, "
+    candidates = ("every pair" if args.radius is None
+                  else f"candidates within {args.radius} bits")
+    print(f"{len(groups)} groups of near-duplicates ({candidates}, "
           f"verified Jaccard >= {args.threshold}), "
           f"{duplicates} files that keeping one per group would remove")
     for number, members in enumerate(groups, 1):

@@ -6,11 +6,10 @@
 -- Reads every regular text file under /usr/share/doc and
 -- /usr/share/common-licenses (compressed files, binary files with a NUL byte,
 -- symlinks and directories are skipped), and finds the near-duplicates in one
--- statement, simhash_dedup: every pair of files whose fingerprints are within
--- a generous 10 bits is a candidate, each candidate is verified with the exact
--- word-3-shingle Jaccard similarity of the two texts, and the verified pairs
--- are grouped so that every member is verified similar to the file its group
--- keeps (the first in path order). Reports the groups, a few files keep-one
+-- statement, simhash_dedup: every pair of files whose exact word-3-shingle
+-- Jaccard similarity is at least 0.8 is found (an exact set-similarity join,
+-- none missed), and the pairs are grouped so that every member is verified
+-- similar to the file its group keeps (the first in path order). Reports the groups, a few files keep-one
 -- would remove with the first line where they differ from the file kept,
 -- what single link without the check would have chained (through a
 -- simhash_index), and the time of each step.
@@ -44,16 +43,15 @@ INSERT INTO step_times SELECT 'read files (fsdir, readfile)', seconds FROM now_s
 UPDATE docs SET fp = simhash(body);
 INSERT INTO step_times SELECT 'fingerprint (simhash)', seconds FROM now_seconds;
 
--- 3. The near-duplicates, in one statement. Candidates within 10 bits:
--- generous on purpose, since on real short texts they hold 98% of the pairs
--- that share 80% of their word 3-shingles (bench/BENCH.md), along with many
--- pairs of different files that merely share a vocabulary; the exact check
--- (shared runs of three words over all runs, >= 0.8) sorts them out. Rows are
--- visited in the query's order and the first of each group is kept, so the
--- ORDER BY is the keep policy. No chains: every member is verified against
--- the file its group keeps.
+-- 3. The near-duplicates, in one statement: every pair of files that share
+-- at least 80% of their runs of three words (the exact check), found by a
+-- set-similarity join over each file's rarest runs, so no pair is missed
+-- however far apart the fingerprints are. Rows are visited in the query's
+-- order and the first of each group is kept, so the ORDER BY is the keep
+-- policy. No chains: every member is verified against the file its group
+-- keeps.
 CREATE TABLE clusters AS SELECT id, cluster, distance, similarity
-FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id', 0.8, 10, 'n=3 weight=binary');
+FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id');
 INSERT INTO step_times SELECT 'dedup (simhash_dedup: candidates, checks, groups)', seconds
 FROM now_seconds;
 
@@ -119,7 +117,7 @@ SELECT CASE WHEN n = 1 THEN rank ELSE '' END AS "#",
 FROM members WHERE n <= 5 ORDER BY rank, n;
 
 .print
-.print A few files keep-one would remove (1 to 10 bits from the file kept), and the first line
+.print A few files keep-one would remove (1 bit or more from the file kept), and the first line
 .print where they differ from it
 .mode box --wrap 60
 -- The first differing character by binary search on equal prefixes, then
