@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 """End-to-end dedup on real text (issues 22 and 27): the three-step recipe of
-docs/dedup.md, simhash_dedup with its default radius, simhash_dedup's exact
-threshold join (radius NULL) and a Go MinHash-LSH peer (bench/peer), each in a
-process of its own so that its wall time, CPU time (user + sys) and peak RSS
-are its own (each child run under GNU time, /usr/bin/time), on Debian's package description
-translations (bench/corpus/fetch_translations.sh: fetched when the database
-is missing). Then how the two simhash_dedup modes grow from 100K rows to 1M.
+docs/dedup.md, simhash_dedup with candidates within 10 bits (radius 10, the
+recipe's), simhash_dedup's exact threshold join (radius NULL, the default),
+and a Go MinHash-LSH peer (bench/peer), each in a process of its own run
+under GNU time (/usr/bin/time), so that its wall time, CPU time (user + sys)
+and peak RSS are its own, on Debian's package description translations
+(bench/corpus/fetch_translations.sh: fetched when the database is missing).
+Then how the recipe and the two simhash_dedup modes grow from 100K rows to 1M.
 
     /usr/bin/python3 bench/dedup_benchmark.py [--ext build-bench/simhash.so]
         [--corpus /tmp/simhash-corpus/translations.db] [--work /tmp/simhash-dedup-bench]
-        [--modes recipe,radius,exact,peer] [--growth 100000,200000,full,1000000]
+        [--modes recipe,radius,exact,default,exact1,peer] [--growth 100000,200000,full,1000000]
         [--growth-modes recipe,radius,exact,candidates] [--recipe-max 400000]
         [--threshold 0.8] [--peer-workers 2]
 
@@ -39,8 +40,14 @@ Modes (each child process loads the extension itself):
               (SELECT count(*) FROM simhash_pairs('near', 10)) and the recipe's
               two keep-one DELETEs.
   radius      CREATE TEMP TABLE groups AS SELECT id, cluster, distance, similarity
-              FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id', threshold)
-  exact       the same with simhash_dedup(..., threshold, NULL)
+              FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id', threshold, 10)
+              (candidates within 10 bits, as the recipe takes them)
+  exact       the same with simhash_dedup(..., threshold, NULL), the exact
+              threshold join
+  default     the same with simhash_dedup(..., threshold): the radius left
+              out (the exact join since the join became the default)
+  exact1      the exact join on one thread: simhash_dedup(..., threshold, NULL,
+              NULL, 1) (the others use every core, the default)
   peer        bench/peer/minhash_lsh_peer.go (built here with Debian's Go and
               golang-github-ekzhu-minhash-lsh-dev, offline) on an export of the
               same rows (id<TAB>escaped text; the export is not timed)
@@ -71,6 +78,9 @@ SEED = 20261125
 RADIUS = 10
 OPTIONS = "n=3 weight=binary"
 QUERY = "SELECT id, body FROM docs ORDER BY id"
+# simhash_dedup's arguments after the threshold, by mode.
+DEDUP_ARGUMENTS = {"radius": f", {RADIUS}", "exact": ", NULL", "default": "",
+                   "exact1": ", NULL, NULL, 1"}
 
 
 def connect(path, ext):
@@ -252,10 +262,9 @@ def child(mode, db, out, ext, threshold):
         result["candidates"] = conn.execute(
             f"SELECT count(*) FROM simhash_pairs('near', {RADIUS})").fetchone()[0]
         result["pairs_alone"] = time.perf_counter() - start
-    elif mode in ("radius", "exact"):
-        radius = f", {threshold}" + (", NULL" if mode == "exact" else "")
+    elif mode in DEDUP_ARGUMENTS:
         timed("dedup", conn, "CREATE TEMP TABLE groups AS SELECT id, cluster, distance, similarity"
-              f" FROM simhash_dedup('{QUERY}'{radius})")
+              f" FROM simhash_dedup('{QUERY}', {threshold}{DEDUP_ARGUMENTS[mode]})")
         result["total"] = steps["dedup"]
     else:
         sys.exit(f"unknown mode {mode}")
@@ -357,7 +366,7 @@ def main():
     parser.add_argument("--ext", default=os.path.join(ROOT, "build-bench", "simhash.so"))
     parser.add_argument("--corpus", default="/tmp/simhash-corpus/translations.db")
     parser.add_argument("--work", default="/tmp/simhash-dedup-bench")
-    parser.add_argument("--modes", default="recipe,radius,exact,peer",
+    parser.add_argument("--modes", default="recipe,radius,exact,default,exact1,peer",
                         help="modes on the whole corpus ('' for none)")
     parser.add_argument("--growth", default="100000,200000,full,1000000",
                         help="sizes of the growth runs ('full': the corpus; '' for none)")
@@ -465,7 +474,14 @@ def main():
     checks = []
     for size in sorted({s for s, _ in runs}):
         db = dataset(args.corpus, args.work, size)
-        recipe, radius, exact = (runs.get((size, m)) for m in ("recipe", "radius", "exact"))
+        recipe, radius, exact, default, exact1 = (
+            runs.get((size, m)) for m in ("recipe", "radius", "exact", "default", "exact1"))
+        for name, other in (("default", default), ("one-thread exact", exact1)):
+            if exact and other:
+                a = {i: c for i, (c, _) in read_groups(exact["groups_path"]).items()}
+                b = {i: c for i, (c, _) in read_groups(other["groups_path"]).items()}
+                checks.append(f"{size}: {name} mode's groups {'==' if a == b else '!='} the exact join's"
+                              f" ({len(b)} and {len(a)} rows in groups)")
         if recipe and radius:
             a = {i: c for i, (c, _) in read_groups(recipe["groups_path"]).items()}
             b = {i: c for i, (c, _) in read_groups(radius["groups_path"]).items()}
@@ -476,7 +492,7 @@ def main():
             ok = exact["removed"] >= radius["removed"]
             checks.append(f"{size}: exact join removes {exact['removed']} rows, radius mode "
                           f"{radius['removed']}: {'at least as many' if ok else 'FEWER'}")
-        for mode in ("recipe", "radius", "exact", "peer"):
+        for mode in ("recipe", "radius", "exact", "peer"):  # default, exact1: same groups as exact
             r = runs.get((size, mode))
             if r:
                 below, least = audit(db, ext, read_groups(r["groups_path"]), args.threshold)
@@ -495,8 +511,10 @@ def main():
               " rows in groups | groups | rows removed | removed below threshold | load |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         names = {"recipe": "three-step recipe (docs/dedup.md)",
-                 "radius": f"`simhash_dedup(q, {args.threshold})` (radius 10)",
+                 "radius": f"`simhash_dedup(q, {args.threshold}, 10)` (radius 10)",
                  "exact": f"`simhash_dedup(q, {args.threshold}, NULL)` (exact join)",
+                 "default": f"`simhash_dedup(q, {args.threshold})` (the default)",
+                 "exact1": f"`simhash_dedup(q, {args.threshold}, NULL, NULL, 1)` (exact, 1 thread)",
                  "peer": f"Go MinHash-LSH, 128 perm, {args.peer_workers} goroutines"}
         for mode in main_modes:
             r = runs[(full, mode)]
@@ -512,7 +530,7 @@ def main():
                   f" {r['steps']['verified']:.1f} s (candidates counted alone: {r['pairs_alone']:.1f} s),"
                   f" clusters {r['steps']['clusters']:.1f} s; keep-one DELETEs {r['delete']:.1f} s"
                   " (not in the total)")
-            for mode in ("radius", "exact", "peer"):
+            for mode in ("radius", "exact", "default", "exact1", "peer"):
                 if (full, mode) in runs:
                     m = runs[(full, mode)]
                     print(f"recipe / {mode}: {r['total'] / m['total']:.1f}x wall,"
