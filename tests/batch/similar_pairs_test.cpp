@@ -8,9 +8,13 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
+#include "corpus.h"
+#include "fingerprint/feature_extractor.h"
+#include "parsed_options.h"
 #include "random_feature_rows.h"
 
 namespace simhash {
@@ -121,6 +125,48 @@ TEST(SimilarPairs, FindsASubsetAtTheSmallestSizeTheThresholdAllows) {
   const std::vector<SimilarPair> pairs = finder.pairs(0.8);
   ASSERT_EQ(pairs.size(), 1U);
   EXPECT_EQ(pairs[0], (SimilarPair{1, 2, 0, 0.8}));
+}
+
+// Real texts: the openings of the copyright files and licences every Debian
+// machine has (many share a licence, with edits), under word and character
+// shingles, against every pair compared.
+TEST(SimilarPairs, RealTextsEqualBruteForce) {
+  const std::vector<bench::Document> documents = bench::load_english_corpus();
+  ASSERT_GT(documents.size(), 100U);
+  for (const char* options : {"n=3 weight=binary", "unit=char n=5 weight=binary"}) {
+    FeatureExtractor fingerprints(options_of(""));
+    FeatureExtractor extractor(options_of(options));
+    std::vector<Row> rows;
+    for (std::size_t i = 0; i < documents.size() && rows.size() < 110; ++i) {
+      // The opening of each (a cut may split a character: it reads as U+FFFD).
+      const std::string text = documents[i].text.substr(0, 3000);
+      FeatureVector features;
+      extractor.feature_vector(text, features);
+      const std::optional<std::uint64_t> fp = fingerprints.fingerprint(text);
+      if (fp && !features.empty()) {
+        rows.push_back(Row{static_cast<std::int64_t>(i), *fp, features});
+      }
+    }
+    SimilarPairs finder;
+    for (const Row& row : rows) {
+      finder.add(row.id, row.fp, row.features);
+    }
+    for (const double threshold : {0.5, 0.8, 0.95}) {
+      std::vector<SimilarPair> expected;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (std::size_t j = i + 1; j < rows.size(); ++j) {
+          const double similarity = weighted_jaccard(rows[i].features, rows[j].features);
+          if (similarity >= threshold) {
+            expected.push_back(pair_of(rows[i], rows[j], similarity));
+          }
+        }
+      }
+      EXPECT_EQ(finder.pairs(threshold), sorted(expected)) << options << " " << threshold;
+      if (threshold == 0.8) {
+        EXPECT_GT(expected.size(), 5U) << "licences make pairs";
+      }
+    }
+  }
 }
 
 TEST(SimilarPairs, RefusesWeights) {
