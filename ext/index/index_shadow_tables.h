@@ -1,8 +1,8 @@
 // The shadow tables of a simhash_index, owned here alone (as FTS5's
 // fts5_index.c owns %_data): their names and DDL, creation, renaming and
 // removal, the config table and its checks, and the SQL that reads the data
-// table. The virtual table (index_vtab.cpp, index_storage.cpp) and the batch
-// functions (batch_index_reader.cpp) both go through this file.
+// table. The virtual table (index_vtab*.cpp, index_storage*.cpp) and the
+// batch functions (batch_index_reader.cpp) both go through this file.
 //
 //   <name>_config(key TEXT PRIMARY KEY, value) WITHOUT ROWID
 //       'k'      the largest radius the index answers from its buckets

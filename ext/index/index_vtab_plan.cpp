@@ -1,0 +1,257 @@
+// simhash_index's xBestIndex: the plan's choice and its encoding in idxNum
+// and idxStr (index_vtab_internal.h), which xFilter (index_vtab_cursor.cpp)
+// reads, and the plan as EXPLAIN QUERY PLAN shows it.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ext/common/radius_argument.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/index/index_storage.h"
+#include "ext/index/index_vtab_internal.h"
+#include "index/permutation_plan.h"
+
+namespace simhash::sql::index_vtab {
+
+// The radius a constraint's value asks for (radius_argument.h): `radius` is
+// an argument, the others bound the distance.
+std::optional<int> radius_from(char code, sqlite3_value* value, const std::string& name) {
+  const RadiusValue kind = code == kArgRadius  ? RadiusValue::kArgument
+                           : code == kArgBelow ? RadiusValue::kBelow
+                                               : RadiusValue::kAtMost;
+  return read_radius(value, kind, "simhash_index " + name);
+}
+
+namespace {
+
+// The code of a constraint that bounds the search radius, or 0.
+char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint) {
+  if (constraint.iColumn == kColumnDistance) {
+    switch (constraint.op) {
+      case SQLITE_INDEX_CONSTRAINT_LE:
+        return kArgAtMost;
+      case SQLITE_INDEX_CONSTRAINT_LT:
+        return kArgBelow;
+      case SQLITE_INDEX_CONSTRAINT_EQ:
+        return kArgEqual;
+      default:
+        return 0;
+    }
+  }
+  return constraint.iColumn == kColumnRadius && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ
+             ? kArgRadius
+             : 0;
+}
+
+// What a search at a radius above k does, for EXPLAIN QUERY PLAN: the
+// multi-probe's bucket reads and the row count from which they beat a scan
+// (the choice is made again when the query runs, with the rows then stored).
+std::string above_k_description(const IndexStorage& storage, int radius) {
+  std::string above = "radius ";  // appends: GCC 12 warns on "literal" + std::string
+  above += std::to_string(radius);
+  above += " > k=";
+  above += std::to_string(storage.plan().k());
+  const MultiProbePlan probe(storage.plan(), storage.layout(), radius);
+  const std::int64_t rows = probe.rows_where_cheaper();
+  if (radius >= kMaxRadius || rows < 0) {
+    return "scan (" + above + ")";
+  }
+  std::string thresholds;
+  for (const ProbePart& part : probe.parts()) {
+    if (!thresholds.empty()) {
+      thresholds += ',';
+    }
+    thresholds += std::to_string(part.threshold);
+  }
+  std::string description = "multi-probe (";
+  description += above;
+  description += ": ";
+  description += std::to_string(static_cast<std::int64_t>(probe.bucket_reads()));
+  description += " buckets of ";
+  description += std::to_string(probe.parts().size());
+  description += " tables within ";
+  description += thresholds;
+  description += " bits; a scan below ";
+  description += std::to_string(rows);
+  description += " rows)";
+  return description;
+}
+
+}  // namespace
+
+int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  IndexTable* table = table_of(vtab);
+  return guard(vtab, [&] {
+    const IndexStorage& storage = table->usable_storage();
+    const PermutationPlan& plan = storage.plan();
+    int match = -1;
+    bool match_unusable = false;
+    bool bound_unusable = false;
+    int rowid_eq = -1;
+    int command_eq = -1;
+    int limit = -1;
+    int offset = -1;
+    int nearest_eq = -1;
+    std::vector<std::pair<int, char>> radius_constraints;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& constraint = info->aConstraint[i];
+      const bool is_match =
+          (constraint.iColumn == kColumnFp && constraint.op == SQLITE_INDEX_CONSTRAINT_MATCH) ||
+          (constraint.iColumn == kColumnQuery && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ);
+      if (is_match) {
+        if (!constraint.usable) {
+          match_unusable = true;
+        } else if (match < 0) {
+          match = i;
+        }
+        continue;
+      }
+      if (constraint.iColumn == kColumnNearest && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+        if (!constraint.usable) {
+          bound_unusable = true;
+        } else if (nearest_eq < 0) {
+          nearest_eq = i;
+        }
+        continue;
+      }
+      const char code = radius_code(constraint);
+      if (code != 0 && !constraint.usable) {
+        bound_unusable = true;
+      } else if (code != 0) {
+        radius_constraints.emplace_back(i, code);
+      } else if (constraint.usable && constraint.iColumn == -1 &&
+                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && rowid_eq < 0) {
+        rowid_eq = i;
+      } else if (constraint.usable && constraint.iColumn == kColumnCommand &&
+                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && command_eq < 0) {
+        command_eq = i;
+      } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_LIMIT) {
+        limit = i;
+      } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_OFFSET) {
+        offset = i;
+      }
+    }
+    // A search whose radius or count comes from a value SQLite cannot give
+    // yet (a column of a table later in the join) would run at radius k and
+    // miss rows: refuse it, so that SQLite picks a join order that supplies it.
+    if (match >= 0 && bound_unusable) {
+      return SQLITE_CONSTRAINT;
+    }
+    std::string codes;
+    std::string description;
+    if (match >= 0) {
+      int argument = 0;
+      info->aConstraintUsage[match].argvIndex = ++argument;
+      info->aConstraintUsage[match].omit = 1;
+      codes += kArgQuery;
+      // A constant radius is known now, so the plan text can say whether it scans.
+      std::optional<int> known_radius;
+      bool all_known = true;
+      bool distance_equal = false;
+      for (auto [index, code] : radius_constraints) {
+        info->aConstraintUsage[index].argvIndex = ++argument;
+        // `=` stays for SQLite to check: the search returns every row within
+        // the radius, and an IN list runs one search per value.
+        info->aConstraintUsage[index].omit = code == kArgEqual ? 0 : 1;
+        distance_equal = distance_equal || code == kArgEqual;
+        codes += code;
+        sqlite3_value* value = nullptr;
+        std::optional<int> radius;
+        if (sqlite3_vtab_rhs_value(info, index, &value) == SQLITE_OK && value != nullptr) {
+          try {
+            radius = radius_from(code, value, table->name);
+          } catch (const SqliteError&) {
+            radius.reset();  // reported by xFilter
+          }
+        }
+        if (!radius) {
+          all_known = false;
+        } else {
+          known_radius = std::min(known_radius.value_or(kMaxRadius), *radius);
+        }
+      }
+      const std::string tables = std::to_string(plan.table_count()) + " tables";
+      const std::string k = std::to_string(plan.k());
+      if (radius_constraints.empty() || (all_known && known_radius && *known_radius <= plan.k())) {
+        description = "index (" + tables + ", k=" + k + ")";
+      } else if (all_known && known_radius) {
+        description = above_k_description(storage, *known_radius);
+      } else {
+        description = "index (" + tables + ", k=" + k + "; above k a multi-probe or a scan)";
+      }
+      // One search per IN value would return each value's rows sorted, but
+      // not the whole answer: leave ORDER BY to SQLite then.
+      bool sorted = false;
+      if (!distance_equal && info->nOrderBy >= 1 && info->aOrderBy[0].iColumn == kColumnDistance &&
+          !info->aOrderBy[0].desc) {
+        sorted = info->nOrderBy == 1 || (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 &&
+                                         !info->aOrderBy[1].desc);
+      }
+      if (sorted) {
+        info->orderByConsumed = 1;
+        description += ", sorted by distance";
+      }
+      if (nearest_eq >= 0) {
+        info->aConstraintUsage[nearest_eq].argvIndex = ++argument;
+        info->aConstraintUsage[nearest_eq].omit = 1;
+        codes += kArgNearest;
+        description =
+            (radius_constraints.empty() ? "nearest (index, k=" + k +
+                                              ", the radius grown while a multi-probe "
+                                              "beats a scan; then a scan)"
+                                        : "nearest within the bound (" + description + ")") +
+            (sorted ? ", sorted by distance" : "");
+      }
+      // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
+      // produce the first LIMIT + OFFSET rows in order.
+      if (sorted && radius_constraints.empty() && nearest_eq < 0 && limit >= 0) {
+        info->aConstraintUsage[limit].argvIndex = ++argument;
+        codes += kArgLimit;
+        if (offset >= 0) {
+          info->aConstraintUsage[offset].argvIndex = ++argument;
+          codes += kArgOffset;
+        }
+        description = "nearest (index, k=" + k +
+                      ", the radius grown while a multi-probe beats a "
+                      "scan; then a scan), sorted by distance";
+      }
+      info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
+      info->estimatedCost = 20.0 * plan.table_count();
+      info->estimatedRows = 10;
+    } else if (command_eq >= 0) {
+      info->aConstraintUsage[command_eq].argvIndex = 1;
+      info->aConstraintUsage[command_eq].omit = 1;
+      codes.push_back(kArgCommand);
+      description = "command";
+      info->idxNum = kPlanCommand;
+      info->estimatedCost = 1;
+      info->estimatedRows = 1;
+    } else if (rowid_eq >= 0) {
+      info->aConstraintUsage[rowid_eq].argvIndex = 1;
+      info->aConstraintUsage[rowid_eq].omit = 1;
+      codes.push_back(kArgRowid);
+      description = "rowid lookup";
+      info->idxNum = kPlanRowid;
+      info->estimatedCost = 10;
+      info->estimatedRows = 1;
+      info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+    } else {
+      codes.push_back(kNoArguments);
+      description = "full scan";
+      info->idxNum = kPlanScan;
+      // Without its MATCH operand the plan cannot run: make it a last resort.
+      info->estimatedCost = match_unusable ? 1e15 : 1e6;
+      info->estimatedRows = 1000000;
+    }
+    info->idxStr = sqlite3_mprintf("%s %s", codes.c_str(), description.c_str());
+    if (info->idxStr == nullptr) {
+      return SQLITE_NOMEM;
+    }
+    info->needToFreeIdxStr = 1;
+    return SQLITE_OK;
+  });
+}
+
+}  // namespace simhash::sql::index_vtab
