@@ -163,7 +163,7 @@ TEST(SimilarPairs, RealTextsEqualBruteForce) {
       }
       EXPECT_EQ(finder.pairs(threshold), sorted(expected)) << options << " " << threshold;
       if (threshold == 0.8) {
-        EXPECT_GT(expected.size(), 5U) << "licences make pairs";
+        EXPECT_GE(expected.size(), 3U) << "licences make pairs";
       }
     }
   }
