@@ -120,8 +120,7 @@ FROM members WHERE n <= 5 ORDER BY rank, n;
 .print A few files keep-one would remove (1 bit or more from the file kept), and the first line
 .print where they differ from it
 .mode box --wrap 60
--- The first differing character by binary search on equal prefixes, then
--- the line around it (looked up in a window of 4000 characters before it).
+-- The nearest removed file of each group, two per band of three bits.
 CREATE TEMP TABLE shown AS
 WITH per_group AS (
   SELECT cluster AS a, id AS b, distance, similarity,
@@ -135,62 +134,13 @@ SELECT a, b, distance, similarity FROM (
   FROM per_group WHERE n = 1)
 WHERE m <= 2;
 
-CREATE TEMP TABLE differences AS
-WITH RECURSIVE search(a, b, low, high) AS (
-  -- Invariant: the first `low` characters agree; a difference lies within `high`.
-  SELECT shown.a, shown.b, 0, max(length(x.body), length(y.body))
-  FROM shown JOIN docs AS x ON x.id = shown.a JOIN docs AS y ON y.id = shown.b
-  UNION ALL
-  SELECT search.a, search.b,
-         CASE WHEN substr(x.body, 1, (low + high + 1) / 2) = substr(y.body, 1, (low + high + 1) / 2)
-              THEN (low + high + 1) / 2 ELSE low END,
-         CASE WHEN substr(x.body, 1, (low + high + 1) / 2) = substr(y.body, 1, (low + high + 1) / 2)
-              THEN high ELSE (low + high + 1) / 2 - 1 END
-  FROM search JOIN docs AS x ON x.id = search.a JOIN docs AS y ON y.id = search.b
-  WHERE low < high
-)
-SELECT a, b, low + 1 AS first_difference FROM search WHERE low = high;
-
--- The line of `body` containing character `at`: from just after the last
--- newline before it, to the next newline.
-CREATE TEMP TABLE lines AS
-WITH RECURSIVE windows(id, at, before, after) AS (
-  SELECT d.a, f.first_difference, substr(d.body, max(1, f.first_difference - 4000),
-         f.first_difference - max(1, f.first_difference - 4000)),
-         substr(d.body, f.first_difference, 4000)
-  FROM differences AS f JOIN (SELECT id AS a, body FROM docs) AS d ON d.a = f.a
-  UNION ALL
-  SELECT d.b, f.first_difference, substr(d.body, max(1, f.first_difference - 4000),
-         f.first_difference - max(1, f.first_difference - 4000)),
-         substr(d.body, f.first_difference, 4000)
-  FROM differences AS f JOIN (SELECT id AS b, body FROM docs) AS d ON d.b = f.b
-), cut(id, at, before, after) AS (
-  -- Drop everything up to each newline of `before` until none is left.
-  SELECT id, at, before, after FROM windows
-  UNION ALL
-  SELECT id, at, substr(before, instr(before, char(10)) + 1), after FROM cut
-  WHERE instr(before, char(10)) > 0
-)
-SELECT id, at,
-       before || CASE WHEN instr(after, char(10)) > 0
-                      THEN substr(after, 1, instr(after, char(10)) - 1) ELSE after END AS line
-FROM cut WHERE instr(before, char(10)) = 0;
-
+-- simhash_first_difference gives the line (and column) where the file
+-- removed first differs from the file kept, and both lines.
 SELECT s.distance AS bits, format('%.2f', s.similarity) AS jaccard,
        substr(x.path, 12) || char(10) || substr(y.path, 12) AS "files (under /usr/share/)",
-       1 + length(substr(x.body, 1, f.first_difference)) -
-         length(replace(substr(x.body, 1, f.first_difference), char(10), '')) AS line,
-       CASE WHEN f.first_difference > length(x.body) THEN '(end of file)'
-            WHEN trim(lx.line) = '' THEN '(empty line)'
-            ELSE substr(trim(lx.line), 1, 60) END || char(10) ||
-       CASE WHEN f.first_difference > length(y.body) THEN '(end of file)'
-            WHEN trim(ly.line) = '' THEN '(empty line)'
-            ELSE substr(trim(ly.line), 1, 60) END AS "first differing line (trimmed)"
+       simhash_first_difference(x.body, y.body) AS "first difference (- kept, + removed)"
 FROM shown AS s
 JOIN docs AS x ON x.id = s.a JOIN docs AS y ON y.id = s.b
-JOIN differences AS f ON f.a = s.a AND f.b = s.b
-LEFT JOIN lines AS lx ON lx.id = s.a AND lx.at = f.first_difference
-LEFT JOIN lines AS ly ON ly.id = s.b AND ly.at = f.first_difference
 ORDER BY s.distance, s.a;
 INSERT INTO step_times SELECT 'report', seconds FROM now_seconds;
 

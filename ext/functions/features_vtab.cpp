@@ -1,15 +1,26 @@
-// simhash_features(text [, options]): an eponymous-only table-valued function
-// listing the features simhash() would use for the text, in the order it adds
-// them, so that
+// The table-valued functions that list features, two eponymous-only modules
+// over one machinery (a kind says the columns and the text arguments):
+//
+// simhash_features(text [, options]) lists the features simhash() would use
+// for the text, in the order it adds them, so that
 //   simhash(t, o) = (SELECT simhash_agg(feature, weight) FROM simhash_features(t, o))
 // holds exactly. Columns: feature TEXT, weight REAL (always REAL, so the
 // column has one type and the value is the engine's double bit for bit),
 // hash INTEGER (the signed form of the feature's XXH3-64), and the hidden
 // argument columns text and options.
+//
+// simhash_shared_features(a, b [, options]) lists the features the two
+// texts share, in A's order: feature TEXT, weight_a REAL, weight_b REAL,
+// hash INTEGER, and the hidden columns a, b and options. Why a pair matched:
+// sum(min(weight_a, weight_b)) is the numerator of simhash_jaccard and
+// simhash_containment.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ext/common/sql_values.h"
@@ -17,14 +28,35 @@
 #include "ext/common/virtual_table.h"
 #include "ext/functions/extractor_cache.h"
 #include "ext/registration.h"
+#include "fingerprint/shared_features.h"
 
 namespace simhash::sql {
 
 namespace {
 
-constexpr std::string_view kName = "simhash_features";
+// What tells the two functions apart: the columns are `value_columns`
+// values, then `text_arguments` hidden texts, then the hidden options.
+struct ListKind {
+  const char* name;
+  const char* schema;
+  int value_columns;
+  int text_arguments;  // 1: list one text's features; 2: the shared ones
+  const char* missing_texts;
+};
 
-enum Column { kFeature, kWeight, kHash, kText, kOptions };
+constexpr ListKind kFeatures{
+    "simhash_features",
+    "CREATE TABLE x(feature TEXT, weight REAL, hash INTEGER, text HIDDEN, options HIDDEN)", 3, 1,
+    "simhash_features: missing text argument: use simhash_features(text) or "
+    "simhash_features(text, options)"};
+constexpr ListKind kSharedFeatures{
+    "simhash_shared_features",
+    "CREATE TABLE x(feature TEXT, weight_a REAL, weight_b REAL, hash INTEGER, a HIDDEN, b HIDDEN, "
+    "options HIDDEN)",
+    4, 2,
+    "simhash_shared_features: missing text argument: use simhash_shared_features(a, b) or "
+    "simhash_shared_features(a, b, options)"};
+
 constexpr int kHasOptions = 1;  // idxNum bit: the options argument is passed
 
 struct ValueFree {
@@ -44,45 +76,56 @@ OwnedValue copy_of(sqlite3_value* value) {
 // defaults and the last one built from an option string, so a join that
 // calls the function once per outer row parses its options once.
 struct FeaturesTable : sqlite3_vtab {
+  const ListKind* kind = nullptr;
   std::unique_ptr<CachedExtractor> defaults;
   std::unique_ptr<CachedExtractor> last_options;
 
   FeatureExtractor& extractor_for(std::string_view options_text) {
     if (options_text.empty()) {
       if (!defaults) {
-        defaults = make_extractor("", kName);
+        defaults = make_extractor("", kind->name);
       }
       return defaults->extractor;
     }
     if (!last_options || last_options->options_text != options_text) {
       last_options.reset();
-      last_options = make_extractor(options_text, kName);
+      last_options = make_extractor(options_text, kind->name);
     }
     return last_options->extractor;
   }
 };
 
+// One listed row: a feature of the text, or one the two texts share.
+struct ListedFeature {
+  std::string text;
+  double weight_a = 0;  // simhash_features: the weight
+  double weight_b = 0;
+  std::uint64_t hash = 0;
+};
+
 struct FeaturesCursor : sqlite3_vtab_cursor {
-  std::vector<Feature> features;
+  std::vector<ListedFeature> features;
   std::size_t position = 0;
-  OwnedValue text;     // the arguments, returned by the hidden columns
-  OwnedValue options;  // null pointer when not passed
+  std::vector<OwnedValue> texts;  // the arguments, returned by the hidden columns
+  OwnedValue options;             // null pointer when not passed
 };
 
 FeaturesTable& table_of(sqlite3_vtab_cursor* cursor) {
   return *sql::table_of<FeaturesTable>(cursor->pVtab);
 }
 
-int features_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*argv*/,
+int features_connect(sqlite3* db, void* aux, int /*argc*/, const char* const* /*argv*/,
                      sqlite3_vtab** out, char** error) {
   return guard(error, [&] {
-    const int rc = sqlite3_declare_vtab(
-        db, "CREATE TABLE x(feature TEXT, weight REAL, hash INTEGER, text HIDDEN, options HIDDEN)");
+    const auto* kind = static_cast<const ListKind*>(aux);
+    const int rc = sqlite3_declare_vtab(db, kind->schema);
     if (rc != SQLITE_OK) {
       throw SqliteError(rc, sqlite3_errmsg(db));
     }
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    return hand_over(std::make_unique<FeaturesTable>(), out);
+    auto table = std::make_unique<FeaturesTable>();
+    table->kind = kind;
+    return hand_over(std::move(table), out);
   });
 }
 
@@ -92,50 +135,50 @@ int features_disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
-// The text argument is required: without it there is nothing to list. When
-// it is present but not yet usable (a join ordering that has not bound it),
-// SQLITE_CONSTRAINT makes the planner try another order.
+// The text arguments are required: without them there is nothing to list.
+// When one is present but not yet usable (a join ordering that has not bound
+// it), SQLITE_CONSTRAINT makes the planner try another order.
 int choose_plan(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  int text_constraint = -1;
-  int options_constraint = -1;
-  bool text_unusable = false;
-  bool options_unusable = false;
+  const ListKind& kind = *sql::table_of<FeaturesTable>(vtab)->kind;
+  const int first_argument = kind.value_columns;
+  const int options_column = first_argument + kind.text_arguments;
+  // The usable constraint of each argument (texts, then options), or -1.
+  std::vector<int> constraint_of(static_cast<std::size_t>(kind.text_arguments + 1), -1);
+  std::vector<bool> unusable(constraint_of.size(), false);
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& constraint = info->aConstraint[i];
-    if (constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
+    if (constraint.op != SQLITE_INDEX_CONSTRAINT_EQ || constraint.iColumn < first_argument ||
+        constraint.iColumn > options_column) {
       continue;
     }
-    if (constraint.iColumn == kText) {
-      if (!constraint.usable) {
-        text_unusable = true;
-      } else if (text_constraint < 0) {
-        text_constraint = i;
-      }
-    } else if (constraint.iColumn == kOptions) {
-      if (!constraint.usable) {
-        options_unusable = true;
-      } else if (options_constraint < 0) {
-        options_constraint = i;
-      }
+    const auto argument = static_cast<std::size_t>(constraint.iColumn - first_argument);
+    if (!constraint.usable) {
+      unusable[argument] = true;
+    } else if (constraint_of[argument] < 0) {
+      constraint_of[argument] = i;
     }
   }
-  if (text_constraint < 0) {
-    if (text_unusable) {
-      return SQLITE_CONSTRAINT;
+  for (int text = 0; text < kind.text_arguments; ++text) {
+    if (constraint_of[static_cast<std::size_t>(text)] < 0) {
+      if (unusable[static_cast<std::size_t>(text)]) {
+        return SQLITE_CONSTRAINT;
+      }
+      set_error(vtab, kind.missing_texts);
+      return SQLITE_ERROR;
     }
-    set_error(vtab,
-              "simhash_features: missing text argument: use simhash_features(text) or "
-              "simhash_features(text, options)");
-    return SQLITE_ERROR;
   }
-  if (options_constraint < 0 && options_unusable) {
+  const int options_constraint = constraint_of.back();
+  if (options_constraint < 0 && unusable.back()) {
     return SQLITE_CONSTRAINT;
   }
-  info->aConstraintUsage[text_constraint].argvIndex = 1;
-  info->aConstraintUsage[text_constraint].omit = 1;
+  for (int text = 0; text < kind.text_arguments; ++text) {
+    auto& usage = info->aConstraintUsage[constraint_of[static_cast<std::size_t>(text)]];
+    usage.argvIndex = text + 1;
+    usage.omit = 1;
+  }
   info->idxNum = 0;
   if (options_constraint >= 0) {
-    info->aConstraintUsage[options_constraint].argvIndex = 2;
+    info->aConstraintUsage[options_constraint].argvIndex = kind.text_arguments + 1;
     info->aConstraintUsage[options_constraint].omit = 1;
     info->idxNum |= kHasOptions;
   }
@@ -157,29 +200,55 @@ int features_close(sqlite3_vtab_cursor* cursor) {
   return SQLITE_OK;
 }
 
+// The rows of one text's features, or of the features two texts share.
+std::vector<ListedFeature> listed_features(FeatureExtractor& extractor, int text_arguments,
+                                           sqlite3_value** texts) {
+  std::vector<ListedFeature> rows;
+  const std::optional<std::string_view> a = text_of(texts[0]);
+  if (text_arguments == 1) {
+    if (a) {
+      for (Feature& feature : extractor.features(*a)) {
+        rows.push_back({std::move(feature.text), feature.weight, 0, feature.hash});
+      }
+    }
+    return rows;
+  }
+  const std::optional<std::string_view> b = text_of(texts[1]);
+  if (a && b) {
+    const std::vector<Feature> features_a = extractor.features(*a);
+    const std::vector<Feature> features_b = extractor.features(*b);
+    for (SharedFeature& shared : shared_features(features_a, features_b)) {
+      rows.push_back({std::move(shared.text), shared.weight_a, shared.weight_b, shared.hash});
+    }
+  }
+  return rows;
+}
+
 int features_filter(sqlite3_vtab_cursor* base, int index_number, const char* /*index_string*/,
                     int argc, sqlite3_value** argv) {
   auto* cursor = cursor_of<FeaturesCursor>(base);
   return guard(cursor->pVtab, [&] {
+    FeaturesTable& table = table_of(cursor);
+    const int text_arguments = table.kind->text_arguments;
     cursor->features.clear();
     cursor->position = 0;
-    cursor->text.reset();
+    cursor->texts.clear();
     cursor->options.reset();
-    if (argc < 1) {
-      return SQLITE_ERROR;  // unreachable: best_index always asks for the text
+    if (argc < text_arguments) {
+      return SQLITE_ERROR;  // unreachable: best_index always asks for the texts
     }
-    sqlite3_value* options = (index_number & kHasOptions) != 0 && argc > 1 ? argv[1] : nullptr;
+    sqlite3_value* options =
+        (index_number & kHasOptions) != 0 && argc > text_arguments ? argv[text_arguments] : nullptr;
     const std::string_view options_text =
-        options != nullptr ? options_text_of(options, kName) : std::string_view();
-    FeatureExtractor& extractor = table_of(cursor).extractor_for(options_text);
-    cursor->text = copy_of(argv[0]);
+        options != nullptr ? options_text_of(options, table.kind->name) : std::string_view();
+    FeatureExtractor& extractor = table.extractor_for(options_text);
+    for (int text = 0; text < text_arguments; ++text) {
+      cursor->texts.push_back(copy_of(argv[text]));
+    }
     if (options != nullptr) {
       cursor->options = copy_of(options);
     }
-    const std::optional<std::string_view> text = text_of(argv[0]);
-    if (text) {
-      cursor->features = extractor.features(*text);
-    }
+    cursor->features = listed_features(extractor, text_arguments, argv);
     return SQLITE_OK;
   });
 }
@@ -196,29 +265,27 @@ int features_eof(sqlite3_vtab_cursor* base) {
 
 int features_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
   const auto* cursor = cursor_of<FeaturesCursor>(base);
-  switch (column) {
-    case kFeature: {
-      const std::string& text = cursor->features[cursor->position].text;
-      sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-      break;
+  const ListKind& kind = *static_cast<const FeaturesTable*>(cursor->pVtab)->kind;
+  if (column >= kind.value_columns) {
+    const auto argument = static_cast<std::size_t>(column - kind.value_columns);
+    if (argument < cursor->texts.size()) {
+      sqlite3_result_value(context, cursor->texts[argument].get());
+    } else if (cursor->options) {
+      sqlite3_result_value(context, cursor->options.get());
+    } else {
+      sqlite3_result_null(context);
     }
-    case kWeight:
-      sqlite3_result_double(context, cursor->features[cursor->position].weight);
-      break;
-    case kHash:
-      sqlite3_result_int64(context,
-                           static_cast<sqlite3_int64>(cursor->features[cursor->position].hash));
-      break;
-    case kText:
-      sqlite3_result_value(context, cursor->text.get());
-      break;
-    default:
-      if (cursor->options) {
-        sqlite3_result_value(context, cursor->options.get());
-      } else {
-        sqlite3_result_null(context);
-      }
-      break;
+    return SQLITE_OK;
+  }
+  const ListedFeature& row = cursor->features[cursor->position];
+  // The value columns: feature, the weight (or weight_a and weight_b), hash.
+  if (column == 0) {
+    sqlite3_result_text(context, row.text.data(), static_cast<int>(row.text.size()),
+                        SQLITE_TRANSIENT);
+  } else if (column == kind.value_columns - 1) {
+    sqlite3_result_int64(context, static_cast<sqlite3_int64>(row.hash));
+  } else {
+    sqlite3_result_double(context, column == 1 ? row.weight_a : row.weight_b);
   }
   return SQLITE_OK;
 }
@@ -251,7 +318,13 @@ const sqlite3_module features_module = make_features_module();
 }  // namespace
 
 int register_features_table(sqlite3* db, char** error) {
-  return register_module(db, "simhash_features", &features_module, error);
+  const int rc = register_module(db, kFeatures.name, &features_module, error,
+                                 const_cast<ListKind*>(&kFeatures));
+  if (rc != SQLITE_OK) {
+    return rc;
+  }
+  return register_module(db, kSharedFeatures.name, &features_module, error,
+                         const_cast<ListKind*>(&kSharedFeatures));
 }
 
 }  // namespace simhash::sql

@@ -1,18 +1,22 @@
 // Registers the scalar and aggregate functions on a connection: simhash,
 // simhash_agg, hamming, simhash_hamming, simhash_cosine, simhash_jaccard,
-// simhash_hex, simhash_version, simhash_icu_version and simhash_raise, and
-// holds the four small ones (simhash_hex, simhash_version,
+// simhash_containment, simhash_first_difference, simhash_hex,
+// simhash_version, simhash_icu_version and simhash_raise, and holds the five
+// small ones (simhash_first_difference, simhash_hex, simhash_version,
 // simhash_icu_version, simhash_raise).
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/functions/scalar_functions.h"
 #include "ext/registration.h"
+#include "text/first_difference.h"
 #include "text/icu_versions.h"
 
 namespace simhash::sql {
@@ -41,6 +45,25 @@ void simhash_hex(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
         throw std::runtime_error(std::string("simhash_hex: expected an INTEGER, got ") +
                                  type_name(argv[0]));
     }
+  });
+}
+
+// simhash_first_difference(a, b): where two texts first differ, as
+// describe() words it (text/first_difference.h); NULL when either is NULL
+// or they are equal. Arguments are read as the similarity functions read
+// them (a number as its text, a BLOB as its bytes).
+void simhash_first_difference(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  guard(context, [&] {
+    const std::optional<std::string_view> a = text_of(argv[0]);
+    const std::optional<std::string_view> b = text_of(argv[1]);
+    const std::optional<FirstDifference> difference =
+        a && b ? first_difference(*a, *b) : std::nullopt;
+    if (!difference) {
+      sqlite3_result_null(context);
+      return;
+    }
+    const std::string text = describe(*difference);
+    sqlite3_result_text(context, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   });
 }
 
@@ -126,9 +149,16 @@ int register_scalar_functions(sqlite3* db, char** error) {
       if (rc == SQLITE_OK) {
         rc = register_similarity_function(db, "simhash_jaccard", argc, weighted_jaccard, kFlags);
       }
+      if (rc == SQLITE_OK) {
+        rc = register_similarity_function(db, "simhash_containment", argc, containment, kFlags,
+                                          /*needs_both=*/false);
+      }
     }
   } catch (const std::bad_alloc&) {
     rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "simhash_first_difference", 2, nullptr, simhash_first_difference);
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_hex", 1, nullptr, simhash_hex);

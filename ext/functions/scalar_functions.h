@@ -29,11 +29,13 @@ void simhash_agg_final(sqlite3_context* context);
 // data is the function's name, used in its error messages.
 void hamming_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 
-// simhash_cosine and simhash_jaccard (similarity_functions.cpp): registers
-// `name` with `argc` arguments computing `measure`; each registration owns its
-// extractor for the default options and its remembered feature vectors.
+// simhash_cosine, simhash_jaccard and simhash_containment
+// (similarity_functions.cpp): registers `name` with `argc` arguments
+// computing `measure`; each registration owns its extractor for the default
+// options and its remembered feature vectors. The result is NULL when a
+// text has no features: either one when `needs_both`, else only the first.
 int register_similarity_function(sqlite3* db, const char* name, int argc,
                                  double (*measure)(const FeatureVector&, const FeatureVector&),
-                                 int flags);
+                                 int flags, bool needs_both = true);
 
 }  // namespace simhash::sql

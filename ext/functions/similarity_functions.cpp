@@ -1,5 +1,6 @@
-// simhash_cosine(a, b [, options]) and simhash_jaccard(a, b [, options]): the
-// exact similarity of two texts over the features simhash() votes with.
+// simhash_cosine(a, b [, options]), simhash_jaccard(a, b [, options]) and
+// simhash_containment(a, b [, options]): the exact similarity of two texts
+// over the features simhash() votes with.
 //
 // Verification walks candidate pairs in which each text appears many times,
 // so each registration keeps the feature vectors of the texts it saw last
@@ -26,6 +27,7 @@ constexpr std::size_t kCacheBytes = std::size_t{64} << 20U;
 struct SimilarityFunction {
   const char* name = nullptr;
   double (*measure)(const FeatureVector&, const FeatureVector&) = nullptr;
+  bool needs_both = true;  // NULL when either text has no features, else only when A has none
   std::unique_ptr<CachedExtractor> defaults;
   FeatureVectorCache vectors{kCacheBytes};
 };
@@ -46,7 +48,7 @@ void similarity_function(sqlite3_context* context, int argc, sqlite3_value** arg
     CachedExtractor& chosen = extractor.get();
     const auto a = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_a);
     const auto b = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_b);
-    if (a->empty() || b->empty()) {
+    if (a->empty() || (b->empty() && function->needs_both)) {
       sqlite3_result_null(context);
       return;
     }
@@ -62,10 +64,11 @@ void destroy_similarity_function(void* function) {
 
 int register_similarity_function(sqlite3* db, const char* name, int argc,
                                  double (*measure)(const FeatureVector&, const FeatureVector&),
-                                 int flags) {
+                                 int flags, bool needs_both) {
   auto function = std::make_unique<SimilarityFunction>();
   function->name = name;
   function->measure = measure;
+  function->needs_both = needs_both;
   // On failure SQLite calls the destructor itself, so ownership passes now.
   return sqlite3_create_function_v2(db, name, argc, flags, function.release(), similarity_function,
                                     nullptr, nullptr, destroy_similarity_function);

@@ -1,5 +1,5 @@
-// Cosine and weighted Jaccard of two feature vectors by one merge of their
-// ascending hash lists.
+// Cosine, weighted Jaccard and containment of two feature vectors by one
+// merge of their ascending hash lists.
 #include "fingerprint/feature_similarity.h"
 
 #include <algorithm>
@@ -62,6 +62,20 @@ double weighted_jaccard(FeatureView a, FeatureView b) {
 
 double weighted_jaccard(const FeatureVector& a, const FeatureVector& b) {
   return weighted_jaccard(FeatureView(a), FeatureView(b));
+}
+
+double containment(FeatureView a, FeatureView b) {
+  double sum_of_minima = 0;
+  for_each_common(a, b, [&](double weight_a, double weight_b) {
+    sum_of_minima += std::min(weight_a, weight_b);
+  });
+  // Both sums add the same minima in hash order when B holds all of A, so
+  // a text inside itself gives exactly 1.
+  return std::clamp(sum_of_minima / a.sum_of_weights, 0.0, 1.0);
+}
+
+double containment(const FeatureVector& a, const FeatureVector& b) {
+  return containment(FeatureView(a), FeatureView(b));
 }
 
 std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold) {

@@ -56,6 +56,13 @@ double cosine_similarity(const FeatureVector& a, const FeatureVector& b);
 double weighted_jaccard(FeatureView a, FeatureView b);
 double weighted_jaccard(const FeatureVector& a, const FeatureVector& b);
 
+// How much of A is inside B: the sum over shared features of min(wa, wb)
+// over the sum of A's weights (weighted Jaccard's numerator over A's side),
+// in [0, 1]; 1 when every feature of A is in B at least as heavily. A must be
+// non-empty; an empty B gives 0.
+double containment(FeatureView a, FeatureView b);
+double containment(const FeatureVector& a, const FeatureVector& b);
+
 // The set Jaccard of two views without weights (every weight 1) when it is
 // at least `threshold`, else nullopt, which the merge often knows early: once
 // the shared features still possible (those counted plus the fewer left on

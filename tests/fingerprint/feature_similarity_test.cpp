@@ -1,6 +1,6 @@
 // Exact similarity of two texts: hand-derived answers, agreement with a model
 // that works on feature texts (not hashes) for every weight scheme and unit,
-// and exact 1 for equal texts.
+// and exact 1 for equal texts; containment the same way.
 #include "fingerprint/feature_similarity.h"
 
 #include <gtest/gtest.h>
@@ -58,6 +58,20 @@ double model_jaccard(const std::map<std::string, double>& a,
     maxima += std::max(weights.first, weights.second);
   }
   return static_cast<double>(minima / maxima);
+}
+
+// How much of A is in B, by the texts: shared minima over A's weights.
+double model_containment(const std::map<std::string, double>& a,
+                         const std::map<std::string, double>& b) {
+  long double minima = 0;
+  long double total = 0;
+  for (const auto& [text, weight] : a) {
+    total += weight;
+    if (auto found = b.find(text); found != b.end()) {
+      minima += std::min(weight, found->second);
+    }
+  }
+  return static_cast<double>(minima / total);
 }
 
 struct Similarities {
@@ -176,6 +190,54 @@ TEST(FeatureSimilarity, AgreesWithTheModelOnRandomPairs) {
       EXPECT_EQ(weighted_jaccard(vector_a, vector_a), 1.0) << options << " | " << a;
     }
   }
+}
+
+// Containment against brute force over the feature texts: random texts and
+// edits of them, every weight scheme and unit; 1 for a text in itself and in
+// any text that holds it, 0 against a text without features.
+TEST(FeatureSimilarity, ContainmentAgreesWithTheModelOnRandomPairs) {
+  std::mt19937_64 random(20261125);
+  const std::vector<std::string> vocabulary = {"the", "cat",  "sat",    "on",   "mat", "dog",
+                                               "ran", "über", "straße", "東京", "x1",  "Ωmega"};
+  for (const char* options : {"", "weight=log", "weight=binary", "n=3 weight=binary", "n=2",
+                              "unit=char n=3", "unit=char n=5 weight=log"}) {
+    FeatureExtractor extractor(options_of(options));
+    FeatureVector vector_a;
+    FeatureVector vector_b;
+    for (int round = 0; round < 60; ++round) {
+      const std::string a = random_text(random, vocabulary, 1 + random() % 80);
+      const std::string b = round % 3 == 0   ? random_text(random, vocabulary, 1 + random() % 80)
+                            : round % 3 == 1 ? a + " " + random_text(random, vocabulary, 5)
+                                             : edited(random, a, vocabulary, 0.05 * (round % 7));
+      extractor.feature_vector(a, vector_a);
+      extractor.feature_vector(b, vector_b);
+      const auto model_a = weights_by_text(extractor, a);
+      const auto model_b = weights_by_text(extractor, b);
+      if (model_a.empty()) {
+        continue;
+      }
+      EXPECT_NEAR(containment(vector_a, vector_b), model_containment(model_a, model_b), 1e-12)
+          << options << " | " << a << " | " << b;
+      EXPECT_EQ(containment(vector_a, vector_a), 1.0) << options << " | " << a;
+    }
+    extractor.feature_vector("a b c", vector_a);
+    extractor.feature_vector("", vector_b);
+    if (!vector_a.empty()) {
+      EXPECT_EQ(containment(vector_a, vector_b), 0.0) << options;
+    }
+  }
+  // By hand: tf {a:2, b:1} in {a:1, c:1}: min 1 of 3; the other way 1 of 2.
+  FeatureExtractor tf(options_of("weight=tf"));
+  FeatureVector x;
+  FeatureVector y;
+  tf.feature_vector("a a b", x);
+  tf.feature_vector("a c", y);
+  EXPECT_DOUBLE_EQ(containment(x, y), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(containment(y, x), 0.5);
+  // Words appended to B do not lower A's containment in it.
+  tf.feature_vector("one two three", x);
+  tf.feature_vector("one two three four five", y);
+  EXPECT_EQ(containment(x, y), 1.0);
 }
 
 // A binary vector of the given hashes (ascending, distinct).

@@ -18,7 +18,9 @@ TEST(FunctionFlags, UsableInIndexesChecksAndGeneratedColumns) {
       "  hex TEXT AS (simhash_hex(simhash(body, 'n=2'))) STORED,"
       "  near_zero INTEGER AS (hamming(fp, 0)) VIRTUAL,"
       "  prefixed INTEGER AS (simhash_hamming(fp, -1)) VIRTUAL,"
-      "  version TEXT AS (simhash_version()) VIRTUAL)");
+      "  version TEXT AS (simhash_version()) VIRTUAL,"
+      "  inside REAL AS (simhash_containment(body, 'one two three four')) VIRTUAL,"
+      "  difference TEXT AS (simhash_first_difference(body, 'one two')) VIRTUAL)");
   db.exec("CREATE INDEX docs_by_fp ON docs(simhash(body))");
   db.exec("CREATE INDEX docs_by_distance ON docs(hamming(simhash(body), 0))");
   db.exec("INSERT INTO docs(body, fp) VALUES ('one two three', simhash('one two three'))");
@@ -28,6 +30,9 @@ TEST(FunctionFlags, UsableInIndexesChecksAndGeneratedColumns) {
   EXPECT_EQ(db.integer("SELECT near_zero + prefixed FROM docs"), 64);
   EXPECT_EQ(db.integer("SELECT count(*) FROM docs WHERE hex = simhash_hex(simhash(body, 'n=2'))"),
             1);
+  EXPECT_EQ(db.rows("SELECT inside, difference FROM docs"),
+            (std::vector<Row>{{"1.0", "line 1, column 8\n- one two three\n+ one two"}}));
+  db.exec("CREATE INDEX docs_by_containment ON docs(simhash_containment(body, 'one'))");
 }
 
 TEST(FunctionFlags, InnocuousUnderUntrustedSchema) {
@@ -39,14 +44,22 @@ TEST(FunctionFlags, InnocuousUnderUntrustedSchema) {
         "INSERT INTO docs VALUES ('alpha beta gamma'), ('alpha beta delta');"
         "CREATE VIEW fingerprints AS SELECT simhash(body) AS fp, simhash(body, 'n=2') AS fp2,"
         "  simhash_hex(simhash(body)) AS hex, hamming(simhash(body), 0) AS d,"
-        "  simhash_hamming(simhash(body), 0) AS d2, simhash_version() AS v FROM docs;"
+        "  simhash_hamming(simhash(body), 0) AS d2, simhash_version() AS v,"
+        "  simhash_containment(body, 'alpha') AS inside,"
+        "  simhash_first_difference(body, 'alpha') AS difference FROM docs;"
         "CREATE VIEW aggregated AS SELECT simhash_agg(feature, weight) AS fp"
-        "  FROM docs, simhash_features(docs.body);");
+        "  FROM docs, simhash_features(docs.body);"
+        "CREATE VIEW shared AS SELECT feature FROM docs,"
+        "  simhash_shared_features(docs.body, 'alpha beta gamma');");
   }
   TestDatabase db(file.path());
   db.exec("PRAGMA trusted_schema = OFF");
   EXPECT_EQ(db.integer("SELECT count(*) FROM fingerprints WHERE fp IS NOT NULL"), 2);
   EXPECT_EQ(db.rows("SELECT fp FROM aggregated").size(), 1U);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM fingerprints WHERE inside > 0 AND difference "
+                       "LIKE 'line 1, column 6%'"),
+            2);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM shared"), 5);
 }
 
 // Issue 11 item 7: the index is innocuous too, so the README's way of
