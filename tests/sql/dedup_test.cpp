@@ -274,11 +274,18 @@ TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
   EXPECT_EQ(
       db.integer("SELECT DISTINCT threads FROM simhash_dedup(" + query + ", 0.8, NULL, NULL, 2)"),
       2);
-  // Weighted options, which the join cannot serve, take radius 10 when it
-  // is left out.
+  // Weighted options, which the join cannot serve, and character shingles,
+  // for which it is slower, take radius 10 when it is left out; NULL still
+  // asks for the join.
   EXPECT_EQ(db.integer("SELECT DISTINCT radius FROM simhash_dedup(" + query +
                        ") WHERE options = 'n=3' AND threshold = 0.5"),
             10);
+  EXPECT_EQ(db.integer("SELECT DISTINCT radius FROM simhash_dedup(" + query +
+                       ") WHERE options = 'unit=char n=4 weight=binary' AND threshold = 0.5"),
+            10);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM simhash_dedup(" + query +
+                       ", 0.5, NULL, 'unit=char n=4 weight=binary') WHERE radius IS NOT NULL"),
+            0);
   // Texts without a fingerprint are left out, however low the bar; the
   // one-word texts (one feature each, the word) group with each other.
   const std::string everything =
