@@ -168,7 +168,15 @@ AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSq
 I686_SQL_TESTS='PortableFile.*:FormatFile.*:BatchSql.*:BatchBetween.*:Nearest.*:DistanceBounds.*'\
 ':Simhash.*:SimhashAgg.*:Hamming.*:IndexGrowth.*'
 
-# $1: the processor, $2: a GoogleTest filter for the SQL tests.
+# qemu-i386 (Debian 12's qemu-user) never returns from a program that
+# starts a thread: a ten-line std::thread test spins forever there, while
+# qemu-aarch64 and qemu-s390x run it. So i686 leaves out the engine tests
+# that start threads; the same code runs on the host, under TSan, and on
+# aarch64 and s390x.
+I686_ENGINE_TESTS='-RowFeatureBuilder.*:ParallelFor.*'
+
+# $1: the processor, $2: a GoogleTest filter for the SQL tests, $3: one for
+# the engine tests (default: all).
 cross_tests() {
   local triple=$1-linux-gnu qemu=qemu-$1 multiarch=$1-linux-gnu
   # Debian's i386 names its library directory and qemu after the architecture.
@@ -177,7 +185,7 @@ cross_tests() {
     multiarch=i386-linux-gnu
   fi
   local run=("$qemu" -L "/usr/$triple" -E "LD_LIBRARY_PATH=$PWD/.cross/$triple/usr/lib/$multiarch")
-  (cd "build-$1" && "${run[@]}" ./engine_tests --gtest_brief=1)
+  (cd "build-$1" && "${run[@]}" ./engine_tests --gtest_brief=1 --gtest_filter="${3:-*}")
   (cd "build-$1" && SIMHASH_PORTABLE_DB=../build/portable.db "${run[@]}" ./sql_tests \
     --gtest_brief=1 --gtest_filter="$2")
 }
@@ -200,7 +208,7 @@ stage "portable database file (Release)" portable_file
 stage "aarch64 cross build" cross_build arm64 aarch64
 stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
 stage "i686 cross build (32-bit x86)" cross_build i386 i686
-stage "i686 tests (qemu-user)" cross_tests i686 "$I686_SQL_TESTS"
+stage "i686 tests (qemu-user)" cross_tests i686 "$I686_SQL_TESTS" "$I686_ENGINE_TESTS"
 stage "s390x cross build" cross_build s390x s390x
 stage "s390x tests (qemu-user)" cross_tests s390x '*'
 stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
