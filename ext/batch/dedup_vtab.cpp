@@ -208,12 +208,12 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                    [&](std::int64_t id, const RowFeatures& row) {
                      dedup.add(id, *row.fingerprint, row.features);
                    });
-    if (const std::optional<std::int64_t> repeated = dedup.repeated_id()) {
+    const CheckPoint check = [db] { throw_if_interrupted(db); };
+    if (const std::optional<std::int64_t> repeated = dedup.repeated_id(check)) {
       throw SqliteError(SQLITE_ERROR, std::string(kName) + ": the query returns id " +
                                           std::to_string(*repeated) +
                                           " more than once; ids must be distinct");
     }
-    const CheckPoint check = [db] { throw_if_interrupted(db); };
     cursor->rows = cursor->radius
                        ? dedup.groups_within_radius(cursor->threshold, *cursor->radius, check)
                        : dedup.groups_by_threshold_join(cursor->threshold, check);

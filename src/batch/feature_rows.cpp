@@ -65,28 +65,43 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
     throw std::length_error("simhash: too many distinct rows to compare");
   }
   if (!weighted_ && !is_binary(features)) {
-    weights_.assign(hashes_.size(), 1.0);
+    for (const std::vector<std::uint64_t>& hashes : hash_blocks_) {
+      weight_blocks_.emplace_back(hashes.size(), 1.0).reserve(hashes.capacity());
+    }
     weighted_ = true;
   }
-  const auto node = static_cast<std::uint32_t>(nodes_.size());
-  nodes_.push_back(
-      Node{fingerprint, hashes_.size(), features.hashes.size(), features.sum_of_weights});
-  hashes_.insert(hashes_.end(), features.hashes.begin(), features.hashes.end());
-  if (weighted_) {
-    weights_.insert(weights_.end(), features.weights.begin(), features.weights.end());
+  const std::size_t size = features.hashes.size();
+  if (hash_blocks_.empty() || hash_blocks_.back().capacity() - hash_blocks_.back().size() < size) {
+    hash_blocks_.emplace_back().reserve(std::max(kBlockSize, size));
+    if (weighted_) {
+      weight_blocks_.emplace_back().reserve(std::max(kBlockSize, size));
+    }
   }
+  std::vector<std::uint64_t>& hashes = hash_blocks_.back();
+  const auto node = static_cast<std::uint32_t>(nodes_.size());
+  nodes_.push_back(Node{fingerprint, static_cast<std::uint32_t>(hash_blocks_.size() - 1),
+                        static_cast<std::uint32_t>(hashes.size()), size, features.sum_of_weights});
+  hashes.insert(hashes.end(), features.hashes.begin(), features.hashes.end());
+  if (weighted_) {
+    weight_blocks_.back().insert(weight_blocks_.back().end(), features.weights.begin(),
+                                 features.weights.end());
+  }
+  hash_count_ += size;
   node_by_key_.emplace(key, node);
   return node;
 }
 
 FeatureView FeatureRows::features_of(std::uint32_t node) const {
   const Node& stored = nodes_[node];
-  const std::span<const std::uint64_t> hashes(hashes_.data() + stored.first, stored.size);
+  const std::span<const std::uint64_t> hashes(hash_blocks_[stored.block].data() + stored.offset,
+                                              stored.size);
   if (!weighted_) {
     return FeatureView(hashes, {}, stored.sum_of_weights);
   }
-  return FeatureView(hashes, std::span<const double>(weights_.data() + stored.first, stored.size),
-                     stored.sum_of_weights);
+  return FeatureView(
+      hashes,
+      std::span<const double>(weight_blocks_[stored.block].data() + stored.offset, stored.size),
+      stored.sum_of_weights);
 }
 
 }  // namespace simhash

@@ -3,6 +3,8 @@
 // every weight is 1), identical rows (same fingerprint, same features)
 // stored once. Memory: 8 bytes a feature (16 once a weight is not 1), 32
 // bytes a distinct row and about 40 in the table that finds identical ones.
+// The features are kept in blocks that never move (as in chunked_array.h:
+// no long copy while rows are added).
 #pragma once
 
 #include <cstddef>
@@ -26,19 +28,25 @@ class FeatureRows {
   std::uint64_t fingerprint_of(std::uint32_t node) const { return nodes_[node].fingerprint; }
   // False while every weight added is 1 (weight=binary).
   bool weighted() const { return weighted_; }
-  // Every node's feature hashes, one node after the other.
-  std::span<const std::uint64_t> all_hashes() const { return hashes_; }
+  // The number of feature hashes of all nodes together.
+  std::size_t hash_count() const { return hash_count_; }
 
  private:
+  // Features are appended to the last block while it has room, else to a
+  // new one of kBlockSize, or of their own size when larger.
+  static constexpr std::size_t kBlockSize = std::size_t{1} << 15;
   struct Node {
     std::uint64_t fingerprint;
-    std::size_t first;  // into hashes_ (and weights_ when weighted_)
+    std::uint32_t block;   // into hash_blocks_ (and weight_blocks_ when weighted_)
+    std::uint32_t offset;  // within the block
     std::size_t size;
     double sum_of_weights;
   };
   std::vector<Node> nodes_;
-  std::vector<std::uint64_t> hashes_;
-  std::vector<double> weights_;  // filled from the first node with a weight other than 1
+  std::vector<std::vector<std::uint64_t>> hash_blocks_;
+  // Filled from the first node with a weight other than 1, block for block.
+  std::vector<std::vector<double>> weight_blocks_;
+  std::size_t hash_count_ = 0;
   bool weighted_ = false;
   // Nodes by a hash of fingerprint and features; equality is checked.
   std::unordered_multimap<std::uint64_t, std::uint32_t> node_by_key_;

@@ -33,25 +33,35 @@ using Assignment = LeaderAssignment;
 // (for simhash_clusters, the smaller id).
 std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node_of,
                                              std::size_t node_count,
-                                             std::span<const NodeLink> links,
+                                             const ChunkedArray<NodeLink>& links,
                                              const CheckPoint& check) {
   if (links.size() > kNone / 2) {
     throw std::length_error("simhash: too many links to group");
   }
+  // A pass over the links touches a node or two each (some 10 ns).
+  constexpr std::size_t kLinksBetweenChecks = std::size_t{1} << 20;
+  const auto check_every_piece = [&check](std::size_t index) {
+    if ((index & (kLinksBetweenChecks - 1)) == kLinksBetweenChecks - 1 && check) {
+      check();
+    }
+  };
   // The links of each node, in compressed rows.
   std::vector<std::uint32_t> row_start(node_count + 1, 0);
-  for (const Link& link : links) {
-    ++row_start[link.first + 1];
-    ++row_start[link.second + 1];
+  for (std::size_t index = 0; index < links.size(); ++index) {
+    ++row_start[links[index].first + 1];
+    ++row_start[links[index].second + 1];
+    check_every_piece(index);
   }
   for (std::size_t node = 0; node < node_count; ++node) {
     row_start[node + 1] += row_start[node];
   }
-  std::vector<std::uint32_t> row_links(row_start.back());
+  ChunkedArray<std::uint32_t> row_links;
+  row_links.resize(row_start.back(), 0, check);
   std::vector<std::uint32_t> filled(row_start.begin(), row_start.end() - 1);
   for (std::uint32_t index = 0; index < links.size(); ++index) {
     row_links[filled[links[index].first]++] = index;
     row_links[filled[links[index].second]++] = index;
+    check_every_piece(index);
   }
   filled = {};
 
@@ -183,7 +193,7 @@ std::vector<FingerprintLeader> find_leader_groups(const FingerprintGroups& group
   if (plan.method() == BatchPlan::Method::kAllPairs) {
     return leaders_by_comparison(groups, plan.radius(), check);
   }
-  std::vector<Link> links;
+  ChunkedArray<Link> links;
   GroupPairSearch search(groups.fingerprints(), plan, check);
   std::vector<GroupPair> found;
   while (search.next(found)) {
@@ -227,9 +237,8 @@ std::vector<PairLeader> group_ranked_pairs(std::span<const RankedPair> pairs) {
   const auto node_of_id = [&](std::int64_t id) {
     return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
   };
-  std::vector<Link> links;
+  ChunkedArray<Link> links;
   std::vector<std::size_t> pair_of_link;
-  links.reserve(pairs.size());
   pair_of_link.reserve(pairs.size());
   for (std::size_t index = 0; index < pairs.size(); ++index) {
     const RankedPair& pair = pairs[index];

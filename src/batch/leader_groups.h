@@ -16,6 +16,7 @@
 #include "batch/batch_plan.h"
 #include "batch/fingerprint_groups.h"
 #include "util/check_point.h"
+#include "util/chunked_array.h"
 
 namespace simhash {
 
@@ -78,7 +79,7 @@ struct LeaderAssignment {
 // `check` runs between bounded pieces of the pass (check_point.h).
 std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node_of,
                                              std::size_t node_count,
-                                             std::span<const NodeLink> links,
+                                             const ChunkedArray<NodeLink>& links,
                                              const CheckPoint& check = {});
 
 // Every id that appears in a link, in ascending order. Links with a == b are

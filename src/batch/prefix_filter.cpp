@@ -29,7 +29,7 @@ bool may_reach(FeatureView a, FeatureView b, double threshold) {
 SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows) {
   std::size_t occurrences = 0;
   for (const FeatureRows* each : rows) {
-    occurrences += each->all_hashes().size();
+    occurrences += each->hash_count();
   }
   slot_bits_ = kMinSlotBits;
   while (slot_bits_ < kMaxSlotBits &&
@@ -38,9 +38,11 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows) {
   }
   occurrences_.assign(std::size_t{1} << slot_bits_, 0);
   for (const FeatureRows* each : rows) {
-    for (const std::uint64_t hash : each->all_hashes()) {
-      std::uint32_t& count = occurrences_[slot_of(hash)];
-      count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
+    for (std::uint32_t node = 0; node < each->size(); ++node) {
+      for (const std::uint64_t hash : each->features_of(node).hashes) {
+        std::uint32_t& count = occurrences_[slot_of(hash)];
+        count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
+      }
     }
   }
 }

@@ -44,9 +44,28 @@ std::optional<double> VerifiedDedup::similarity_if_at_least(FeatureView a, Featu
   return similarity >= threshold ? std::optional<double>(similarity) : std::nullopt;
 }
 
-std::optional<std::int64_t> VerifiedDedup::repeated_id() const {
+std::optional<std::int64_t> VerifiedDedup::repeated_id(const CheckPoint& check) const {
+  // Sorted a run at a time, then merged run pair by run pair, checking in
+  // between: one sort of 1M ids would be a single step of some 80 ms.
+  constexpr std::size_t kRun = std::size_t{1} << 16;
   std::vector<std::int64_t> sorted = ids_;
-  std::sort(sorted.begin(), sorted.end());
+  const auto at = [&sorted](std::size_t index) {
+    return sorted.begin() + static_cast<std::ptrdiff_t>(std::min(index, sorted.size()));
+  };
+  for (std::size_t run = 0; run < sorted.size(); run += kRun) {
+    std::sort(at(run), at(run + kRun));
+    if (check) {
+      check();
+    }
+  }
+  for (std::size_t width = kRun; width < sorted.size(); width *= 2) {
+    for (std::size_t run = 0; run + width < sorted.size(); run += 2 * width) {
+      std::inplace_merge(at(run), at(run + width), at(run + 2 * width));
+      if (check) {
+        check();
+      }
+    }
+  }
   const auto repeated = std::adjacent_find(sorted.begin(), sorted.end());
   if (repeated == sorted.end()) {
     return std::nullopt;
@@ -66,7 +85,7 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
 
   // The verified pairs.
   DedupCounts counted;
-  std::vector<NodeLink> links;
+  ChunkedArray<NodeLink> links;
   std::vector<NearPair> candidates;
   std::size_t work = 0;  // feature comparisons since the last check
   while (finder.next(candidates)) {

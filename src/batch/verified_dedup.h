@@ -61,7 +61,8 @@ class VerifiedDedup {
   std::size_t row_count() const { return ids_.size(); }
   std::size_t distinct_count() const { return nodes_.size(); }
   // An id added more than once, if any (the groups need distinct ids).
-  std::optional<std::int64_t> repeated_id() const;
+  // `check` runs between bounded pieces of work (check_point.h).
+  std::optional<std::int64_t> repeated_id(const CheckPoint& check = {}) const;
 
   // Every row of a group of two or more, in visit order: candidates are the
   // pairs within `radius` bits, kept when their similarity is at least
