@@ -37,10 +37,9 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
                [&](unsigned worker, std::size_t begin, std::size_t end) {
                  Worker& extractors = *workers_[worker];
                  for (std::size_t i = begin; i < end; ++i) {
-                   rows[i].fingerprint = extractors.fingerprints.fingerprint(texts[i]);
-                   if (rows[i].fingerprint) {
-                     extractors.verification.feature_vector(texts[i], rows[i].features);
-                   } else {
+                   rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
+                       texts[i], extractors.verification, rows[i].features);
+                   if (!rows[i].fingerprint) {
                      rows[i].features.clear();
                    }
                  }

@@ -47,22 +47,34 @@ struct FeatureExtractor::Impl {
   template <typename OnNewFeature>
   void count(std::string_view utf8_text, OnNewFeature&& on_new_feature) {
     const std::string_view valid = repair_utf8(utf8_text, repaired);
-    // Distinct features expected: prose has a new word every 8 to 16 bytes,
-    // while nearly every character n-gram is new.
-    counter.clear(tokenizer ? valid.size() / 8 : valid.size());
-    const auto count_feature = [&](std::string_view feature) {
-      if (counter.add(feature_hash(feature))) {
-        on_new_feature(feature);
-      }
-    };
     if (tokenizer && options.n == 1) {
       // Unigrams, the default: each token is a feature, hashed as it comes,
       // with no copy of the tokens.
-      tokenizer->tokenize(valid, count_feature);
+      counter.clear(valid.size() / 8);
+      tokenizer->tokenize(valid, [&](std::string_view feature) {
+        if (counter.add(feature_hash(feature))) {
+          on_new_feature(feature);
+        }
+      });
       return;
     }
     assign_units(valid);
-    units.for_each_shingle(static_cast<std::size_t>(options.n), count_feature);
+    count_shingles(units, valid.size(), on_new_feature);
+  }
+
+  // Counts the shingles of `cut` (this extractor's units or another's of the
+  // same unit) of a text of `text_bytes`.
+  template <typename OnNewFeature>
+  void count_shingles(const UnitSequence& cut, std::size_t text_bytes,
+                      OnNewFeature&& on_new_feature) {
+    // Distinct features expected: prose has a new word every 8 to 16 bytes,
+    // while nearly every character n-gram is new.
+    counter.clear(tokenizer ? text_bytes / 8 : text_bytes);
+    cut.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view feature) {
+      if (counter.add(feature_hash(feature))) {
+        on_new_feature(feature);
+      }
+    });
   }
 
   // Cuts well-formed text into the units shingles are made of.
@@ -121,6 +133,44 @@ struct FeatureExtractor::Impl {
     return 1.0;
   }
 
+  // The fingerprint of the features counted last; nullopt when there are none.
+  std::optional<std::uint64_t> vote() {
+    const auto& entries = counter.entries();
+    if (entries.empty()) {
+      return std::nullopt;
+    }
+    // One batched vote keeps the 64 totals in registers across all features
+    // (the same totals as adding them one by one, fingerprint_accumulator.h).
+    hashes.clear();
+    weights.clear();
+    for (const FeatureCounter::Entry& entry : entries) {
+      hashes.push_back(entry.hash);
+      weights.push_back(weight_of(entry.count));
+    }
+    accumulator.reset();
+    accumulator.add(hashes, weights);
+    return accumulator.fingerprint();
+  }
+
+  // The features counted last, sorted by hash.
+  void sorted_vector(FeatureVector& out) {
+    sorted.assign(counter.entries().begin(), counter.entries().end());
+    std::sort(sorted.begin(), sorted.end(),
+              [](const FeatureCounter::Entry& a, const FeatureCounter::Entry& b) {
+                return a.hash < b.hash;
+              });
+    out.clear();
+    out.hashes.reserve(sorted.size());
+    out.weights.reserve(sorted.size());
+    for (const FeatureCounter::Entry& entry : sorted) {
+      const double weight = weight_of(entry.count);
+      out.hashes.push_back(entry.hash);
+      out.weights.push_back(weight);
+      out.sum_of_squares += weight * weight;
+      out.sum_of_weights += weight;
+    }
+  }
+
   SimhashOptions options;
   std::optional<WordTokenizer> tokenizer;    // unit=word
   std::optional<TextNormalizer> normalizer;  // unit=char
@@ -160,44 +210,35 @@ std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8
     return impl_->fingerprint_by_sorting(utf8_text);
   }
   impl_->count(utf8_text, [](std::string_view) {});
-  const auto& entries = impl_->counter.entries();
-  if (entries.empty()) {
-    return std::nullopt;
-  }
-  // One batched vote keeps the 64 totals in registers across all features
-  // (the same totals as adding them one by one, fingerprint_accumulator.h).
-  std::vector<std::uint64_t>& hashes = impl_->hashes;
-  std::vector<double>& weights = impl_->weights;
-  hashes.clear();
-  weights.clear();
-  for (const FeatureCounter::Entry& entry : entries) {
-    hashes.push_back(entry.hash);
-    weights.push_back(impl_->weight_of(entry.count));
-  }
-  FingerprintAccumulator& accumulator = impl_->accumulator;
-  accumulator.reset();
-  accumulator.add(hashes, weights);
-  return accumulator.fingerprint();
+  return impl_->vote();
 }
 
 void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector& out) {
   impl_->count(utf8_text, [](std::string_view) {});
-  std::vector<FeatureCounter::Entry>& sorted = impl_->sorted;
-  sorted.assign(impl_->counter.entries().begin(), impl_->counter.entries().end());
-  std::sort(sorted.begin(), sorted.end(),
-            [](const FeatureCounter::Entry& a, const FeatureCounter::Entry& b) {
-              return a.hash < b.hash;
-            });
-  out.clear();
-  out.hashes.reserve(sorted.size());
-  out.weights.reserve(sorted.size());
-  for (const FeatureCounter::Entry& entry : sorted) {
-    const double weight = impl_->weight_of(entry.count);
-    out.hashes.push_back(entry.hash);
-    out.weights.push_back(weight);
-    out.sum_of_squares += weight * weight;
-    out.sum_of_weights += weight;
+  impl_->sorted_vector(out);
+}
+
+std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
+    std::string_view utf8_text, FeatureExtractor& verification, FeatureVector& out) {
+  const bool same_unit = impl_->options.unit == verification.impl_->options.unit;
+  const bool sorts = impl_->normalizer && impl_->options.n >= kCountBySortingMinN &&
+                     utf8_text.size() >= kCountBySortingBytes;
+  if (!same_unit || sorts) {
+    const std::optional<std::uint64_t> fingerprint = this->fingerprint(utf8_text);
+    if (fingerprint) {
+      verification.feature_vector(utf8_text, out);
+    }
+    return fingerprint;
   }
+  const std::string_view valid = repair_utf8(utf8_text, impl_->repaired);
+  impl_->assign_units(valid);
+  impl_->count_shingles(impl_->units, valid.size(), [](std::string_view) {});
+  const std::optional<std::uint64_t> fingerprint = impl_->vote();
+  if (fingerprint) {
+    verification.impl_->count_shingles(impl_->units, valid.size(), [](std::string_view) {});
+    verification.impl_->sorted_vector(out);
+  }
+  return fingerprint;
 }
 
 }  // namespace simhash

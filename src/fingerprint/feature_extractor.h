@@ -57,6 +57,14 @@ class FeatureExtractor {
   // weighted_jaccard(); `out` keeps its buffers between texts.
   void feature_vector(std::string_view utf8_text, FeatureVector& out);
 
+  // fingerprint(utf8_text), and when there is one, `verification`'s
+  // feature_vector(utf8_text, out): the same results, but the text is
+  // repaired and cut into units once when both extractors use the same unit
+  // (simhash_dedup needs both of every text; cutting was half the work).
+  std::optional<std::uint64_t> fingerprint_and_feature_vector(std::string_view utf8_text,
+                                                              FeatureExtractor& verification,
+                                                              FeatureVector& out);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -280,6 +280,55 @@ TEST(FeatureExtractor, MatchesBruteForceReferenceAndVoteIdentity) {
   }
 }
 
+// The combined call (simhash_dedup's: the text cut into units once for
+// both) gives exactly what the two calls give, for extractors of the same
+// unit and of different units, on texts with invalid UTF-8, without
+// features, in several scripts; and leaves the vector alone without a
+// fingerprint.
+TEST(FeatureExtractor, FingerprintAndFeatureVectorEqualTheTwoCalls) {
+  std::mt19937 random(20261125);
+  const std::vector<SimhashOptions> all = {{TokenUnit::word, 1, WeightScheme::tf},
+                                           {TokenUnit::word, 3, WeightScheme::binary},
+                                           {TokenUnit::word, 2, WeightScheme::log_tf},
+                                           {TokenUnit::character, 4, WeightScheme::binary},
+                                           {TokenUnit::character, 1, WeightScheme::tf}};
+  for (const SimhashOptions& fingerprint_options : all) {
+    for (const SimhashOptions& verification_options : all) {
+      FeatureExtractor fingerprints(fingerprint_options);
+      FeatureExtractor verification(verification_options);
+      FeatureExtractor fingerprints_alone(fingerprint_options);
+      FeatureExtractor verification_alone(verification_options);
+      int without = 0;
+      for (int round = 0; round < 80; ++round) {
+        std::string text = random_text(random) + (round % 7 == 0 ? "\xFF\xC3" : "");
+        if (round % 10 == 0) {
+          text = round % 20 == 0 ? "" : " ,. !\t";  // no words; no characters either
+        }
+        FeatureVector combined;
+        combined.hashes = {7};  // stays when there is no fingerprint
+        combined.weights = {1.0};
+        const std::optional<std::uint64_t> fingerprint =
+            fingerprints.fingerprint_and_feature_vector(text, verification, combined);
+        ASSERT_EQ(fingerprint, fingerprints_alone.fingerprint(text))
+            << to_string(fingerprint_options) << " | " << text;
+        if (!fingerprint) {
+          ++without;
+          EXPECT_EQ(combined.hashes, std::vector<std::uint64_t>{7});
+          continue;
+        }
+        FeatureVector alone;
+        verification_alone.feature_vector(text, alone);
+        ASSERT_EQ(combined.hashes, alone.hashes)
+            << to_string(verification_options) << " | " << text;
+        ASSERT_EQ(combined.weights, alone.weights);
+        ASSERT_EQ(combined.sum_of_weights, alone.sum_of_weights);
+        ASSERT_EQ(combined.sum_of_squares, alone.sum_of_squares);
+      }
+      EXPECT_GT(without, 0) << "no text without features was tried";
+    }
+  }
+}
+
 TEST(FeatureExtractor, TenMegabyteText) {
   std::mt19937 random(10);
   const std::vector<std::string> words = {"alpha", "beta", "gamma", "delta", "epsilon",
