@@ -27,70 +27,17 @@
 #include <string>
 #include <vector>
 
+#include "allocation_hooks.h"
 #include "fault_workload.h"
-
-namespace {
-
-// While armed, allocations are counted and the fail_at-th fails (0: none).
-std::atomic<bool> armed{false};
-std::atomic<long> fail_at{0};
-std::atomic<long> allocations{0};
-std::atomic<bool> failed{false};
-
-bool should_fail() {
-  if (!armed.load(std::memory_order_relaxed)) {
-    return false;
-  }
-  const long count = allocations.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (count == fail_at.load(std::memory_order_relaxed)) {
-    failed = true;
-    return true;
-  }
-  return false;
-}
-
-void* allocate(std::size_t size, std::size_t alignment) {
-  if (should_fail()) {
-    return nullptr;
-  }
-  if (alignment <= alignof(std::max_align_t)) {
-    return std::malloc(size == 0 ? 1 : size);
-  }
-  const std::size_t rounded = (size + alignment - 1) / alignment * alignment;
-  return std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
-}
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (void* p = allocate(size, 0)) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void* operator new(std::size_t size, std::align_val_t alignment) {
-  if (void* p = allocate(size, static_cast<std::size_t>(alignment))) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size, std::align_val_t alignment) {
-  return operator new(size, alignment);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocate(size, 0); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocate(size, 0); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace simhash::testing {
 namespace {
+
+using allocation::allocations;
+using allocation::armed;
+using allocation::fail_at;
+using allocation::failed;
+using allocation::should_fail;
 
 sqlite3_mem_methods sqlite_default_methods;
 
