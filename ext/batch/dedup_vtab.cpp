@@ -11,7 +11,8 @@
 // with the radius NULL, or left out for word shingles with binary weights,
 // every pair that can reach the threshold (an exact set-similarity join;
 // weight=binary only); with a radius, or left out for other options
-// (kFallbackRadius), the pairs within that many bits. It verifies each with the number
+// (kFallbackRadius), the pairs within that many bits (for word shingles with
+// binary weights, the join's pairs within them). It verifies each with the number
 // simhash_jaccard(a, b, options) gives, keeps those at `threshold` or more
 // (default 0.8) and groups them by the leader rule in visit order.
 // Columns: id, cluster (the id kept), distance and similarity to that row,
@@ -214,9 +215,13 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                                           std::to_string(*repeated) +
                                           " more than once; ids must be distinct");
     }
-    cursor->rows = cursor->radius
-                       ? dedup.groups_within_radius(cursor->threshold, *cursor->radius, check)
-                       : dedup.groups_by_threshold_join(cursor->threshold, check);
+    // Word shingles with binary weights take the join with or without a
+    // radius (at radius 10 on real text it checks a fraction of the pairs
+    // within the radius); others, given a radius, the pairs within it.
+    cursor->rows =
+        join_by_default || !cursor->radius
+            ? dedup.groups_by_threshold_join(cursor->threshold, check, nullptr, cursor->radius)
+            : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);
     return SQLITE_OK;
   });
 }

@@ -26,7 +26,10 @@ bool may_reach(FeatureView a, FeatureView b, double threshold) {
   return smaller / larger >= threshold * (1 - 1e-9);
 }
 
-SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows) {
+// Nodes ranked or prefixed between two checks: some 60 features each.
+constexpr std::uint32_t kNodesBetweenChecks = 1U << 13;
+
+SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const CheckPoint& check) {
   std::size_t occurrences = 0;
   for (const FeatureRows* each : rows) {
     occurrences += each->hash_count();
@@ -36,9 +39,12 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows) {
          (std::size_t{1} << slot_bits_) < occurrences / kOccurrencesPerSlot) {
     ++slot_bits_;
   }
-  occurrences_.assign(std::size_t{1} << slot_bits_, 0);
+  fill_with_checks(occurrences_, std::size_t{1} << slot_bits_, 0U, check);
   for (const FeatureRows* each : rows) {
     for (std::uint32_t node = 0; node < each->size(); ++node) {
+      if (node % kNodesBetweenChecks == kNodesBetweenChecks - 1 && check) {
+        check();
+      }
       for (const std::uint64_t hash : each->features_of(node).hashes) {
         std::uint32_t& count = occurrences_[slot_of(hash)];
         count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
@@ -58,7 +64,8 @@ std::size_t SlotRanking::prefix_length(std::size_t size, double threshold) {
   return size - needed + 1;
 }
 
-Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double threshold) {
+Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double threshold,
+                   const CheckPoint& check) {
   struct Ranked {
     std::uint32_t occurrences;
     std::uint64_t hash;
@@ -68,8 +75,17 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
   };
   start_.reserve(rows.size() + 1);
   start_.push_back(0);
+  // Room for every prefix at once: no copy while they are added.
+  std::size_t total = 0;
+  for (std::uint32_t node = 0; node < rows.size(); ++node) {
+    total += SlotRanking::prefix_length(rows.features_of(node).hashes.size(), threshold);
+  }
+  slots_.reserve(total);
   std::vector<Ranked> order;
   for (std::uint32_t node = 0; node < rows.size(); ++node) {
+    if (node % kNodesBetweenChecks == kNodesBetweenChecks - 1 && check) {
+      check();
+    }
     order.clear();
     for (const std::uint64_t hash : rows.features_of(node).hashes) {
       order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
@@ -86,19 +102,24 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
 }
 
 PostingIndex::PostingIndex(std::size_t slot_count,
-                           std::span<const std::uint32_t> every_slot_to_come)
-    : begin_(slot_count + 1, 0) {
+                           std::span<const std::uint32_t> every_slot_to_come,
+                           const CheckPoint& check)
+    : postings_(std::make_unique_for_overwrite<std::uint32_t[]>(every_slot_to_come.size())) {
   if (every_slot_to_come.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("simhash: too many features to join");
   }
-  for (const std::uint32_t slot : every_slot_to_come) {
-    ++begin_[slot + 1];
+  fill_with_checks(begin_, slot_count + 1, 0U, check);
+  for (std::size_t i = 0; i < every_slot_to_come.size(); ++i) {
+    ++begin_[every_slot_to_come[i] + 1];
+    if (i % kFillBetweenChecks == kFillBetweenChecks - 1 && check) {
+      check();
+    }
   }
   for (std::size_t slot = 1; slot < begin_.size(); ++slot) {
     begin_[slot] += begin_[slot - 1];
   }
-  end_.assign(begin_.begin(), begin_.end() - 1);
-  postings_.resize(every_slot_to_come.size());
+  fill_with_checks(end_, slot_count, 0U, check);
+  std::copy(begin_.begin(), begin_.end() - 1, end_.begin());
 }
 
 std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots) {

@@ -16,11 +16,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "batch/feature_rows.h"
 #include "fingerprint/feature_similarity.h"
+#include "util/check_point.h"
 
 namespace simhash {
 
@@ -30,10 +32,14 @@ namespace simhash {
 // refusing a pair the exact merge would accept by a rounding.
 bool may_reach(FeatureView a, FeatureView b, double threshold);
 
+// Constructors below take the CheckPoint their work runs between
+// (check_point.h): at 1M rows each is hundreds of ms.
+
 // The global order: slot occurrences counted over every row given.
 class SlotRanking {
  public:
-  explicit SlotRanking(std::initializer_list<const FeatureRows*> rows);
+  explicit SlotRanking(std::initializer_list<const FeatureRows*> rows,
+                       const CheckPoint& check = {});
   std::size_t slot_count() const { return occurrences_.size(); }
   std::uint32_t slot_of(std::uint64_t hash) const {
     return static_cast<std::uint32_t>(hash >> (64 - slot_bits_));
@@ -50,7 +56,8 @@ class SlotRanking {
 // The prefix (as slots) of every node of one FeatureRows.
 class Prefixes {
  public:
-  Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double threshold);
+  Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double threshold,
+           const CheckPoint& check = {});
   std::span<const std::uint32_t> of(std::uint32_t node) const {
     return std::span<const std::uint32_t>(slots_).subspan(start_[node],
                                                           start_[node + 1] - start_[node]);
@@ -66,7 +73,8 @@ class Prefixes {
 // prefix. Room is made up front for every prefix that may be added.
 class PostingIndex {
  public:
-  PostingIndex(std::size_t slot_count, std::span<const std::uint32_t> every_slot_to_come);
+  PostingIndex(std::size_t slot_count, std::span<const std::uint32_t> every_slot_to_come,
+               const CheckPoint& check = {});
 
   // Adds the next entry under `slots`; returns its number.
   std::uint32_t add(std::span<const std::uint32_t> slots);
@@ -93,7 +101,9 @@ class PostingIndex {
  private:
   std::vector<std::uint32_t> begin_;  // slot s's entries are postings_[begin_[s], end_[s])
   std::vector<std::uint32_t> end_;
-  std::vector<std::uint32_t> postings_;
+  // Left uninitialized (untouched pages cost nothing): a slot's entries
+  // are written by add() before any is read.
+  std::unique_ptr<std::uint32_t[]> postings_;
   std::vector<std::uint32_t> seen_by_;  // by entry: the last prober it was reported to
 };
 

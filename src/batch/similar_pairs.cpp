@@ -66,14 +66,14 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
     throw std::invalid_argument("simhash: the threshold join needs binary weights");
   }
   const bool one_side = &probes == &indexed;
-  const SlotRanking ranking =
-      one_side ? SlotRanking({&indexed.nodes}) : SlotRanking({&indexed.nodes, &probes.nodes});
-  const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold);
+  const SlotRanking ranking = one_side ? SlotRanking({&indexed.nodes}, check)
+                                       : SlotRanking({&indexed.nodes, &probes.nodes}, check);
+  const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold, check);
   std::optional<Prefixes> probe_prefixes;
   if (!one_side) {
-    probe_prefixes.emplace(probes.nodes, ranking, threshold);
+    probe_prefixes.emplace(probes.nodes, ranking, threshold, check);
   }
-  PostingIndex index(ranking.slot_count(), indexed_prefixes.all());
+  PostingIndex index(ranking.slot_count(), indexed_prefixes.all(), check);
   if (!one_side) {
     for (std::uint32_t node = 0; node < indexed.nodes.size(); ++node) {
       index.add(indexed_prefixes.of(node));  // entry == node

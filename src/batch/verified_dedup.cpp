@@ -2,7 +2,8 @@
 // pairs of nodes within the radius, verified as they come, and the leader
 // pass over the rows in visit order; or the leader rule applied row by row
 // in visit order, each row looking for its representative in an index of
-// the representatives' rarest features (the threshold join).
+// the representatives' rarest features (the threshold join; given a radius,
+// links farther apart are dropped before their check).
 #include "batch/verified_dedup.h"
 
 #include <algorithm>
@@ -125,16 +126,24 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   return rows_of_groups(joined);
 }
 
+// With a radius, a pair links when its similarity reaches the threshold
+// and its fingerprints are within the radius: every such pair shares a
+// prefix feature, so the join finds all of groups_within_radius's links,
+// and the leader rule then makes the same groups of them.
 std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
                                                               const CheckPoint& check,
-                                                              DedupCounts* counts) const {
+                                                              DedupCounts* counts,
+                                                              std::optional<int> radius) const {
   if (nodes_.weighted()) {
     throw std::invalid_argument("simhash: the threshold join needs binary weights");
   }
-  const SlotRanking ranking({&nodes_});
-  const Prefixes prefixes(nodes_, ranking, threshold);
+  if (radius && *radius < 0) {
+    throw std::invalid_argument("simhash: radius must be at least 0");
+  }
+  const SlotRanking ranking({&nodes_}, check);
+  const Prefixes prefixes(nodes_, ranking, threshold, check);
   // The representatives, entries numbered by the order they became one.
-  PostingIndex representatives(ranking.slot_count(), prefixes.all());
+  PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);
   constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   // A node's best offer so far, from the representatives before `seen`;
   // later members of the node look only at the representatives made since.
@@ -158,6 +167,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     }
     Offer& offer = offers[node];
     const FeatureView features = nodes_.features_of(node);
+    const std::uint64_t fingerprint = nodes_.fingerprint_of(node);
     representatives.for_each_entry(
         prefixes.of(node), offer.seen, position, [&](std::uint32_t entry) {
           ++counted.candidates;
@@ -165,7 +175,12 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
             work = 0;
             check();
           }
-          const FeatureView other = nodes_.features_of(node_of_[leaders[entry]]);
+          const std::uint32_t other_node = node_of_[leaders[entry]];
+          if (radius &&
+              hamming_distance(fingerprint, nodes_.fingerprint_of(other_node)) > *radius) {
+            return;
+          }
+          const FeatureView other = nodes_.features_of(other_node);
           if (!may_reach(features, other, threshold)) {
             return;
           }

@@ -78,9 +78,14 @@ class VerifiedDedup {
   // reach. Only representatives are indexed, which stays exact because the
   // leader rule only ever links a row to an earlier representative. Set
   // Jaccard only: throws std::invalid_argument when a weight is not 1
-  // (weight=binary).
+  // (weight=binary). Given a `radius`, only pairs within it link: the
+  // groups of groups_within_radius, found faster where the texts share few
+  // features (words: 323K descriptions at radius 10 in a third of the time;
+  // character n-grams are shared so widely that the pairs within the radius
+  // are the fewer candidates).
   std::vector<DedupRow> groups_by_threshold_join(double threshold, const CheckPoint& check = {},
-                                                 DedupCounts* counts = nullptr) const;
+                                                 DedupCounts* counts = nullptr,
+                                                 std::optional<int> radius = std::nullopt) const;
 
  private:
   // Where each row (by visit position) went.

@@ -5,8 +5,10 @@
 // cleanly. An empty hook is never called.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 namespace simhash {
 
@@ -22,5 +24,23 @@ inline constexpr std::size_t kComparisonsBetweenChecks = std::size_t{1} << 22;
 // comparison: 2^16 pairs are a millisecond or two and 768 KB, where 2^23 were
 // 96 MB that a fresh process paid for in page faults (1.6 s on a VM).
 inline constexpr std::size_t kPairsBetweenChecks = std::size_t{1} << 16;
+
+// Sets `array` to `size` copies of `value`, calling `check` (when given)
+// after each piece of kFillBetweenChecks elements: first touching fresh
+// memory costs about 3 ms a MB on the CI machines, so a table of tens of MB
+// filled in one step would be one long step.
+inline constexpr std::size_t kFillBetweenChecks = std::size_t{1} << 18;
+template <typename T>
+void fill_with_checks(std::vector<T>& array, std::size_t size, const T& value,
+                      const CheckPoint& check) {
+  array.clear();
+  array.reserve(size);
+  while (array.size() < size) {
+    array.resize(std::min(size, array.size() + kFillBetweenChecks), value);
+    if (check) {
+      check();
+    }
+  }
+}
 
 }  // namespace simhash

@@ -95,7 +95,9 @@ TEST(BatchInterrupt, EveryPhaseStopsWithinFiftyMilliseconds) {
       "SELECT count(*) FROM simhash_pairs('near', 64)",
       "SELECT count(*) FROM simhash_components('near', 64)",
       "SELECT count(*) FROM simhash_clusters('near', 16)",
-      "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, 64)"};
+      "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, 64)",
+      // Weighted features: the pairs within the radius, every one a link.
+      "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, 64, 'n=3')"};
   std::vector<int> stopped(queries.size(), 0);
   std::mt19937_64 random(22);
   for (const int full : {30000, 60000, 120000}) {
