@@ -42,8 +42,10 @@ namespace {
 
 constexpr const char* kName = "simhash_dedup";
 // The candidates when the radius is left out: the exact join for word
-// shingles with binary weights, which on 323,256 real descriptions took 7.7
-// s of CPU against 18.7 s for radius 10 and found more pairs; else this
+// shingles with binary weights, which on 323,256 real descriptions finds
+// more pairs than radius 10 (44,842 rows removed against 44,134) at about
+// the same cost, radius 10 taking the join too (7.7 s of CPU against 18.7 s
+// when radius 10 still checked every pair within it); else this
 // radius, the recipe's: weighted options the join cannot serve, and
 // character shingles, whose many shared features make the join slower than
 // the radius (30,000 English descriptions, char n=4 at 0.75: 15.8 s against
