@@ -40,17 +40,12 @@ std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node
   }
   // A pass over the links touches a node or two each (some 10 ns).
   constexpr std::size_t kLinksBetweenChecks = std::size_t{1} << 20;
-  const auto check_every_piece = [&check](std::size_t index) {
-    if ((index & (kLinksBetweenChecks - 1)) == kLinksBetweenChecks - 1 && check) {
-      check();
-    }
-  };
   // The links of each node, in compressed rows.
   std::vector<std::uint32_t> row_start(node_count + 1, 0);
   for (std::size_t index = 0; index < links.size(); ++index) {
     ++row_start[links[index].first + 1];
     ++row_start[links[index].second + 1];
-    check_every_piece(index);
+    check_after_every(index, kLinksBetweenChecks, check);
   }
   for (std::size_t node = 0; node < node_count; ++node) {
     row_start[node + 1] += row_start[node];
@@ -61,7 +56,7 @@ std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node
   for (std::uint32_t index = 0; index < links.size(); ++index) {
     row_links[filled[links[index].first]++] = index;
     row_links[filled[links[index].second]++] = index;
-    check_every_piece(index);
+    check_after_every(index, kLinksBetweenChecks, check);
   }
   filled = {};
 

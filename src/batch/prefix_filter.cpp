@@ -42,9 +42,7 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const C
   fill_with_checks(occurrences_, std::size_t{1} << slot_bits_, 0U, check);
   for (const FeatureRows* each : rows) {
     for (std::uint32_t node = 0; node < each->size(); ++node) {
-      if (node % kNodesBetweenChecks == kNodesBetweenChecks - 1 && check) {
-        check();
-      }
+      check_after_every(node, kNodesBetweenChecks, check);
       for (const std::uint64_t hash : each->features_of(node).hashes) {
         std::uint32_t& count = occurrences_[slot_of(hash)];
         count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
@@ -83,9 +81,7 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
   slots_.reserve(total);
   std::vector<Ranked> order;
   for (std::uint32_t node = 0; node < rows.size(); ++node) {
-    if (node % kNodesBetweenChecks == kNodesBetweenChecks - 1 && check) {
-      check();
-    }
+    check_after_every(node, kNodesBetweenChecks, check);
     order.clear();
     for (const std::uint64_t hash : rows.features_of(node).hashes) {
       order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
@@ -111,9 +107,7 @@ PostingIndex::PostingIndex(std::size_t slot_count,
   fill_with_checks(begin_, slot_count + 1, 0U, check);
   for (std::size_t i = 0; i < every_slot_to_come.size(); ++i) {
     ++begin_[every_slot_to_come[i] + 1];
-    if (i % kFillBetweenChecks == kFillBetweenChecks - 1 && check) {
-      check();
-    }
+    check_after_every(i, kFillBetweenChecks, check);
   }
   for (std::size_t slot = 1; slot < begin_.size(); ++slot) {
     begin_[slot] += begin_[slot - 1];

@@ -87,6 +87,12 @@ struct FeatureExtractor::Impl {
     }
   }
 
+  // Whether fingerprint() counts a text of `bytes` by sorting its hashes
+  // (kCountBySortingBytes).
+  bool counts_by_sorting(std::size_t bytes) const {
+    return normalizer && options.n >= kCountBySortingMinN && bytes >= kCountBySortingBytes;
+  }
+
   // fingerprint() of a long text in characters: every shingle's hash in one
   // array, sorted, counted by runs and voted in chunks.
   std::optional<std::uint64_t> fingerprint_by_sorting(std::string_view utf8_text) {
@@ -205,8 +211,7 @@ std::vector<Feature> FeatureExtractor::features(std::string_view utf8_text) {
 }
 
 std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8_text) {
-  if (impl_->normalizer && impl_->options.n >= kCountBySortingMinN &&
-      utf8_text.size() >= kCountBySortingBytes) {
+  if (impl_->counts_by_sorting(utf8_text.size())) {
     return impl_->fingerprint_by_sorting(utf8_text);
   }
   impl_->count(utf8_text, [](std::string_view) {});
@@ -221,9 +226,7 @@ void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector&
 std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
     std::string_view utf8_text, FeatureExtractor& verification, FeatureVector& out) {
   const bool same_unit = impl_->options.unit == verification.impl_->options.unit;
-  const bool sorts = impl_->normalizer && impl_->options.n >= kCountBySortingMinN &&
-                     utf8_text.size() >= kCountBySortingBytes;
-  if (!same_unit || sorts) {
+  if (!same_unit || impl_->counts_by_sorting(utf8_text.size())) {
     const std::optional<std::uint64_t> fingerprint = this->fingerprint(utf8_text);
     if (fingerprint) {
       verification.feature_vector(utf8_text, out);

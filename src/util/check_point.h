@@ -25,6 +25,14 @@ inline constexpr std::size_t kComparisonsBetweenChecks = std::size_t{1} << 22;
 // 96 MB that a fresh process paid for in page faults (1.6 s on a VM).
 inline constexpr std::size_t kPairsBetweenChecks = std::size_t{1} << 16;
 
+// Calls `check` (when given) after every `period`-th step of a loop, the
+// step numbered `index` from 0.
+inline void check_after_every(std::size_t index, std::size_t period, const CheckPoint& check) {
+  if (index % period == period - 1 && check) {
+    check();
+  }
+}
+
 // Sets `array` to `size` copies of `value`, calling `check` (when given)
 // after each piece of kFillBetweenChecks elements: first touching fresh
 // memory costs about 3 ms a MB on the CI machines, so a table of tens of MB

@@ -11,6 +11,8 @@
 #include <memory>
 #include <vector>
 
+#include "util/check_point.h"
+
 namespace simhash {
 
 template <typename T>
@@ -28,14 +30,12 @@ class ChunkedArray {
   }
 
   // Grows to `size` elements, each `value`, calling `check` (when given)
-  // after every block: the way to size a large array without one long step.
-  template <typename Check>
-  void resize(std::size_t size, const T& value, const Check& check) {
+  // as fill_with_checks does: the way to size a large array without one
+  // long step.
+  void resize(std::size_t size, const T& value, const CheckPoint& check) {
     while (size_ < size) {
+      check_after_every(size_, kFillBetweenChecks, check);
       push_back(value);
-      if ((size_ & (kBlockSize - 1)) == 0 && check) {
-        check();
-      }
     }
   }
 
