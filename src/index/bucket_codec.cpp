@@ -219,8 +219,17 @@ bool BucketView::parse(const unsigned char* data, std::size_t size, int rest_byt
       available - count * static_cast<std::uint64_t>(rest_bytes) < 2) {
     return false;
   }
+  // The id section's size as the count and the Rice parameter require: the
+  // parameter byte (0..63), a first id of at least one byte, and count - 1
+  // codes of at least r + 1 bits each. A damaged count or parameter byte
+  // mostly fails this, found without decoding an id.
+  const unsigned char* ids = rests + count * static_cast<std::uint64_t>(rest_bytes);
+  const std::uint64_t id_bytes = static_cast<std::uint64_t>(end - ids);
+  if (*ids > 63 || id_bytes - 2 < ((count - 1) * (std::uint64_t{*ids} + 1) + 7) / 8) {
+    return false;
+  }
   rests_ = rests;
-  ids_ = rests + count * static_cast<std::uint64_t>(rest_bytes);
+  ids_ = ids;
   end_ = end;
   count_ = static_cast<std::size_t>(count);
   rest_bytes_ = rest_bytes;

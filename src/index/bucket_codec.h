@@ -103,7 +103,9 @@ struct CloseEntry {
 // A parsed, non-owning view of one encoded bucket.
 class BucketView {
  public:
-  // False if the header is malformed; the id section is checked as it is read.
+  // False if the header is malformed or the blob is too short for the count
+  // of entries and the Rice parameter it states; the id section is checked
+  // as it is read.
   bool parse(const unsigned char* data, std::size_t size, int rest_bytes);
 
   std::size_t count() const { return count_; }
