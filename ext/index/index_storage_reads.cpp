@@ -224,13 +224,7 @@ void IndexStorage::report_close_entries(const BucketView& view, std::int64_t row
   if (next_index == 0) {
     return;
   }
-  while (next_index < view.count()) {
-    if (!ids.next(id)) {
-      throw_malformed(row_id);
-    }
-    ++next_index;
-  }
-  if (!ids.at_clean_end()) {
+  if (!ids.skip_to_clean_end()) {
     throw_malformed(row_id);
   }
 }

@@ -132,6 +132,9 @@ class BucketIdReader {
   bool next(std::int64_t& id);
   // After all ids were read: true if exactly the section's bytes were used.
   bool at_clean_end() const;
+  // Steps over the ids not yet read without forming them (a probe checks
+  // the rest of a bucket it reported a row from); then at_clean_end().
+  bool skip_to_clean_end();
 
  private:
   bool refill_and_read(int bits, std::uint64_t& value);
