@@ -21,7 +21,7 @@ TEST(IndexCommandRollback, InterruptedInsertFormsRollBackTheTransactionTheQueryF
   // k=6 (28 permuted copies): each command runs for hundreds of
   // milliseconds, long next to the delays of thread scheduling.
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=6); CREATE TABLE other(x)");
-  constexpr int kRows = 60000;
+  const int kRows = scaled(60000);  // a fifth in the sanitizer builds
   db.exec(
       "INSERT INTO near(fp) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
       "WHERE i < " +
