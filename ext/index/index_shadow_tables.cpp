@@ -159,10 +159,10 @@ void check_shadow_tables(sqlite3* db, const std::string& schema, const std::stri
                     sqlite3_strnicmp(create.data(), "CREATE VIRTUAL TABLE ", 21) == 0
                 ? "a virtual table"
                 : "not an ordinary table";
+        // xConnect adds that DROP TABLE still removes the index.
         throw_damaged(name, "shadow table " + shadow + " is " + what +
                                 ", not the table the index made; the database file is damaged "
-                                "or was edited (DROP TABLE " +
-                                name + " removes the index)");
+                                "or was edited");
       }
     }
     if (rc != SQLITE_DONE) {
