@@ -1,7 +1,7 @@
 -- Record near-duplicates: every row goes in, and each other row of docs that
 -- a row nearly duplicates when it is written (the check of
 -- refuse_near_duplicates.sql: within 10 bits in the simhash_index `near`,
--- word-3-shingle Jaccard >= 0.8, and its size test for large texts) is
+-- word-3-shingle Jaccard >= 0.8, a large text compared as there) is
 -- written to duplicates(new_id, existing_id, similarity). For docs(id
 -- INTEGER PRIMARY KEY, body TEXT) kept in step with `near` by
 -- follow_table.sql (run that first). tests/sql/index_follow_table_test.cpp
@@ -39,13 +39,17 @@ CREATE TRIGGER docs_record_near_duplicates AFTER INSERT ON docs BEGIN
   INSERT INTO duplicates(new_id, existing_id, similarity)
   SELECT new.id, id, similarity
     FROM (SELECT d.id,
-                 CASE WHEN new_size.features <= 1000
-                        OR (SELECT count(*) FROM simhash_features(d.body, 'n=3 weight=binary'))
-                           >= 0.8 * new_size.features - 1
-                      THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary') END AS similarity
-            FROM (SELECT count(*) AS features
-                    FROM simhash_features(new.body, 'n=3 weight=binary')) AS new_size,
-                 near(simhash(new.body), 10) AS n
+                 CASE WHEN (SELECT length(CAST(new.body AS BLOB))) <= 100000
+                      THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary')
+                      ELSE (SELECT 1.0 * shared / (new_features + features - shared)
+                              FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary'))
+                                             AS new_features,
+                                           count(*) AS features,
+                                           sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary')))
+                                             AS shared
+                                      FROM simhash_features(d.body, 'n=3 weight=binary')))
+                 END AS similarity
+            FROM near(simhash(new.body), 10) AS n
             JOIN docs AS d ON d.id = n.rowid
            WHERE n.rowid <> new.id)
    WHERE similarity >= 0.8;
@@ -58,13 +62,17 @@ CREATE TRIGGER docs_rerecord_near_duplicates AFTER UPDATE OF id, body ON docs BE
   INSERT INTO duplicates(new_id, existing_id, similarity)
   SELECT new.id, id, similarity
     FROM (SELECT d.id,
-                 CASE WHEN new_size.features <= 1000
-                        OR (SELECT count(*) FROM simhash_features(d.body, 'n=3 weight=binary'))
-                           >= 0.8 * new_size.features - 1
-                      THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary') END AS similarity
-            FROM (SELECT count(*) AS features
-                    FROM simhash_features(new.body, 'n=3 weight=binary')) AS new_size,
-                 near(simhash(new.body), 10) AS n
+                 CASE WHEN (SELECT length(CAST(new.body AS BLOB))) <= 100000
+                      THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary')
+                      ELSE (SELECT 1.0 * shared / (new_features + features - shared)
+                              FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary'))
+                                             AS new_features,
+                                           count(*) AS features,
+                                           sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary')))
+                                             AS shared
+                                      FROM simhash_features(d.body, 'n=3 weight=binary')))
+                 END AS similarity
+            FROM near(simhash(new.body), 10) AS n
             JOIN docs AS d ON d.id = n.rowid
            WHERE n.rowid <> new.id)
    WHERE similarity >= 0.8;

@@ -26,13 +26,16 @@
 -- not checked (no row is inserted). A wordless or NULL body has a NULL
 -- fingerprint, which finds nothing: it is never refused.
 --
--- The size test before simhash_jaccard bounds the cost of a large new
--- text: Jaccard >= 0.8 needs the candidate to have at least 0.8 times as
--- many distinct word 3-shingles as the new text, so when the new text has
--- more than 1,000 of them a candidate's own are counted first (cheap for the
--- small texts that most candidates are), and only one large enough is
--- compared (the "- 1" absorbs rounding). docs/application.md has the costs.
---
+-- A new text over 100,000 bytes is compared differently, to bound the
+-- cost: simhash_jaccard reads both whole texts at every call (to find their
+-- remembered features), so checking a 10 MB text against 1,000 candidates
+-- read it 1,000 times (seconds). Instead its word 3-shingles are listed
+-- once (simhash_features, its hashes kept by the IN for the whole trigger
+-- run) and each candidate's shingles are looked up in them: the same
+-- Jaccard, |shared| / (|new| + |candidate| - |shared|), computed with the
+-- same division (so the same REAL), in time proportional to the new text
+-- once plus each candidate's own size. docs/application.md has the costs.
+
 -- Two connections (or processes) inserting the same near-duplicate never
 -- both succeed: an INSERT takes SQLite's write lock before its triggers
 -- read, so the second one's check runs after the first one committed and
@@ -45,13 +48,17 @@ BEGIN
   SELECT simhash_raise(format('near-duplicate of docs row %d (word-3-shingle Jaccard %.2f >= 0.8)',
                               existing_id, similarity))
     FROM (SELECT d.id AS existing_id,
-                 CASE WHEN new_size.features <= 1000
-                        OR (SELECT count(*) FROM simhash_features(d.body, 'n=3 weight=binary'))
-                           >= 0.8 * new_size.features - 1
-                      THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary') END AS similarity
-            FROM (SELECT count(*) AS features
-                    FROM simhash_features(new.body, 'n=3 weight=binary')) AS new_size,
-                 near(simhash(new.body), 10) AS n
+                 CASE WHEN (SELECT length(CAST(new.body AS BLOB))) <= 100000
+                      THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary')
+                      ELSE (SELECT 1.0 * shared / (new_features + features - shared)
+                              FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary'))
+                                             AS new_features,
+                                           count(*) AS features,
+                                           sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary')))
+                                             AS shared
+                                      FROM simhash_features(d.body, 'n=3 weight=binary')))
+                 END AS similarity
+            FROM near(simhash(new.body), 10) AS n
             JOIN docs AS d ON d.id = n.rowid
            WHERE n.rowid <> new.id AND similarity >= 0.8
            ORDER BY similarity DESC, d.id

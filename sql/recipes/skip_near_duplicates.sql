@@ -4,7 +4,7 @@
 -- (run that first), that drops the new row without an error when a row
 -- already in docs is a near-duplicate (the check of
 -- refuse_near_duplicates.sql: within 10 bits, word-3-shingle Jaccard >=
--- 0.8, and its size test for large texts). The statement succeeds;
+-- 0.8, a large text compared as there). The statement succeeds;
 -- changes() says whether the row went in. An application that wants the
 -- choice per statement rather than for every insert writes
 -- insert_unless_near_duplicate.sql instead of this trigger.
@@ -26,15 +26,19 @@ DROP TRIGGER IF EXISTS docs_skip_near_duplicate;
 CREATE TRIGGER docs_skip_near_duplicate BEFORE INSERT ON docs
 WHEN EXISTS (
   SELECT 1
-    FROM (SELECT count(*) AS features
-            FROM simhash_features(new.body, 'n=3 weight=binary')) AS new_size,
-         near(simhash(new.body), 10) AS n
+    FROM near(simhash(new.body), 10) AS n
     JOIN docs AS d ON d.id = n.rowid
    WHERE (n.rowid IS NOT new.id OR new.id = -1)
-     AND CASE WHEN new_size.features <= 1000
-                OR (SELECT count(*) FROM simhash_features(d.body, 'n=3 weight=binary'))
-                   >= 0.8 * new_size.features - 1
-              THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary') END >= 0.8)
+     AND CASE WHEN (SELECT length(CAST(new.body AS BLOB))) <= 100000
+              THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary')
+              ELSE (SELECT 1.0 * shared / (new_features + features - shared)
+                      FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary'))
+                                     AS new_features,
+                                   count(*) AS features,
+                                   sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary')))
+                                     AS shared
+                              FROM simhash_features(d.body, 'n=3 weight=binary')))
+         END >= 0.8)
 BEGIN
   SELECT RAISE(IGNORE);
 END;
