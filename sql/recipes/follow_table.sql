@@ -8,8 +8,8 @@
 -- and near throughout.
 --
 -- Usage:  sqlite3 my.db -cmd '.load build/simhash' < sql/recipes/follow_table.sql
--- It can be run again: every statement is IF NOT EXISTS, and the fill at the
--- end indexes only the rows the index lacks.
+-- It can be run again: every CREATE is IF NOT EXISTS, and the last two
+-- statements only bring the index up to date with the table.
 --
 -- Why each trigger is written as it is:
 -- * simhash(body) is NULL for a text without words (or a NULL body); the
@@ -57,6 +57,15 @@ CREATE TRIGGER IF NOT EXISTS docs_near_delete AFTER DELETE ON docs BEGIN
   DELETE FROM near WHERE rowid = old.id;
 END;
 
--- The rows docs held before the triggers existed.
+-- The index brought up to date with what docs held before the triggers
+-- existed: an index filled by hand (as docs/dedup.md fills one) may hold
+-- rows since deleted or edited, whose entries go (fp IS NOT simhash(body)
+-- also catches an entry for a body simhash() gives NULL), and lack rows,
+-- which are added. Each statement reads every row of the index or the
+-- table once; after them `SELECT rowid, fp FROM near` equals
+-- `SELECT id, simhash(body) FROM docs`, and the triggers keep it so.
+DELETE FROM near WHERE rowid IN (
+  SELECT n.rowid FROM near AS n LEFT JOIN docs AS d ON d.id = n.rowid
+   WHERE d.id IS NULL OR n.fp IS NOT simhash(d.body));
 INSERT INTO near(rowid, fp)
   SELECT id, simhash(body) FROM docs WHERE id NOT IN (SELECT rowid FROM near);

@@ -3,10 +3,21 @@
 -- record_near_duplicates.sql make, as a query an application runs itself
 -- (to name the row an insert was refused for, or to ask before inserting).
 -- Candidates within 10 bits of simhash(:body) from the simhash_index
--- `near`, verified by word-3-shingle Jaccard similarity >= 0.8.
+-- `near`, verified by word-3-shingle Jaccard similarity >= 0.8 (for a
+-- :body over 100,000 bytes from the two texts' shingle lists, as
+-- refuse_near_duplicates.sql explains).
 -- tests/sql/index_follow_table_test.cpp prepares this file as it is.
 SELECT d.id AS existing_id,
-       simhash_jaccard(:body, d.body, 'n=3 weight=binary') AS similarity
+       CASE WHEN (SELECT length(CAST(:body AS BLOB))) <= 100000
+            THEN simhash_jaccard(:body, d.body, 'n=3 weight=binary')
+            ELSE (SELECT 1.0 * shared / (new_features + features - shared)
+                    FROM (SELECT (SELECT count(*) FROM simhash_features(:body, 'n=3 weight=binary'))
+                                   AS new_features,
+                                 count(*) AS features,
+                                 sum(hash IN (SELECT hash FROM simhash_features(:body, 'n=3 weight=binary')))
+                                   AS shared
+                            FROM simhash_features(d.body, 'n=3 weight=binary')))
+       END AS similarity
   FROM near(simhash(:body), 10) AS n
   JOIN docs AS d ON d.id = n.rowid
  WHERE similarity >= 0.8
