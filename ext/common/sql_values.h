@@ -3,6 +3,7 @@
 // integers given as integral REALs.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -83,7 +84,7 @@ inline std::string described(sqlite3_value* value) {
 
 // A REAL as an error message shows it: the shortest text that reads back as
 // the same double (1.0000000000000002, not SQLite's 15-digit "1.0"), with
-// ".0" on an integral one as SQL writes REALs (5.0, not 5).
+// ".0" where SQL writes it for a REAL (5.0, 1.0e+300).
 inline std::string number_text(double number) {
   if (std::isnan(number)) {
     return "NaN";
@@ -94,8 +95,8 @@ inline std::string number_text(double number) {
   char buffer[32];
   const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, number);
   std::string text(buffer, error == std::errc() ? end : buffer);
-  if (text.find_first_of(".e") == std::string::npos) {
-    text += ".0";
+  if (text.find('.') == std::string::npos) {
+    text.insert(std::min(text.find('e'), text.size()), ".0");  // 5.0, 1.0e+300
   }
   return text;
 }

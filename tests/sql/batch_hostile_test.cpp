@@ -490,7 +490,7 @@ TEST(BatchValidation, MessagesShowTheValueExactly) {
       {dedup + "2)", "simhash_dedup: the threshold must be in (0, 1], got 2"},
       {dedup + "4.9e-324 - 4.9e-324)", "simhash_dedup: the threshold must be in (0, 1], got 0.0"},
       {"SELECT * FROM simhash_verified_pairs('SELECT id, body FROM docs', 1e300)",
-       "simhash_verified_pairs: the threshold must be in (0, 1], got 1e+300"},
+       "simhash_verified_pairs: the threshold must be in (0, 1], got 1.0e+300"},
       {dedup + "0.8, 0.1 + 0.2)",
        "simhash_dedup: the radius must be an integer, got 0.30000000000000004"},
       {dedup + "0.8, -1.0)", "simhash_dedup: the radius must not be negative (got -1.0)"},
@@ -505,7 +505,7 @@ TEST(BatchValidation, MessagesShowTheValueExactly) {
       {"SELECT * FROM near(1, 64, -1.0)",
        "simhash_index near: nearest must be a count of rows, an integer of 0 or more, got -1.0"},
       {"SELECT * FROM near(1, 64, 1e19)",
-       "simhash_index near: nearest must be a count of rows, an integer of 0 or more, got 1e+19"},
+       "simhash_index near: nearest must be a count of rows, an integer of 0 or more, got 1.0e+19"},
       {"SELECT * FROM near(1, 64, '5')",
        "simhash_index near: nearest must be a count of rows, an integer of 0 or more, got TEXT "
        "'5'"},
