@@ -24,6 +24,7 @@
 #include "ext/batch/batch_index_reader.h"
 #include "ext/batch/pair_table_reader.h"
 #include "ext/common/function_arguments.h"
+#include "ext/common/nesting_guard.h"
 #include "ext/common/radius_argument.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
@@ -296,6 +297,9 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->position = 0;
     cursor->row = 0;
     cursor->eof = true;
+    // It reads the index, or a table of pairs that may be a view calling
+    // this function again, through SQL.
+    const NestingGuard nesting(function);
     // The arguments by position; nullptr where not given.
     std::array<sqlite3_value*, kMaxArguments> arguments{};
     place_arguments(idx_num, argc, argv,

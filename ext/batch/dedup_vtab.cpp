@@ -10,25 +10,26 @@
 // core). The engine (src/batch/verified_dedup.h) then finds the candidates:
 // with the radius NULL, or left out for word shingles with binary weights,
 // every pair that can reach the threshold (an exact set-similarity join;
-// weight=binary only); with a radius, or left out for other options
-// (kFallbackRadius), the pairs within that many bits (for word shingles with
-// binary weights, the join's pairs within them). It verifies each with the number
-// simhash_jaccard(a, b, options) gives, keeps those at `threshold` or more
-// (default 0.8) and groups them by the leader rule in visit order.
-// Columns: id, cluster (the id kept), distance and similarity to that row,
-// for every row of a group of two or more, in visit order; then the hidden
-// arguments. Because it runs SQL text it is SQLITE_VTAB_DIRECTONLY: views
-// and triggers cannot call it, so a schema cannot make it run SQL on a user
-// who merely reads that schema.
+// weight=binary only), texts without a fingerprint included (no word, as
+// emoji under character options; their distance is NULL); with a radius, or left out for other
+// options (kFallbackRadius), the pairs within that many bits (for word shingles with binary
+// weights, the join's pairs within them). It verifies each with the number simhash_jaccard(a, b,
+// options) gives, keeps those at `threshold` or more (default 0.8) and groups them by the leader
+// rule in visit order. Columns: id, cluster (the id kept), distance and similarity to that row, for
+// every row of a group of two or more, in visit order; then the hidden arguments. Because it runs
+// SQL text it is SQLITE_VTAB_DIRECTONLY: views and triggers cannot call it, so a schema cannot make
+// it run SQL on a user who merely reads that schema.
 #include <array>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "batch/verified_dedup.h"
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
+#include "ext/common/nesting_guard.h"
 #include "ext/common/radius_argument.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
@@ -77,7 +78,15 @@ struct DedupCursor : sqlite3_vtab_cursor {
   std::string options;
   unsigned threads = 1;
   std::vector<DedupRow> rows;
+  // Rows whose text has no fingerprint (no word under simhash()'s defaults),
+  // kept with radius NULL: their distance is NULL.
+  std::unordered_set<std::int64_t> without_fingerprint;
   std::size_t position = 0;
+
+  bool has_distance(const DedupRow& row) const {
+    return without_fingerprint.empty() ||
+           (!without_fingerprint.contains(row.id) && !without_fingerprint.contains(row.kept));
+  }
 };
 
 DedupTable* table_of(sqlite3_vtab* vtab) { return sql::table_of<DedupTable>(vtab); }
@@ -166,6 +175,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
   sqlite3* db = table_of(base->pVtab)->db;
   return guard(base->pVtab, [&]() -> int {
     cursor->rows.clear();
+    cursor->without_fingerprint.clear();
     cursor->position = 0;
     std::array<sqlite3_value*, kArgumentCount> arguments{};
     place_arguments(idx_num, argc, argv, arguments);
@@ -204,19 +214,25 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                             "options ask for " + to_string(verification) +
                             ": add weight=binary or give a radius");
     }
+    const NestingGuard nesting(kName);
     const Statement statement = prepare_text_query(db, cursor->query, kName, "the query", usage());
     RowFeatureBuilder builder(SimhashOptions{}, verification, cursor->threads);
     VerifiedDedup dedup;
-    read_text_rows(db, statement.get(), builder, kName,
+    read_text_rows(db, statement.get(), builder, kName, "the query",
                    [&](std::int64_t id, const RowFeatures& row) {
-                     dedup.add(id, *row.fingerprint, row.features);
+                     if (row.fingerprint) {
+                       dedup.add(id, *row.fingerprint, row.features);
+                     } else if (!cursor->radius) {
+                       // No radius: every pair at the threshold, so this row
+                       // too; its fingerprint is a placeholder, its distances
+                       // NULL.
+                       dedup.add(id, 0, row.features);
+                       cursor->without_fingerprint.insert(id);
+                     }
+                     // Within a radius a row without a fingerprint has no
+                     // candidates, as in the recipe's index.
                    });
     const CheckPoint check = [db] { throw_if_interrupted(db); };
-    if (const std::optional<std::int64_t> repeated = dedup.repeated_id(check)) {
-      throw SqliteError(SQLITE_ERROR, std::string(kName) + ": the query returns id " +
-                                          std::to_string(*repeated) +
-                                          " more than once; ids must be distinct");
-    }
     // Word shingles with binary weights take the join with or without a
     // radius (at radius 10 on real text it checks a fraction of the pairs
     // within the radius); others, given a radius, the pairs within it.
@@ -272,7 +288,9 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
       sqlite3_result_int64(context, row.kept);
       break;
     case kDistance:
-      sqlite3_result_int(context, row.distance);
+      if (cursor->has_distance(row)) {
+        sqlite3_result_int(context, row.distance);
+      }
       break;
     case kSimilarity:
       sqlite3_result_double(context, row.similarity);

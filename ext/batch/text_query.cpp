@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "batch/repeated_id.h"
 #include "ext/common/sql_values.h"
 #include "util/parallel_for.h"
 
@@ -52,12 +54,30 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
     throw SqliteError(SQLITE_ERROR, prefix + "must return two columns (id, text), it returns " +
                                         std::to_string(columns));
   }
+  // Nothing binds a parameter of the query (the function runs it itself),
+  // so it would read as NULL and the call would quietly find nothing.
+  if (sqlite3_bind_parameter_count(statement.get()) > 0) {
+    // The first one named; "?" has no name (nor has a gap before ?2).
+    std::string parameter = "?";
+    for (int i = sqlite3_bind_parameter_count(statement.get()); i >= 1; --i) {
+      if (const char* name = sqlite3_bind_parameter_name(statement.get(), i)) {
+        parameter = name;
+      }
+    }
+    throw SqliteError(SQLITE_ERROR,
+                      prefix + "has a parameter (" + parameter +
+                          ") that nothing binds (it would read as NULL); write its value into "
+                          "the query's text instead, e.g. 'SELECT id, body FROM docs WHERE "
+                          "lang = ' || quote(:lang)");
+  }
   return statement;
 }
 
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
-                    std::string_view who,
+                    std::string_view who, std::string_view argument,
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row) {
+  // Every row's id, with a text or not, for the check that none repeats.
+  std::vector<std::int64_t> every_id;
   // The batch: texts copied (a step invalidates the column's pointer) end to
   // end into one buffer, with their ids.
   std::string text_bytes;
@@ -74,7 +94,7 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
     builder.build(texts, rows);
     throw_if_interrupted(db);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].fingerprint && !rows[i].features.empty()) {
+      if (!rows[i].features.empty()) {
         on_row(ids[i], rows[i]);
       }
     }
@@ -91,6 +111,7 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
                                           "INTEGER, got " +
                                           type_name(id) + " in row " + std::to_string(row));
     }
+    every_id.push_back(sqlite3_value_int64(id));
     const std::optional<std::string_view> text = text_of(sqlite3_column_value(statement, 1));
     if (!text) {
       continue;
@@ -106,9 +127,16 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
     throw SqliteError(rc, "interrupted");
   }
   if (rc != SQLITE_DONE) {
-    throw SqliteError(rc, std::string(who) + ": the query failed: " + sqlite3_errmsg(db));
+    throw SqliteError(
+        rc, std::string(who) + ": " + std::string(argument) + " failed: " + sqlite3_errmsg(db));
   }
   flush();
+  if (const std::optional<std::int64_t> repeated =
+          find_repeated_id(std::move(every_id), [db] { throw_if_interrupted(db); })) {
+    throw SqliteError(SQLITE_ERROR, std::string(who) + ": " + std::string(argument) +
+                                        " returns id " + std::to_string(*repeated) +
+                                        " more than once; ids must be distinct");
+  }
 }
 
 double read_threshold(sqlite3_value* value, std::string_view who) {
@@ -120,8 +148,8 @@ double read_threshold(sqlite3_value* value, std::string_view who) {
         std::string(who) + ": the threshold must be a number in (0, 1], got " + type_name(value));
   }
   if (!(threshold > 0 && threshold <= 1)) {
-    throw SqliteError(SQLITE_ERROR, std::string(who) + ": the threshold must be in (0, 1], got " +
-                                        format_sql("%!.15g", threshold));
+    throw SqliteError(SQLITE_ERROR,
+                      std::string(who) + ": the threshold must be in (0, 1], got " + shown(value));
   }
   return threshold;
 }
@@ -130,14 +158,13 @@ unsigned read_thread_count(sqlite3_value* value, std::string_view who) {
   if (value == nullptr || sqlite3_value_type(value) == SQLITE_NULL) {
     return std::min<unsigned>(hardware_threads(), kMaxThreads);
   }
-  const sqlite3_int64 threads = sqlite3_value_int64(value);
-  const bool integer = sqlite3_value_type(value) == SQLITE_INTEGER;
-  if (!integer || threads < 1 || threads > kMaxThreads) {
+  const std::optional<std::int64_t> threads = integral_value(value);
+  if (!threads || *threads < 1 || *threads > kMaxThreads) {
     throw SqliteError(SQLITE_ERROR, std::string(who) + ": threads must be an integer from 1 to " +
                                         std::to_string(kMaxThreads) + " (NULL: every core), got " +
-                                        (integer ? std::to_string(threads) : described(value)));
+                                        shown(value));
   }
-  return static_cast<unsigned>(threads);
+  return static_cast<unsigned>(*threads);
 }
 
 }  // namespace simhash::sql

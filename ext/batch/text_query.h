@@ -17,19 +17,26 @@
 
 namespace simhash::sql {
 
-// Prepares a query argument: one statement that only reads and returns two
-// columns. Anything else throws SqliteError with a message that starts with
-// `who` and names `argument` ("the query", "the new rows' query"); an
-// empty one appends `usage`.
+// Prepares a query argument: one statement that only reads, returns two
+// columns and has no parameters (nothing binds them: a `?` or `:name` would
+// read as NULL and the call would find nothing). Anything else throws
+// SqliteError with a message that starts with `who` and names `argument`
+// ("the query", "the new rows' query"); an empty one appends `usage`.
 Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_view who,
                              std::string_view argument, std::string_view usage);
 
 // Runs the statement and calls on_row(id, row) for every row whose text has
-// a fingerprint and features, in the query's order; rows with a NULL text
-// or none are left out (simhash() is NULL for them). A non-INTEGER id, a
-// failing query or an interrupt throw SqliteError.
+// features under the verification options, in the query's order. A text
+// with such features but no fingerprint (none under simhash()'s defaults,
+// which read words: emoji, symbols, to character options) comes with
+// row.fingerprint empty: a join with no radius still compares it, a search
+// within a radius leaves it out (the index holds a NULL fingerprint for it).
+// Rows with a NULL text or no features are left out, but their ids count: an
+// id that comes twice, whatever its texts, throws SqliteError ("<who>:
+// <argument> returns id 7 more than once"), as do a non-INTEGER id, a
+// failing query and an interrupt.
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
-                    std::string_view who,
+                    std::string_view who, std::string_view argument,
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row);
 
 // The defaults the text batch functions share: the README recipe's

@@ -7,16 +7,19 @@
 // queries are SQL text returning (id, text), as simhash_dedup's (and, like
 // it, SQLITE_VTAB_DIRECTONLY: a view or trigger cannot run SQL on a reader).
 // Columns: a, b (one table: a < b; between: a is the new row, b the kept
-// one), distance (of the two fingerprints) and similarity, ordered by
-// (a, b); then the hidden arguments.
+// one), distance (of the two fingerprints; NULL where a text has none, no
+// word, as simhash() is NULL for it) and similarity, ordered by (a, b); then
+// the hidden arguments. Ids must be distinct within each query.
 #include <array>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "batch/similar_pairs.h"
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
+#include "ext/common/nesting_guard.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
@@ -62,7 +65,16 @@ struct PairsCursor : sqlite3_vtab_cursor {
   std::string options = kDefaultVerification;
   unsigned threads = 1;
   std::vector<SimilarPair> pairs;
+  // Ids of rows whose text has no fingerprint (no word under simhash()'s
+  // defaults): [0] of the new rows' query, [1] of the (kept rows') query.
+  std::array<std::unordered_set<std::int64_t>, 2> without_fingerprint;
   std::size_t position = 0;
+
+  // Whether both of the pair's rows have a fingerprint, so a distance.
+  bool has_distance(const SimilarPair& pair, bool between) const {
+    return !without_fingerprint[between ? 0 : 1].contains(pair.a) &&
+           !without_fingerprint[1].contains(pair.b);
+  }
 };
 
 PairsTable* table_of(sqlite3_vtab* vtab) { return sql::table_of<PairsTable>(vtab); }
@@ -134,6 +146,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
   sqlite3* db = table->db;
   return guard(base->pVtab, [&]() -> int {
     cursor->pairs.clear();
+    cursor->without_fingerprint = {};
     cursor->position = 0;
     std::array<sqlite3_value*, kMaxArguments> values{};
     const std::span<sqlite3_value*> arguments(values.data(),
@@ -176,6 +189,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                                           to_string(verification) + ": add weight=binary");
     }
 
+    const NestingGuard nesting(function.name);
     RowFeatureBuilder builder(SimhashOptions{}, verification, cursor->threads);
     SimilarPairs finder;
     const auto read = [&](int query, bool kept) {
@@ -185,12 +199,17 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
       const Statement statement =
           prepare_text_query(db, cursor->queries[static_cast<std::size_t>(query)], function.name,
                              argument, function.usage);
-      read_text_rows(db, statement.get(), builder, function.name,
+      read_text_rows(db, statement.get(), builder, function.name, argument,
                      [&](std::int64_t id, const RowFeatures& row) {
+                       // A text with no fingerprint (no word) still joins, with
+                       // a placeholder fingerprint; its distances are NULL.
+                       if (!row.fingerprint) {
+                         cursor->without_fingerprint[kept ? 1 : 0].insert(id);
+                       }
                        if (kept) {
-                         finder.add(id, *row.fingerprint, row.features);
+                         finder.add(id, row.fingerprint.value_or(0), row.features);
                        } else {
-                         finder.add_new(id, *row.fingerprint, row.features);
+                         finder.add_new(id, row.fingerprint.value_or(0), row.features);
                        }
                      });
     };
@@ -244,7 +263,9 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
       sqlite3_result_int64(context, pair.b);
       break;
     case kDistance:
-      sqlite3_result_int(context, pair.distance);
+      if (cursor->has_distance(pair, query_count == 2)) {
+        sqlite3_result_int(context, pair.distance);
+      }
       break;
     case kSimilarity:
       sqlite3_result_double(context, pair.similarity);

@@ -15,12 +15,6 @@ namespace {
   throw SqliteError(SQLITE_ERROR, std::string(who) + ": " + problem);
 }
 
-// The value as SQL shows it (a huge REAL has no int64 form).
-std::string shown(sqlite3_value* value) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(value));
-  return text != nullptr ? text : "?";
-}
-
 }  // namespace
 
 std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::string_view who) {
@@ -45,9 +39,7 @@ std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::stri
   switch (kind) {
     case RadiusValue::kArgument:
       if (std::floor(number) != number) {
-        const SqliteString text(sqlite3_mprintf("%!.15g", number));
-        refuse(who, std::string("the radius must be an integer, got ") +
-                        (text ? text.get() : "a fraction"));
+        refuse(who, "the radius must be an integer, got " + shown(value));
       }
       if (number < 0) {
         refuse(who, "the radius must not be negative (got " + shown(value) + ")");

@@ -5,6 +5,8 @@
 // near"):
 //   <who>: the radius must be an integer, got TEXT | 2.5
 //   <who>: the radius must not be negative (got -1)
+// Values are shown exactly (sql_values.h's shown()); an integral REAL (5.0)
+// is read as the integer, as integral_value() reads counts.
 //   <who>: a bound on distance must be a number, got TEXT
 #pragma once
 

@@ -1,7 +1,12 @@
 // Reading SQL argument values the way every simhash function does: type names
-// for error messages, and the text a value stands for.
+// and exact values for error messages, the text a value stands for, and
+// integers given as integral REALs.
 #pragma once
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <new>
 #include <optional>
 #include <string>
@@ -75,6 +80,57 @@ inline std::string described(sqlite3_value* value) {
     text += whole.size() > kShown ? "...'" : "'";
   }
   return text;
+}
+
+// A REAL as an error message shows it: the shortest text that reads back as
+// the same double (1.0000000000000002, not SQLite's 15-digit "1.0"), with
+// ".0" where SQL writes it for a REAL (5.0, 1.0e+300).
+inline std::string number_text(double number) {
+  if (std::isnan(number)) {
+    return "NaN";
+  }
+  if (std::isinf(number)) {
+    return number > 0 ? "Inf" : "-Inf";
+  }
+  char buffer[32];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, number);
+  std::string text(buffer, error == std::errc() ? end : buffer);
+  if (text.find('.') == std::string::npos) {
+    text.insert(std::min(text.find('e'), text.size()), ".0");  // 5.0, 1.0e+300
+  }
+  return text;
+}
+
+// A numeric value exactly, for a message that refuses it ("got 5.5", "got
+// -1"); other values as described() gives them ("TEXT '10'").
+inline std::string shown(sqlite3_value* value) {
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+      return std::to_string(sqlite3_value_int64(value));
+    case SQLITE_FLOAT:
+      return number_text(sqlite3_value_double(value));
+    default:
+      return described(value);
+  }
+}
+
+// A count-like argument (radius, nearest, threads) as an integer: an INTEGER,
+// or a REAL with no fraction within the int64 range (5.0 reads as 5, as
+// SQLite's own LIMIT reads it); nullopt for anything else.
+inline std::optional<std::int64_t> integral_value(sqlite3_value* value) {
+  if (sqlite3_value_type(value) == SQLITE_INTEGER) {
+    return sqlite3_value_int64(value);
+  }
+  if (sqlite3_value_type(value) != SQLITE_FLOAT) {
+    return std::nullopt;
+  }
+  const double number = sqlite3_value_double(value);
+  // 2^63 is exact as a double; every integral double below it fits.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (!(std::floor(number) == number && number >= -kLimit && number < kLimit)) {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(number);
 }
 
 }  // namespace simhash::sql

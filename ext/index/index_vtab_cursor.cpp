@@ -61,17 +61,17 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
   storage.scan_nearest(query, count, cursor.hits);
 }
 
-// The count of `nearest = value`: an INTEGER >= 0.
+// The count of `nearest = value`: an integer >= 0 (an integral REAL such as
+// 5.0 too, as a radius reads it; sql_values.h's integral_value).
 std::int64_t nearest_count(sqlite3_value* value, const std::string& name) {
-  if (sqlite3_value_type(value) != SQLITE_INTEGER || sqlite3_value_int64(value) < 0) {
+  const std::optional<std::int64_t> count = integral_value(value);
+  if (!count || *count < 0) {
     throw SqliteError(SQLITE_MISMATCH,
                       "simhash_index " + name +
-                          ": nearest must be a count of rows, an INTEGER of 0 or more, got " +
-                          (sqlite3_value_type(value) == SQLITE_INTEGER
-                               ? std::to_string(sqlite3_value_int64(value))
-                               : described(value)));
+                          ": nearest must be a count of rows, an integer of 0 or more, got " +
+                          shown(value));
   }
-  return sqlite3_value_int64(value);
+  return *count;
 }
 
 }  // namespace

@@ -40,7 +40,10 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
                    rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
                        texts[i], extractors.verification, rows[i].features);
                    if (!rows[i].fingerprint) {
-                     rows[i].features.clear();
+                     // No word for the fingerprint, but other options may
+                     // see features (emoji or symbols, to unit=char): a
+                     // join with no radius compares those texts too.
+                     extractors.verification.feature_vector(texts[i], rows[i].features);
                    }
                  }
                });

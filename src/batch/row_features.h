@@ -20,8 +20,10 @@
 namespace simhash {
 
 struct RowFeatures {
-  std::optional<std::uint64_t> fingerprint;  // none: the text has no feature
-  FeatureVector features;                    // under the verification options
+  // None: the text has no feature under the fingerprint's options (no word
+  // for simhash()'s defaults); it may still have verification features.
+  std::optional<std::uint64_t> fingerprint;
+  FeatureVector features;  // under the verification options
 };
 
 class RowFeatureBuilder {

@@ -13,6 +13,7 @@
 #include "batch/leader_groups.h"
 #include "batch/pair_finder.h"
 #include "batch/prefix_filter.h"
+#include "batch/repeated_id.h"
 #include "fingerprint/hamming.h"
 
 namespace simhash {
@@ -46,32 +47,7 @@ std::optional<double> VerifiedDedup::similarity_if_at_least(FeatureView a, Featu
 }
 
 std::optional<std::int64_t> VerifiedDedup::repeated_id(const CheckPoint& check) const {
-  // Sorted a run at a time, then merged run pair by run pair, checking in
-  // between: one sort of 1M ids would be a single step of some 80 ms.
-  constexpr std::size_t kRun = std::size_t{1} << 16;
-  std::vector<std::int64_t> sorted = ids_;
-  const auto at = [&sorted](std::size_t index) {
-    return sorted.begin() + static_cast<std::ptrdiff_t>(std::min(index, sorted.size()));
-  };
-  for (std::size_t run = 0; run < sorted.size(); run += kRun) {
-    std::sort(at(run), at(run + kRun));
-    if (check) {
-      check();
-    }
-  }
-  for (std::size_t width = kRun; width < sorted.size(); width *= 2) {
-    for (std::size_t run = 0; run + width < sorted.size(); run += 2 * width) {
-      std::inplace_merge(at(run), at(run + width), at(run + 2 * width));
-      if (check) {
-        check();
-      }
-    }
-  }
-  const auto repeated = std::adjacent_find(sorted.begin(), sorted.end());
-  if (repeated == sorted.end()) {
-    return std::nullopt;
-  }
-  return *repeated;
+  return find_repeated_id(ids_, check);
 }
 
 std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int radius,

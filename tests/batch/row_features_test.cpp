@@ -1,6 +1,7 @@
 // RowFeatureBuilder on 1 to 4 threads gives, text by text, what one pair of
 // extractors gives alone: fingerprints and feature vectors identical, texts
-// without features included; and a body that throws reaches the caller.
+// without features or without a fingerprint (but with character features)
+// included; and a body that throws reaches the caller.
 #include "batch/row_features.h"
 
 #include <gtest/gtest.h>
@@ -39,15 +40,21 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
     FeatureExtractor fingerprints(options_of(""));
     FeatureExtractor features(options_of(verification));
     std::vector<RowFeatures> expected(texts.size());
-    int without_features = 0;
+    int without_fingerprint = 0;
+    int features_without_fingerprint = 0;
     for (std::size_t i = 0; i < texts.size(); ++i) {
       expected[i].fingerprint = fingerprints.fingerprint(texts[i]);
-      if (expected[i].fingerprint) {
-        features.feature_vector(texts[i], expected[i].features);
-      }
-      without_features += expected[i].fingerprint ? 0 : 1;
+      // Features whether or not the text has a fingerprint: "!!!" has
+      // character features but no word.
+      features.feature_vector(texts[i], expected[i].features);
+      without_fingerprint += expected[i].fingerprint ? 0 : 1;
+      features_without_fingerprint +=
+          !expected[i].fingerprint && !expected[i].features.empty() ? 1 : 0;
     }
-    EXPECT_GT(without_features, 5);
+    EXPECT_GT(without_fingerprint, 5);
+    if (std::string(verification).starts_with("unit=char")) {
+      EXPECT_GT(features_without_fingerprint, 2) << "punctuation-only texts";
+    }
     for (const unsigned threads : {1U, 2U, 3U, 4U}) {
       RowFeatureBuilder builder(options_of(""), options_of(verification), threads);
       std::vector<RowFeatures> rows;

@@ -232,7 +232,7 @@ TEST_F(Nearest, TheCountArgumentMeansTheNearestEverywhere) {
   EXPECT_NE(plan.find("nearest (index, k=3"), std::string::npos) << plan;
   for (const char* bad : {"-1", "'5'", "2.5"}) {
     const std::string message = db_.error(std::string("SELECT * FROM near(1, 64, ") + bad + ")");
-    EXPECT_NE(message.find("simhash_index near: nearest must be a count of rows, an INTEGER of 0 "
+    EXPECT_NE(message.find("simhash_index near: nearest must be a count of rows, an integer of 0 "
                            "or more, got"),
               std::string::npos)
         << message;

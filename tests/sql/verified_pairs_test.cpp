@@ -34,9 +34,10 @@ std::vector<Pair> pairs_of(TestDatabase& db, const std::string& sql) {
 std::string brute_force(const std::string& left, const std::string& right, double threshold,
                         const std::string& options, const std::string& condition) {
   const std::string similarity = "simhash_jaccard(x.body, y.body, '" + options + "')";
-  return "SELECT x.id, y.id, hamming(simhash(x.body), simhash(y.body)), " + similarity +
-         " FROM (" + left + ") x JOIN (" + right + ") y ON " + condition +
-         " WHERE simhash(x.body) IS NOT NULL AND simhash(y.body) IS NOT NULL AND " + similarity +
+  // Texts without a fingerprint pair too (their distance is NULL): the
+  // wordless "!!! ... ???" copies have character features.
+  return "SELECT x.id, y.id, hamming(simhash(x.body), simhash(y.body)), " + similarity + " FROM (" +
+         left + ") x JOIN (" + right + ") y ON " + condition + " WHERE " + similarity +
          " >= " + std::to_string(threshold) + " ORDER BY 1, 2";
 }
 
