@@ -61,6 +61,7 @@ struct PairsCursor : sqlite3_vtab_cursor {
   double threshold = kDefaultThreshold;
   std::string options = kDefaultVerification;
   unsigned threads = 1;
+  MemoryCharge pairs_charge;  // pairs, against the heap limit (memory_budget.h)
   std::vector<SimilarPair> pairs;
   std::size_t position = 0;
 };
@@ -132,7 +133,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
   const PairsTable* table = table_of(base->pVtab);
   const PairsFunction& function = *table->function;
   sqlite3* db = table->db;
-  return guard(base->pVtab, [&]() -> int {
+  return guard(base->pVtab, function.name, [&]() -> int {
     cursor->pairs.clear();
     cursor->position = 0;
     std::array<sqlite3_value*, kMaxArguments> values{};
@@ -203,6 +204,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
       read(0, false);
       cursor->pairs = finder.pairs_between(cursor->threshold, check);
     }
+    cursor->pairs_charge.set(cursor->pairs.capacity() * sizeof(SimilarPair));
     return SQLITE_OK;
   });
 }
