@@ -44,17 +44,28 @@ void MemoryCharge::set(std::size_t bytes) {
 
 void MemoryCharge::reserve_more(std::size_t bytes) {
   // Rounded up to a quarter of what is held (at most kStep), so that a
-  // charge that grows row by row asks the limit a few times a megabyte.
-  const std::size_t more = std::max(bytes - bytes_, std::min(kStep, bytes_ / 4));
-  const std::size_t total = charged.fetch_add(more, std::memory_order_relaxed) + more;
+  // charge that grows row by row asks the limit a few times a megabyte;
+  // near the limit, just what is needed.
+  const std::size_t needed = bytes - bytes_;
+  std::size_t more = std::max(needed, std::min(kStep, bytes_ / 4));
   std::size_t (*const limit_source)() = limit_of.load();
+  std::size_t (*const outside_source)() = used_outside_of.load();
   const std::size_t limit = limit_source != nullptr ? limit_source() : 0;
-  if (limit != 0) {
-    std::size_t (*const outside_source)() = used_outside_of.load();
-    const std::size_t outside = outside_source != nullptr ? outside_source() : 0;
-    if (total > limit || outside > limit - total) {
-      charged.fetch_sub(more, std::memory_order_relaxed);
-      throw MemoryLimitExceeded(more, total - more, outside, limit);
+  const std::size_t outside = limit != 0 && outside_source != nullptr ? outside_source() : 0;
+  // Added only if the sum stays within the limit: the count never passes
+  // it, even for a moment, whatever other threads charge.
+  std::size_t now = charged.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::size_t total = now + more;
+    if (limit != 0 && (total > limit || outside > limit - total)) {
+      if (more > needed) {
+        more = needed;
+        continue;
+      }
+      throw MemoryLimitExceeded(more, now, outside, limit);
+    }
+    if (charged.compare_exchange_weak(now, total, std::memory_order_relaxed)) {
+      break;
     }
   }
   bytes_ += more;

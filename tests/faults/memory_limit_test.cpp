@@ -224,6 +224,35 @@ TEST_F(MemoryLimit, PragmaHardHeapLimit) {
             "1|\n");
 }
 
+// Inside a transaction, SQLITE_NOMEM does what it does for SQLite's own
+// allocations: a statement that writes under a statement journal (here the
+// UNIQUE constraint asks for one) undoes itself alone; any other, a SELECT
+// among them, rolls back the whole transaction. Either way nothing of the
+// failing statement stays.
+TEST_F(MemoryLimit, InsideATransaction) {
+  fill_docs(db_, 20000);
+  exec(db_, "CREATE TABLE kept(a UNIQUE, b, c, d)");
+  const std::string dedup =
+      "SELECT id, cluster, distance, similarity FROM simhash_dedup('SELECT id, body FROM docs', "
+      "0.5, NULL)";
+  exec(db_, "BEGIN");
+  exec(db_, "INSERT INTO kept VALUES (-1, 2, 3, 4)");
+  set_limit_leaving(std::size_t{4} << 20);
+  const Outcome statement_undone =
+      run(db_, "INSERT INTO kept SELECT -5, 6, 7, 8 UNION ALL " + dedup);
+  sqlite3_hard_heap_limit64(0);
+  EXPECT_EQ(statement_undone.rc, SQLITE_NOMEM) << statement_undone.message;
+  EXPECT_EQ(sqlite3_get_autocommit(db_), 0) << "the transaction was rolled back";
+  EXPECT_EQ(run(db_, "SELECT * FROM kept").answer, "-1|2|3|4|\n");
+
+  set_limit_leaving(std::size_t{4} << 20);
+  const Outcome transaction_undone = run(db_, dedup);
+  sqlite3_hard_heap_limit64(0);
+  EXPECT_EQ(transaction_undone.rc, SQLITE_NOMEM) << transaction_undone.message;
+  EXPECT_EQ(sqlite3_get_autocommit(db_), 1) << "the transaction is still open";
+  EXPECT_EQ(run(db_, "SELECT count(*) FROM kept").answer, "0|\n");
+}
+
 // A large answer: the hits of a search are charged once found, so the
 // statement fails at its end rather than at the allocation, with the index
 // unchanged.
