@@ -3,11 +3,14 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
+#include <algorithm>
+#include <cstddef>
 #include <initializer_list>
 #include <mutex>
 
 #include "ext/registration.h"
 #include "sqlite_simhash.h"
+#include "util/memory_budget.h"
 
 namespace {
 
@@ -50,6 +53,15 @@ extern "C" SIMHASH_EXPORT int sqlite3_simhash_init(sqlite3* db, char** pzErrMsg,
     }
     return SQLITE_ERROR;
   }
+  // The engine's working memory counts against SQLite's hard heap limit
+  // (util/memory_budget.h), as SQLite's own allocations do.
+  simhash::set_memory_limit_source(
+      {[]() -> std::size_t {
+         return static_cast<std::size_t>(std::max<sqlite3_int64>(sqlite3_hard_heap_limit64(-1), 0));
+       },
+       []() -> std::size_t {
+         return static_cast<std::size_t>(std::max<sqlite3_int64>(sqlite3_memory_used(), 0));
+       }});
   using namespace simhash::sql;
   for (auto* registration :
        {register_scalar_functions, register_features_table, register_index_module,

@@ -120,6 +120,7 @@ struct BatchCursor : sqlite3_vtab_cursor {
   std::vector<NearPair> pairs;
   // simhash_clusters and simhash_components: computed whole in xFilter, in
   // id order.
+  MemoryCharge clusters_charge;  // clusters, against the heap limit (memory_budget.h)
   std::vector<ClusterRow> clusters;
   std::size_t position = 0;
 };
@@ -219,12 +220,13 @@ std::vector<ClusterRow> group_source(sqlite3* db, const std::string& requested,
                      quoted(requested));
   }
   std::vector<ClusterRow> rows;
+  MemoryCharge rows_charge;  // until the cursor charges them
   if (source->kind == SchemaObject::Kind::kSimhashIndex) {
     const ResolvedIndex index = open_index(db, *source, function);
     used_radius = radius.value_or(index.k);
     const std::vector<FingerprintLeader> leaders = find_leader_groups(
         read_fingerprints(db, index, function), *used_radius, stop_when_interrupted(db));
-    rows.reserve(leaders.size());
+    reserve_charged(rows, leaders.size(), rows_charge);
     for (const FingerprintLeader& row : leaders) {
       rows.push_back({row.id, row.leader, row.distance, std::nullopt});
     }
@@ -238,7 +240,7 @@ std::vector<ClusterRow> group_source(sqlite3* db, const std::string& requested,
   used_radius.reset();
   const PairTable table = read_pair_table(db, *source, function);
   const std::vector<PairLeader> leaders = group_ranked_pairs(table.pairs);
-  rows.reserve(leaders.size());
+  reserve_charged(rows, leaders.size(), rows_charge);
   for (const PairLeader& row : leaders) {
     ClusterRow& added =
         rows.emplace_back(ClusterRow{row.id, row.leader, std::nullopt, std::nullopt});
@@ -285,7 +287,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
              sqlite3_value** argv) {
   BatchCursor* cursor = cursor_of(base);
   BatchTable* table = table_of(base->pVtab);
-  return guard(base->pVtab, [&]() -> int {
+  return guard(base->pVtab, function_name(table->kind), [&]() -> int {
     const BatchKind kind = table->kind;
     const char* function = function_name(kind);
     cursor->finder.reset();
@@ -326,6 +328,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     }
     if (kind == BatchKind::kClusters) {
       cursor->clusters = group_source(table->db, cursor->index_argument, radius, cursor->radius);
+      cursor->clusters_charge.set(cursor->clusters.capacity() * sizeof(ClusterRow));
       cursor->eof = cursor->clusters.empty();
       return SQLITE_OK;
     }
@@ -346,7 +349,10 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
       cursor->finder = std::make_unique<PairFinder>(std::move(records), *cursor->radius, check);
       cursor->eof = !cursor->finder->next(cursor->pairs);
     } else {
-      for (const IdCluster& row : find_clusters(std::move(records), *cursor->radius, check)) {
+      const std::vector<IdCluster> clusters =
+          find_clusters(std::move(records), *cursor->radius, check);
+      reserve_charged(cursor->clusters, clusters.size(), cursor->clusters_charge);
+      for (const IdCluster& row : clusters) {
         cursor->clusters.push_back({row.id, row.cluster, std::nullopt, std::nullopt});
       }
       cursor->eof = cursor->clusters.empty();

@@ -77,6 +77,7 @@ struct DedupCursor : sqlite3_vtab_cursor {
   std::optional<int> radius;  // none: the threshold join
   std::string options;
   unsigned threads = 1;
+  MemoryCharge rows_charge;  // rows, against the heap limit (memory_budget.h)
   std::vector<DedupRow> rows;
   // Rows whose text has no fingerprint (no word under simhash()'s defaults),
   // kept with radius NULL: their distance is NULL.
@@ -173,7 +174,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
              sqlite3_value** argv) {
   DedupCursor* cursor = cursor_of(base);
   sqlite3* db = table_of(base->pVtab)->db;
-  return guard(base->pVtab, [&]() -> int {
+  return guard(base->pVtab, kName, [&]() -> int {
     cursor->rows.clear();
     cursor->without_fingerprint.clear();
     cursor->position = 0;
@@ -240,6 +241,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
         join_by_default || !cursor->radius
             ? dedup.groups_by_threshold_join(cursor->threshold, check, nullptr, cursor->radius)
             : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);
+    cursor->rows_charge.set(cursor->rows.capacity() * sizeof(DedupRow));
     return SQLITE_OK;
   });
 }

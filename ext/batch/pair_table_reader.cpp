@@ -80,6 +80,11 @@ PairTable read_pair_table(sqlite3* db, const SchemaObject& table, std::string_vi
       }
       rank = rank_column == columns.similarity ? -rank : rank;
     }
+    // The pair, its similarity and distance, room for each to double, and
+    // what grouping them takes per pair (leader_groups.h: ids, links).
+    result.charge.add(2 * (sizeof(RankedPair) + sizeof(std::optional<double>) +
+                           sizeof(std::optional<std::int64_t>)) +
+                      64);
     result.pairs.push_back(RankedPair{a, b, rank});
     if (columns.similarity != kAbsent) {
       result.similarity.push_back(sqlite3_column_double(row, columns.similarity));

@@ -17,6 +17,7 @@ namespace simhash::sql {
 
 struct PairTable {
   // Every row as a link; its rank is -similarity, else distance, else 0.
+  MemoryCharge charge;  // the pairs and their grouping, against the heap limit
   std::vector<RankedPair> pairs;
   // Per row, when the table has the column (NULL is nullopt).
   std::vector<std::optional<double>> similarity;

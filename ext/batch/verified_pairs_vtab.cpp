@@ -64,6 +64,7 @@ struct PairsCursor : sqlite3_vtab_cursor {
   double threshold = kDefaultThreshold;
   std::string options = kDefaultVerification;
   unsigned threads = 1;
+  MemoryCharge pairs_charge;  // pairs, against the heap limit (memory_budget.h)
   std::vector<SimilarPair> pairs;
   // Ids of rows whose text has no fingerprint (no word under simhash()'s
   // defaults): [0] of the new rows' query, [1] of the (kept rows') query.
@@ -144,7 +145,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
   const PairsTable* table = table_of(base->pVtab);
   const PairsFunction& function = *table->function;
   sqlite3* db = table->db;
-  return guard(base->pVtab, [&]() -> int {
+  return guard(base->pVtab, function.name, [&]() -> int {
     cursor->pairs.clear();
     cursor->without_fingerprint = {};
     cursor->position = 0;
@@ -222,6 +223,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
       read(0, false);
       cursor->pairs = finder.pairs_between(cursor->threshold, check);
     }
+    cursor->pairs_charge.set(cursor->pairs.capacity() * sizeof(SimilarPair));
     return SQLITE_OK;
   });
 }

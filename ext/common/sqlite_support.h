@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ext/common/sqlite_api.h"
+#include "util/memory_budget.h"
 
 namespace simhash::sql {
 
@@ -105,13 +106,27 @@ inline void throw_if_interrupted(sqlite3* db) {
   }
 }
 
+// The message of a charge the heap limit refused (memory_budget.h): `who`
+// ran out of memory under SQLite's hard heap limit, and how much it needed.
+inline std::string heap_limit_message(std::string_view who, const MemoryLimitExceeded& error) {
+  return std::string(who) + ": out of memory under the heap limit (PRAGMA hard_heap_limit = " +
+         std::to_string(error.limit()) + "): " + error.details();
+}
+
 // The barrier of the virtual-table callbacks: runs `body` (returning an SQLite
 // result code); an exception becomes SQLITE_NOMEM, an SqliteError's own code,
-// or SQLITE_ERROR, and its message goes to `report`.
+// or SQLITE_ERROR, and its message goes to `report` (a refusal under the
+// heap limit, SQLITE_NOMEM, has one too, naming `who`).
 template <typename Body, typename Report>
-int guard_with(Body&& body, Report&& report) noexcept {
+int guard_with(Body&& body, Report&& report, std::string_view who = "simhash") noexcept {
   try {
     return body();
+  } catch (const MemoryLimitExceeded& error) {
+    try {
+      report(heap_limit_message(who, error).c_str());
+    } catch (...) {  // no memory for the message: the code says enough
+    }
+    return SQLITE_NOMEM;
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;
   } catch (const SqliteError& error) {
@@ -133,6 +148,20 @@ int guard(sqlite3_vtab* vtab, Body&& body) noexcept {
       set_error(vtab, message);
     }
   });
+}
+
+// The same, for a callback that does `who`'s work (a function's xFilter):
+// a refusal under the heap limit names it.
+template <typename Body>
+int guard(sqlite3_vtab* vtab, std::string_view who, Body&& body) noexcept {
+  return guard_with(
+      std::forward<Body>(body),
+      [vtab](const char* message) {
+        if (vtab != nullptr) {
+          set_error(vtab, message);
+        }
+      },
+      who);
 }
 
 // The barrier for xCreate and xConnect, which have no table yet: the message

@@ -12,7 +12,9 @@ using index_storage_internal::ResetOnExit;
 using index_storage_internal::throw_sqlite;
 
 void IndexStorage::flush_if_full() {
-  if (pending_.size() >= (pending_.searched() ? kMaxPendingSearched : kMaxPending)) {
+  // Also merged early when the memory limit leaves no room for one more.
+  if (pending_.size() >= (pending_.searched() ? kMaxPendingSearched : kMaxPending) ||
+      !pending_.room_for_one_more()) {
     flush();
   }
 }

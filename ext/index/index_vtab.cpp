@@ -283,7 +283,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
   IndexTable* table = table_of(vtab);
   const int conflict = sqlite3_vtab_on_conflict(table->db);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(table->db);
-  const int rc = guard(vtab, [&] {
+  const int rc = guard(vtab, "simhash_index", [&] {
     const InsideIndex inside(*table);
     IndexStorage& storage = table->usable_storage();
     if (argc == 1) {

@@ -80,7 +80,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
              sqlite3_value** argv) {
   IndexCursor* cursor = cursor_of(base);
   IndexTable* table = table_of(base->pVtab);
-  return guard(base->pVtab, [&] {
+  return guard(base->pVtab, "simhash_index", [&] {
     const InsideIndex inside(*table);
     IndexStorage& storage = table->usable_storage();
     cursor->hits.clear();
@@ -190,6 +190,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     }
     if (nearest) {  // the n nearest within the bound
       storage.search(query_bits, cursor->radius, cursor->hits);
+      cursor->hits_charge.set(cursor->hits.capacity() * sizeof(IndexHit));
       std::sort(cursor->hits.begin(), cursor->hits.end(), nearer);
       // Compared as 64 bits: a count past SIZE_MAX (a 32-bit size_t) keeps all.
       if (static_cast<std::uint64_t>(*nearest) < cursor->hits.size()) {
@@ -198,6 +199,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
       return SQLITE_OK;
     }
     storage.search(query_bits, cursor->radius, cursor->hits);
+    cursor->hits_charge.set(cursor->hits.capacity() * sizeof(IndexHit));
     if (idx_num & kSortedByDistance) {
       std::sort(cursor->hits.begin(), cursor->hits.end(), nearer);
     } else {

@@ -119,6 +119,9 @@ struct IndexCursor : sqlite3_vtab_cursor {
   int radius = 0;
   // Index, rowid and radius-scan plans materialize their hits.
   std::vector<IndexHit> hits;
+  // The hits of a search, against the heap limit (util/memory_budget.h):
+  // charged once found, so a search may pass the limit by its own answer.
+  MemoryCharge hits_charge;
   std::size_t position = 0;
   // A plain scan steps its own statement over the data table.
   Statement scan;

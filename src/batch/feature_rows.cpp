@@ -64,14 +64,23 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
   if (nodes_.size() >= std::numeric_limits<std::uint32_t>::max() - 1) {
     throw std::length_error("simhash: too many distinct rows to compare");
   }
+  const std::size_t size = features.hashes.size();
+  const bool new_block =
+      hash_blocks_.empty() || hash_blocks_.back().capacity() - hash_blocks_.back().size() < size;
+  // Charged before anything grows: the blocks (twice once weighted), and per
+  // node its record, room for the vector to double and the lookup entry.
+  const std::size_t block_bytes =
+      block_bytes_ + (new_block ? std::max(kBlockSize, size) * sizeof(std::uint64_t) : 0);
+  charge_.grow_to(block_bytes * (weighted_ || !is_binary(features) ? 2 : 1) +
+                  (nodes_.size() + 1) * (2 * sizeof(Node) + kLookupBytesPerNode));
+  block_bytes_ = block_bytes;
   if (!weighted_ && !is_binary(features)) {
     for (const std::vector<std::uint64_t>& hashes : hash_blocks_) {
       weight_blocks_.emplace_back(hashes.size(), 1.0).reserve(hashes.capacity());
     }
     weighted_ = true;
   }
-  const std::size_t size = features.hashes.size();
-  if (hash_blocks_.empty() || hash_blocks_.back().capacity() - hash_blocks_.back().size() < size) {
+  if (new_block) {
     hash_blocks_.emplace_back().reserve(std::max(kBlockSize, size));
     if (weighted_) {
       weight_blocks_.emplace_back().reserve(std::max(kBlockSize, size));

@@ -4,7 +4,8 @@
 // stored once. Memory: 8 bytes a feature (16 once a weight is not 1), 32
 // bytes a distinct row and about 40 in the table that finds identical ones.
 // The features are kept in blocks that never move (as in chunked_array.h:
-// no long copy while rows are added).
+// no long copy while rows are added). All of it is charged to the memory
+// limit (memory_budget.h) before it grows.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fingerprint/feature_similarity.h"
+#include "util/memory_budget.h"
 
 namespace simhash {
 
@@ -42,6 +44,11 @@ class FeatureRows {
     std::size_t size;
     double sum_of_weights;
   };
+  // An unordered_multimap entry (node, hash and value, the allocator's
+  // header) and its bucket.
+  static constexpr std::size_t kLookupBytesPerNode = 64;
+  MemoryCharge charge_;          // first: given back after everything below is freed
+  std::size_t block_bytes_ = 0;  // the hash blocks' capacity, in bytes
   std::vector<Node> nodes_;
   std::vector<std::vector<std::uint64_t>> hash_blocks_;
   // Filled from the first node with a weight other than 1, block for block.

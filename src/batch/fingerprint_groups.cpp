@@ -14,7 +14,7 @@
 namespace simhash {
 
 FingerprintGroups::FingerprintGroups(std::vector<IdFingerprint> records)
-    : records_(std::move(records)) {
+    : charge_(records.size() * kWorkingBytesPerRecord), records_(std::move(records)) {
   if (records_.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("batch search: more than 2^32 - 1 rows");
   }

@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "util/memory_budget.h"
+
 namespace simhash {
 
 // One row of an index: its id (rowid) and fingerprint.
@@ -33,6 +35,13 @@ class FingerprintGroups {
   }
 
  private:
+  // Charged per record for these arrays and for the work done over them:
+  // the search's sorted copies and radix scratch (group_pair_search.h) and
+  // the groupings' per-record arrays (leader_groups.h, near_duplicate_clusters.h),
+  // measured at 50 (pairs) to 90 bytes (clusters) in
+  // tests/faults/memory_limit_test.cpp.
+  static constexpr std::size_t kWorkingBytesPerRecord = 96;
+  MemoryCharge charge_;  // first: charged before the records are taken
   std::vector<IdFingerprint> records_;
   std::vector<std::uint64_t> fingerprints_;
   std::vector<std::uint32_t> group_start_;  // group_count() + 1 offsets into members_

@@ -39,6 +39,7 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const C
          (std::size_t{1} << slot_bits_) < occurrences / kOccurrencesPerSlot) {
     ++slot_bits_;
   }
+  charge_.grow_to((std::size_t{1} << slot_bits_) * sizeof(std::uint32_t));
   fill_with_checks(occurrences_, std::size_t{1} << slot_bits_, 0U, check);
   for (const FeatureRows* each : rows) {
     for (std::uint32_t node = 0; node < each->size(); ++node) {
@@ -78,6 +79,7 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
   for (std::uint32_t node = 0; node < rows.size(); ++node) {
     total += SlotRanking::prefix_length(rows.features_of(node).hashes.size(), threshold);
   }
+  charge_.grow_to(total * sizeof(std::uint32_t) + (rows.size() + 1) * sizeof(std::size_t));
   slots_.reserve(total);
   std::vector<Ranked> order;
   for (std::uint32_t node = 0; node < rows.size(); ++node) {
@@ -100,7 +102,9 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
 PostingIndex::PostingIndex(std::size_t slot_count,
                            std::span<const std::uint32_t> every_slot_to_come,
                            const CheckPoint& check)
-    : postings_(std::make_unique_for_overwrite<std::uint32_t[]>(every_slot_to_come.size())) {
+    : charge_(every_slot_to_come.size() * sizeof(std::uint32_t) +
+              (2 * slot_count + 1) * sizeof(std::uint32_t)),
+      postings_(std::make_unique_for_overwrite<std::uint32_t[]>(every_slot_to_come.size())) {
   if (every_slot_to_come.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("simhash: too many features to join");
   }
@@ -118,6 +122,7 @@ PostingIndex::PostingIndex(std::size_t slot_count,
 
 std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots) {
   const auto entry = static_cast<std::uint32_t>(seen_by_.size());
+  reserve_charged(seen_by_, seen_by_.size() + 1, seen_by_charge_);
   for (const std::uint32_t slot : slots) {
     postings_[end_[slot]++] = entry;
   }

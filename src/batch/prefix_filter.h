@@ -23,6 +23,7 @@
 #include "batch/feature_rows.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
+#include "util/memory_budget.h"
 
 namespace simhash {
 
@@ -49,6 +50,7 @@ class SlotRanking {
 
  private:
   friend class Prefixes;
+  MemoryCharge charge_;  // memory_budget.h
   int slot_bits_;
   std::vector<std::uint32_t> occurrences_;  // by slot, saturating
 };
@@ -65,6 +67,7 @@ class Prefixes {
   std::span<const std::uint32_t> all() const { return slots_; }
 
  private:
+  MemoryCharge charge_;  // memory_budget.h
   std::vector<std::uint32_t> slots_;
   std::vector<std::size_t> start_;  // node n's are [start_[n], start_[n + 1])
 };
@@ -99,11 +102,13 @@ class PostingIndex {
   }
 
  private:
+  MemoryCharge charge_;               // memory_budget.h; first, charged before the rest exists
   std::vector<std::uint32_t> begin_;  // slot s's entries are postings_[begin_[s], end_[s])
   std::vector<std::uint32_t> end_;
   // Left uninitialized (untouched pages cost nothing): a slot's entries
   // are written by add() before any is read.
   std::unique_ptr<std::uint32_t[]> postings_;
+  MemoryCharge seen_by_charge_;
   std::vector<std::uint32_t> seen_by_;  // by entry: the last prober it was reported to
 };
 

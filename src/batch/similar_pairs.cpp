@@ -13,11 +13,17 @@
 namespace simhash {
 namespace {
 
+// What one small allocation costs beyond its bytes (the allocator's header
+// and rounding), for the per-node vectors of ids.
+constexpr std::size_t kAllocationBytes = 32;
+
 // Entries probed between two checks, and features merged: about 10 ms.
 constexpr std::size_t kWorkBetweenChecks = kComparisonsBetweenChecks / 4;
 
 void add_row_pairs(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second,
-                   int distance, double similarity, bool ordered, std::vector<SimilarPair>& pairs) {
+                   int distance, double similarity, bool ordered, std::vector<SimilarPair>& pairs,
+                   MemoryCharge& charge) {
+  reserve_charged(pairs, pairs.size() + first.size() * second.size(), charge);
   for (const std::int64_t a : first) {
     for (const std::int64_t b : second) {
       if (ordered || a < b) {
@@ -33,8 +39,11 @@ void add_row_pairs(const std::vector<std::int64_t>& first, const std::vector<std
 
 void SimilarPairs::Side::add(std::int64_t id, std::uint64_t fingerprint,
                              const FeatureVector& features) {
+  // A node's vector of ids (and room for the outer one to double), an id.
+  charge.add(sizeof(std::int64_t));
   const std::uint32_t node = nodes.add(fingerprint, features);
   if (node == ids_of.size()) {
+    charge.add(2 * sizeof(std::vector<std::int64_t>) + kAllocationBytes);
     ids_of.emplace_back();
   }
   ids_of[node].push_back(id);
@@ -81,6 +90,7 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   }
 
   std::vector<SimilarPair> pairs;
+  MemoryCharge pairs_charge;
   DedupCounts counted;
   std::size_t work = 0;
   for (std::uint32_t probe = 0; probe < probes.nodes.size(); ++probe) {
@@ -88,6 +98,7 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
     if (one_side) {
       // Identical rows: every pair inside the node.
       const std::vector<std::int64_t>& ids = probes.ids_of[probe];
+      reserve_charged(pairs, pairs.size() + ids.size() * (ids.size() - 1) / 2, pairs_charge);
       for (std::size_t i = 0; i < ids.size(); ++i) {
         for (std::size_t j = i + 1; j < ids.size(); ++j) {
           pairs.push_back(SimilarPair{std::min(ids[i], ids[j]), std::max(ids[i], ids[j]), 0, 1.0});
@@ -115,7 +126,7 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
       add_row_pairs(
           probes.ids_of[probe], indexed.ids_of[node],
           hamming_distance(probes.nodes.fingerprint_of(probe), indexed.nodes.fingerprint_of(node)),
-          *similarity, !one_side, pairs);
+          *similarity, !one_side, pairs, pairs_charge);
     });
     if (one_side) {
       index.add(indexed_prefixes.of(probe));

@@ -18,6 +18,7 @@
 #include "batch/verified_dedup.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
+#include "util/memory_budget.h"
 
 namespace simhash {
 
@@ -48,6 +49,7 @@ class SimilarPairs {
  private:
   // The rows of one side: the distinct ones, and the ids of each.
   struct Side {
+    MemoryCharge charge;  // ids_of (memory_budget.h)
     FeatureRows nodes;
     std::vector<std::vector<std::int64_t>> ids_of;  // by node
 

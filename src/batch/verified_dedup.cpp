@@ -33,6 +33,7 @@ void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const Featur
   if (ids_.size() >= LeaderAssignment::kNoLink - 1) {
     throw std::length_error("simhash: too many rows to dedup");
   }
+  charge_.grow_to((ids_.size() + 1) * 2 * (sizeof(std::int64_t) + sizeof(std::uint32_t)));
   node_of_.push_back(nodes_.add(fingerprint, features));
   ids_.push_back(id);
 }
@@ -47,12 +48,16 @@ std::optional<double> VerifiedDedup::similarity_if_at_least(FeatureView a, Featu
 }
 
 std::optional<std::int64_t> VerifiedDedup::repeated_id(const CheckPoint& check) const {
+  const MemoryCharge copy(ids_.size() * sizeof(std::int64_t));  // find_repeated_id sorts a copy
   return find_repeated_id(ids_, check);
 }
 
 std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int radius,
                                                           const CheckPoint& check,
                                                           DedupCounts* counts) const {
+  // The records and the leader pass's arrays (per node and per row).
+  const MemoryCharge working(nodes_.size() * (sizeof(IdFingerprint) + 32) +
+                             ids_.size() * (sizeof(LeaderAssignment) + sizeof(Joined)));
   std::vector<IdFingerprint> records;
   records.reserve(nodes_.size());
   for (std::uint32_t node = 0; node < nodes_.size(); ++node) {
@@ -128,6 +133,8 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     double similarity = 0;
     std::uint32_t seen = 0;
   };
+  const MemoryCharge working(nodes_.size() * (sizeof(Offer) + 2 * sizeof(std::uint32_t)) +
+                             ids_.size() * sizeof(Joined));
   std::vector<Offer> offers(nodes_.size());
   std::vector<std::uint32_t> node_leader(nodes_.size(), kNone);  // position
   std::vector<std::uint32_t> leaders;                            // positions, by entry
@@ -192,6 +199,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
 }
 
 std::vector<DedupRow> VerifiedDedup::rows_of_groups(const std::vector<Joined>& joined) const {
+  const MemoryCharge working(ids_.size() * (sizeof(std::uint32_t) + 2 * sizeof(DedupRow)));
   std::vector<std::uint32_t> group_size(ids_.size(), 0);
   for (const Joined& row : joined) {
     ++group_size[row.leader];

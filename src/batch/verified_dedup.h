@@ -26,6 +26,7 @@
 #include "batch/feature_rows.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
+#include "util/memory_budget.h"
 
 namespace simhash {
 
@@ -99,6 +100,7 @@ class VerifiedDedup {
   std::optional<double> similarity_if_at_least(FeatureView a, FeatureView b,
                                                double threshold) const;
 
+  MemoryCharge charge_;                 // ids_ and node_of_ (memory_budget.h)
   FeatureRows nodes_;                   // the distinct rows
   std::vector<std::int64_t> ids_;       // in visit order
   std::vector<std::uint32_t> node_of_;  // per row

@@ -23,6 +23,17 @@ void PendingChanges::clear() {
   rows_.clear();
   inserts_.clear();
   runs_.clear();
+  rows_charge_.set(rows_.capacity() * sizeof(Row));
+  runs_charge_.release();
+}
+
+bool PendingChanges::room_for_one_more() {
+  try {
+    reserve_charged(rows_, rows_.size() + 1, rows_charge_);
+    return true;
+  } catch (const MemoryLimitExceeded&) {
+    return false;
+  }
 }
 
 PendingChanges::SortedRun PendingChanges::make_run(std::uint32_t begin, std::uint32_t end) const {
@@ -62,6 +73,8 @@ PendingChanges::SortedRun PendingChanges::merge_runs(const SortedRun& older,
 }
 
 void PendingChanges::sort_new_changes() {
+  // Every change sorted once per table, and a merge's copy beside the runs.
+  runs_charge_.grow_to(2 * rows_.size() * prefix_masks_.size() * sizeof(std::uint32_t));
   runs_.push_back(make_run(sorted_end(), static_cast<std::uint32_t>(rows_.size())));
   // Binary-counter merging: a run is merged into its predecessor while that
   // one is at most twice its size.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/permutation_plan.h"
+#include "util/memory_budget.h"
 
 namespace simhash {
 
@@ -32,11 +33,17 @@ class PendingChanges {
   // A change: the row `id` gained fingerprint `fp` (insert) or lost it
   // (delete, with the fingerprint it had). An update is a delete then an
   // insert.
+  // Charged against the memory limit (memory_budget.h) before it grows;
+  // room_for_one_more() says beforehand whether it can.
   void push(std::int64_t id, std::uint64_t fp, bool insert) {
+    reserve_charged(rows_, rows_.size() + 1, rows_charge_);
     rows_.push_back(Row{id, fp});
     inserts_.push_back(insert);
   }
   std::size_t size() const { return rows_.size(); }
+  // False when the next push would pass the memory limit: the caller
+  // merges the changes first rather than fail.
+  bool room_for_one_more();
   bool empty() const { return rows_.empty(); }
   std::int64_t id(std::size_t i) const { return rows_[i].id; }
   std::uint64_t fp(std::size_t i) const { return rows_[i].fp; }
@@ -92,6 +99,8 @@ class PendingChanges {
   std::uint32_t sorted_end() const { return runs_.empty() ? 0 : runs_.back().end; }
 
   int k_;
+  MemoryCharge rows_charge_;                 // rows_ and inserts_
+  MemoryCharge runs_charge_;                 // runs_, and a merge's copy
   std::vector<std::uint64_t> prefix_masks_;  // per table, in fingerprint bits
   std::vector<Row> rows_;
   std::vector<bool> inserts_;

@@ -5,6 +5,8 @@
 // memory costs about 3 ms a MB, so a vector of 64 MB growing was one step of
 // 200 ms, and simhash_dedup stopped 58 ms after an interrupt where 50 ms is
 // promised. Here a push touches at most one new block (256 KiB at most).
+// Each block is charged to the memory limit (memory_budget.h) before it is
+// allocated: these arrays grow with the pairs found, without bound.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "util/check_point.h"
+#include "util/memory_budget.h"
 
 namespace simhash {
 
@@ -23,6 +26,7 @@ class ChunkedArray {
 
   void push_back(const T& value) {
     if ((size_ & (kBlockSize - 1)) == 0) {
+      charge_.add(kBlockSize * sizeof(T) + sizeof(std::unique_ptr<T[]>));
       blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlockSize));
     }
     blocks_.back()[size_ & (kBlockSize - 1)] = value;
@@ -49,6 +53,7 @@ class ChunkedArray {
   bool empty() const { return size_ == 0; }
 
  private:
+  MemoryCharge charge_;  // declared first: given back after the blocks are freed
   std::vector<std::unique_ptr<T[]>> blocks_;
   std::size_t size_ = 0;
 };
