@@ -31,19 +31,22 @@ RowFeatureBuilder::RowFeatureBuilder(const SimhashOptions& fingerprint,
 RowFeatureBuilder::~RowFeatureBuilder() = default;
 
 void RowFeatureBuilder::build(std::span<const std::string_view> texts,
-                              std::vector<RowFeatures>& rows) {
+                              std::vector<RowFeatures>& rows,
+                              const std::function<void()>& meanwhile) {
   rows.resize(texts.size());
-  parallel_for(texts.size(), kTextsPerRange, threads(),
-               [&](unsigned worker, std::size_t begin, std::size_t end) {
-                 Worker& extractors = *workers_[worker];
-                 for (std::size_t i = begin; i < end; ++i) {
-                   rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
-                       texts[i], extractors.verification, rows[i].features);
-                   if (!rows[i].fingerprint) {
-                     rows[i].features.clear();
-                   }
-                 }
-               });
+  parallel_for(
+      texts.size(), kTextsPerRange, threads(),
+      [&](unsigned worker, std::size_t begin, std::size_t end) {
+        Worker& extractors = *workers_[worker];
+        for (std::size_t i = begin; i < end; ++i) {
+          rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
+              texts[i], extractors.verification, rows[i].features);
+          if (!rows[i].fingerprint) {
+            rows[i].features.clear();
+          }
+        }
+      },
+      meanwhile);
 }
 
 }  // namespace simhash
