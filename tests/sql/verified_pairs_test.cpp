@@ -34,8 +34,8 @@ std::vector<Pair> pairs_of(TestDatabase& db, const std::string& sql) {
 std::string brute_force(const std::string& left, const std::string& right, double threshold,
                         const std::string& options, const std::string& condition) {
   const std::string similarity = "simhash_jaccard(x.body, y.body, '" + options + "')";
-  return "SELECT x.id, y.id, hamming(simhash(x.body), simhash(y.body)), " + similarity +
-         " FROM (" + left + ") x JOIN (" + right + ") y ON " + condition +
+  return "SELECT x.id, y.id, hamming(simhash(x.body), simhash(y.body)), " + similarity + " FROM (" +
+         left + ") x JOIN (" + right + ") y ON " + condition +
          " WHERE simhash(x.body) IS NOT NULL AND simhash(y.body) IS NOT NULL AND " + similarity +
          " >= " + std::to_string(threshold) + " ORDER BY 1, 2";
 }
@@ -93,7 +93,26 @@ TEST(SimhashVerifiedPairs, TheThreadCountChangesNothing) {
   };
   const std::vector<Pair> one = run("1");
   EXPECT_GT(one.size(), 50U);
-  for (const std::string threads : {"2", "4", "NULL"}) {
+  for (const std::string threads : {"2", "3", "4", "8", "NULL"}) {
+    EXPECT_EQ(run(threads), one) << threads;
+  }
+}
+
+// Between two queries, the new rows read in several batches: the same
+// pairs on any thread count.
+TEST(SimhashVerifiedPairsBetween, TheThreadCountChangesNothing) {
+  TestDatabase db;
+  fill_docs(db, 700, 46);
+  const auto run = [&](const std::string& threads) {
+    return pairs_of(db,
+                    "SELECT a, b, distance, similarity FROM simhash_verified_pairs_between("
+                    "'SELECT id, body FROM docs WHERE id % 3 = 0', 'SELECT id, body FROM docs "
+                    "WHERE id % 3 <> 0', 0.7, NULL, " +
+                        threads + ")");
+  };
+  const std::vector<Pair> one = run("1");
+  EXPECT_GT(one.size(), 200U);
+  for (const std::string threads : {"2", "3", "8", "NULL"}) {
     EXPECT_EQ(run(threads), one) << threads;
   }
 }
