@@ -21,6 +21,11 @@ this script registers (the extension is not changed for it):
 At each mark the process's CPU time (user + system, every thread:
 resource.getrusage(RUSAGE_SELF)) is read, so each phase shows its wall time,
 CPU time and cores busy (CPU / wall): a phase on one core shows about 1.0.
+Also the CPU time of the thread that steps SQLite (RUSAGE_THREAD): it reads
+every row, runs every serial part and takes its share of the parallel
+work, so on a machine with a free core per thread a phase cannot take less
+wall time than that; on a busy machine, where wall times and cores busy say
+little, it is the phase's critical path.
 Prints one line per run and, with --json, the runs as JSON.
 
 Needs only python3 (the sqlite3 module with load_extension) and the
@@ -38,7 +43,11 @@ import time
 
 def now():
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return time.perf_counter(), usage.ru_utime + usage.ru_stime
+    # The thread that steps SQLite: simhash_dedup's caller, worker 0 of its
+    # loops, and the only one that reads rows and runs the serial parts.
+    caller = resource.getrusage(resource.RUSAGE_THREAD)
+    return (time.perf_counter(), usage.ru_utime + usage.ru_stime,
+            caller.ru_utime + caller.ru_stime)
 
 
 def child(ext, db, threads, threshold):
@@ -72,7 +81,8 @@ def child(ext, db, threads, threshold):
                          ("output", (out, end)), ("total", (start, end))):
         wall = b[0] - a[0]
         cpu = b[1] - a[1]
-        phases[name] = {"wall": wall, "cpu": cpu, "busy": cpu / wall if wall > 0 else 0.0}
+        phases[name] = {"wall": wall, "cpu": cpu, "busy": cpu / wall if wall > 0 else 0.0,
+                        "caller_cpu": b[2] - a[2]}
     rows = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"threads": threads, "rows": rows, "grouped": grouped, "removed": removed,
@@ -88,7 +98,8 @@ def run(ext, db, threads, threshold):
 
 def line(result):
     p = result["phases"]
-    cells = " | ".join(f"{p[name]['wall']:7.2f} s {p[name]['cpu']:7.2f} cpu {p[name]['busy']:5.2f}x"
+    cells = " | ".join(f"{p[name]['wall']:6.2f} s, {p[name]['cpu']:6.2f} cpu "
+                       f"({p[name]['caller_cpu']:6.2f} caller), {p[name]['busy']:4.2f}x"
                        for name in ("read+features", "join+grouping", "output", "total"))
     return (f"| {result['threads']:>2} | {result['rows']:>9} | {cells} | "
             f"{result['peak_mib']:7.0f} MiB | {result['removed']} removed |")
@@ -111,8 +122,8 @@ def main():
     if not args.db:
         parser.error("--db is required")
     ext = os.path.abspath(args.ext)
-    print("| threads | rows | read+features: wall, CPU, cores busy | join+grouping | output | "
-          "total | peak RSS | |")
+    print("| threads | rows | read+features: wall, CPU (the caller thread's), cores busy | "
+          "join+grouping | output | total | peak RSS | |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     results = []
     for _ in range(args.repeat):
