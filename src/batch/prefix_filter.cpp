@@ -2,6 +2,7 @@
 #include "batch/prefix_filter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -29,7 +30,8 @@ bool may_reach(FeatureView a, FeatureView b, double threshold) {
 // Nodes ranked or prefixed between two checks: some 60 features each.
 constexpr std::uint32_t kNodesBetweenChecks = 1U << 13;
 
-SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const CheckPoint& check) {
+SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const CheckPoint& check,
+                         unsigned threads) {
   std::size_t occurrences = 0;
   for (const FeatureRows* each : rows) {
     occurrences += each->hash_count();
@@ -40,14 +42,28 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const C
     ++slot_bits_;
   }
   fill_with_checks(occurrences_, std::size_t{1} << slot_bits_, 0U, check);
+  // On one thread a plain count that stops at the largest count; on more,
+  // atomic adds (a sum, whatever the threads' order) that would wrap past
+  // 2^32 occurrences of one slot. Either way every row sees one order.
   for (const FeatureRows* each : rows) {
-    for (std::uint32_t node = 0; node < each->size(); ++node) {
-      check_after_every(node, kNodesBetweenChecks, check);
-      for (const std::uint64_t hash : each->features_of(node).hashes) {
-        std::uint32_t& count = occurrences_[slot_of(hash)];
-        count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
-      }
-    }
+    parallel_for(each->size(), kNodesBetweenChecks / 4, threads,
+                 [&](unsigned worker, std::size_t begin, std::size_t end) {
+                   if (worker == 0 && check) {
+                     check();  // only the caller's thread may ask the caller
+                   }
+                   for (std::size_t node = begin; node < end; ++node) {
+                     for (const std::uint64_t hash :
+                          each->features_of(static_cast<std::uint32_t>(node)).hashes) {
+                       std::uint32_t& count = occurrences_[slot_of(hash)];
+                       if (threads > 1) {
+                         std::atomic_ref<std::uint32_t>(count).fetch_add(1,
+                                                                         std::memory_order_relaxed);
+                       } else {
+                         count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;
+                       }
+                     }
+                   }
+                 });
   }
 }
 

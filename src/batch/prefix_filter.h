@@ -35,11 +35,12 @@ bool may_reach(FeatureView a, FeatureView b, double threshold);
 // Constructors below take the CheckPoint their work runs between
 // (check_point.h): at 1M rows each is hundreds of ms.
 
-// The global order: slot occurrences counted over every row given.
+// The global order: slot occurrences counted over every row given, on
+// `threads` threads; `check` runs on the caller's thread only.
 class SlotRanking {
  public:
-  explicit SlotRanking(std::initializer_list<const FeatureRows*> rows,
-                       const CheckPoint& check = {});
+  explicit SlotRanking(std::initializer_list<const FeatureRows*> rows, const CheckPoint& check = {},
+                       unsigned threads = 1);
   std::size_t slot_count() const { return occurrences_.size(); }
   std::uint32_t slot_of(std::uint64_t hash) const {
     return static_cast<std::uint32_t>(hash >> (64 - slot_bits_));

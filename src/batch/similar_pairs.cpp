@@ -75,8 +75,9 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   }
   threads = std::max(threads, 1U);
   const bool one_side = &probes == &indexed;
-  const SlotRanking ranking = one_side ? SlotRanking({&indexed.nodes}, check)
-                                       : SlotRanking({&indexed.nodes, &probes.nodes}, check);
+  const SlotRanking ranking = one_side
+                                  ? SlotRanking({&indexed.nodes}, check, threads)
+                                  : SlotRanking({&indexed.nodes, &probes.nodes}, check, threads);
   const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold, check, threads);
   std::optional<Prefixes> probe_prefixes;
   if (!one_side) {

@@ -164,7 +164,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     throw std::invalid_argument("simhash: radius must be at least 0");
   }
   threads = std::max(threads, 1U);
-  const SlotRanking ranking({&nodes_}, check);
+  const SlotRanking ranking({&nodes_}, check, threads);
   const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
   // The representatives, entries numbered by the order they became one.
   PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);
