@@ -237,10 +237,10 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     // Word shingles with binary weights take the join with or without a
     // radius (at radius 10 on real text it checks a fraction of the pairs
     // within the radius); others, given a radius, the pairs within it.
-    cursor->rows =
-        join_by_default || !cursor->radius
-            ? dedup.groups_by_threshold_join(cursor->threshold, check, nullptr, cursor->radius)
-            : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);
+    cursor->rows = join_by_default || !cursor->radius
+                       ? dedup.groups_by_threshold_join(cursor->threshold, check, nullptr,
+                                                        cursor->radius, cursor->threads)
+                       : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);
     cursor->rows_charge.set(cursor->rows.capacity() * sizeof(DedupRow));
     return SQLITE_OK;
   });

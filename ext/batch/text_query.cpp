@@ -1,13 +1,18 @@
-// Texts are read into a batch of about kBatchBytes (or kBatchRows rows),
-// whose features the threads build while the statement waits; before and
-// after each batch's building the interrupt is checked, so a stop comes
-// within one batch's work: a few ms (128 KiB of text, or 256 short texts at
-// 10-40 us each; 4096 of them made a stop 57 ms late under load, 512 took
-// 12 ms on two threads). Starting the threads again for each batch costs
-// about 50 us, a check about 40 us.
+// Texts are read into a batch of about kBatchBytes (or kBatchRows rows) per
+// thread, whose features the threads build while the caller's thread hands
+// the last batch's rows over and reads the next one, then builds with
+// them: reading and handing over (one thread's work: SQLite's steps, the
+// engine's add) overlap the tokenizing, and no thread waits for a small
+// batch. Before and after each batch's building the interrupt is checked,
+// so a stop comes within one batch's work: a few ms (128 KiB of text, or
+// 256 short texts at 10-40 us each, per thread; 4096 texts on one thread
+// made a stop 57 ms late under load, 512 took 12 ms on two threads).
+// Starting the threads again for each batch costs about 50 us, a check
+// about 40 us.
 #include "ext/batch/text_query.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -78,59 +83,95 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row) {
   // Every row's id, with a text or not, for the check that none repeats.
   std::vector<std::int64_t> every_id;
-  // The batch: texts copied (a step invalidates the column's pointer) end to
+  // A batch: texts copied (a step invalidates the column's pointer) end to
   // end into one buffer, with their ids.
-  std::string text_bytes;
-  std::vector<std::size_t> text_end;
-  std::vector<std::int64_t> ids;
-  std::vector<std::string_view> texts;
-  std::vector<RowFeatures> rows;
-  const auto flush = [&] {
-    throw_if_interrupted(db);
-    texts.clear();
-    for (std::size_t i = 0, start = 0; i < text_end.size(); start = text_end[i++]) {
-      texts.emplace_back(text_bytes.data() + start, text_end[i] - start);
+  struct Batch {
+    std::string text_bytes;
+    std::vector<std::size_t> text_end;
+    std::vector<std::int64_t> ids;
+    std::vector<std::string_view> texts;
+    void clear() {
+      text_bytes.clear();
+      text_end.clear();
+      ids.clear();
     }
-    builder.build(texts, rows);
-    throw_if_interrupted(db);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
+  };
+  const std::size_t batch_bytes = kBatchBytes * builder.threads();
+  const std::size_t batch_rows = kBatchRows * builder.threads();
+  std::size_t row = 0;
+  bool done = false;
+  // Fills `batch` with the next rows (none when the query has ended).
+  const auto read = [&](Batch& batch) {
+    batch.clear();
+    while (!done && batch.text_bytes.size() < batch_bytes && batch.ids.size() < batch_rows) {
+      const int rc = sqlite3_step(statement);
+      if (rc == SQLITE_INTERRUPT) {
+        throw SqliteError(rc, "interrupted");
+      }
+      if (rc == SQLITE_DONE) {
+        done = true;
+        break;
+      }
+      if (rc != SQLITE_ROW) {
+        throw SqliteError(rc, std::string(who) + ": " + std::string(argument) +
+                                  " failed: " + sqlite3_errmsg(db));
+      }
+      ++row;
+      sqlite3_value* id = sqlite3_column_value(statement, 0);
+      if (sqlite3_value_type(id) != SQLITE_INTEGER) {
+        throw SqliteError(SQLITE_ERROR, std::string(who) +
+                                            ": the query's first column (id) must be an "
+                                            "INTEGER, got " +
+                                            type_name(id) + " in row " + std::to_string(row));
+      }
+      every_id.push_back(sqlite3_value_int64(id));
+      const std::optional<std::string_view> text = text_of(sqlite3_column_value(statement, 1));
+      if (!text) {
+        continue;
+      }
+      batch.ids.push_back(sqlite3_value_int64(id));
+      batch.text_bytes.append(*text);
+      batch.text_end.push_back(batch.text_bytes.size());
+    }
+    batch.texts.clear();
+    for (std::size_t i = 0, start = 0; i < batch.text_end.size(); start = batch.text_end[i++]) {
+      batch.texts.emplace_back(batch.text_bytes.data() + start, batch.text_end[i] - start);
+    }
+  };
+  // Built batches are handed over in order, one behind the one building.
+  // A text without a fingerprint may still have features (emoji or symbols
+  // under unit=char): a join with no radius compares it too.
+  const auto hand_over = [&](const std::vector<std::int64_t>& ids,
+                             const std::vector<RowFeatures>& rows) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
       if (!rows[i].features.empty()) {
         on_row(ids[i], rows[i]);
       }
     }
-    text_bytes.clear();
-    text_end.clear();
-    ids.clear();
   };
-  int rc = SQLITE_OK;
-  for (std::size_t row = 1; (rc = sqlite3_step(statement)) == SQLITE_ROW; ++row) {
-    sqlite3_value* id = sqlite3_column_value(statement, 0);
-    if (sqlite3_value_type(id) != SQLITE_INTEGER) {
-      throw SqliteError(SQLITE_ERROR, std::string(who) +
-                                          ": the query's first column (id) must be an "
-                                          "INTEGER, got " +
-                                          type_name(id) + " in row " + std::to_string(row));
-    }
-    every_id.push_back(sqlite3_value_int64(id));
-    const std::optional<std::string_view> text = text_of(sqlite3_column_value(statement, 1));
-    if (!text) {
-      continue;
-    }
-    ids.push_back(sqlite3_value_int64(id));
-    text_bytes.append(*text);
-    text_end.push_back(text_bytes.size());
-    if (text_bytes.size() >= kBatchBytes || ids.size() >= kBatchRows) {
-      flush();
-    }
+  // The batch building and the one read meanwhile (which held the last
+  // one built until handed over), taking turns; each with its results.
+  std::array<Batch, 2> batches;
+  std::array<std::vector<RowFeatures>, 2> results;
+  std::size_t building = 0;
+  bool have_built = false;
+  read(batches[building]);
+  while (!batches[building].ids.empty()) {
+    throw_if_interrupted(db);
+    const std::size_t other = building ^ 1;
+    builder.build(batches[building].texts, results[building], [&] {
+      if (have_built) {
+        hand_over(batches[other].ids, results[other]);
+      }
+      read(batches[other]);
+    });
+    throw_if_interrupted(db);
+    have_built = true;
+    building = other;
   }
-  if (rc == SQLITE_INTERRUPT) {
-    throw SqliteError(rc, "interrupted");
+  if (have_built) {
+    hand_over(batches[building ^ 1].ids, results[building ^ 1]);
   }
-  if (rc != SQLITE_DONE) {
-    throw SqliteError(
-        rc, std::string(who) + ": " + std::string(argument) + " failed: " + sqlite3_errmsg(db));
-  }
-  flush();
   if (const std::optional<std::int64_t> repeated =
           find_repeated_id(std::move(every_id), [db] { throw_if_interrupted(db); })) {
     throw SqliteError(SQLITE_ERROR, std::string(who) + ": " + std::string(argument) +

@@ -217,11 +217,11 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     const CheckPoint check = [db] { throw_if_interrupted(db); };
     if (function.query_count == 1) {
       read(0, true);
-      cursor->pairs = finder.pairs(cursor->threshold, check);
+      cursor->pairs = finder.pairs(cursor->threshold, check, nullptr, cursor->threads);
     } else {
       read(1, true);
       read(0, false);
-      cursor->pairs = finder.pairs_between(cursor->threshold, check);
+      cursor->pairs = finder.pairs_between(cursor->threshold, check, nullptr, cursor->threads);
     }
     cursor->pairs_charge.set(cursor->pairs.capacity() * sizeof(SimilarPair));
     return SQLITE_OK;

@@ -2,9 +2,12 @@
 #include "batch/prefix_filter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+
+#include "util/parallel_for.h"
 
 namespace simhash {
 namespace {
@@ -15,8 +18,6 @@ namespace {
 constexpr int kMinSlotBits = 10;
 constexpr int kMaxSlotBits = 24;
 constexpr std::size_t kOccurrencesPerSlot = 4;
-
-constexpr std::uint32_t kNoProber = std::numeric_limits<std::uint32_t>::max();
 
 }  // namespace
 
@@ -29,7 +30,8 @@ bool may_reach(FeatureView a, FeatureView b, double threshold) {
 // Nodes ranked or prefixed between two checks: some 60 features each.
 constexpr std::uint32_t kNodesBetweenChecks = 1U << 13;
 
-SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const CheckPoint& check) {
+SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const CheckPoint& check,
+                         unsigned threads) {
   std::size_t occurrences = 0;
   for (const FeatureRows* each : rows) {
     occurrences += each->hash_count();
@@ -41,14 +43,28 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const C
   }
   charge_.grow_to((std::size_t{1} << slot_bits_) * sizeof(std::uint32_t));
   fill_with_checks(occurrences_, std::size_t{1} << slot_bits_, 0U, check);
+  // On one thread a plain count that stops at the largest count; on more,
+  // atomic adds (a sum, whatever the threads' order) that would wrap past
+  // 2^32 occurrences of one slot. Either way every row sees one order.
   for (const FeatureRows* each : rows) {
-    for (std::uint32_t node = 0; node < each->size(); ++node) {
-      check_after_every(node, kNodesBetweenChecks, check);
-      for (const std::uint64_t hash : each->features_of(node).hashes) {
-        std::uint32_t& count = occurrences_[slot_of(hash)];
-        count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;  // still one order
-      }
-    }
+    parallel_for(each->size(), kNodesBetweenChecks / 4, threads,
+                 [&](unsigned worker, std::size_t begin, std::size_t end) {
+                   if (worker == 0 && check) {
+                     check();  // only the caller's thread may ask the caller
+                   }
+                   for (std::size_t node = begin; node < end; ++node) {
+                     for (const std::uint64_t hash :
+                          each->features_of(static_cast<std::uint32_t>(node)).hashes) {
+                       std::uint32_t& count = occurrences_[slot_of(hash)];
+                       if (threads > 1) {
+                         std::atomic_ref<std::uint32_t>(count).fetch_add(1,
+                                                                         std::memory_order_relaxed);
+                       } else {
+                         count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;
+                       }
+                     }
+                   }
+                 });
   }
 }
 
@@ -64,7 +80,7 @@ std::size_t SlotRanking::prefix_length(std::size_t size, double threshold) {
 }
 
 Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double threshold,
-                   const CheckPoint& check) {
+                   const CheckPoint& check, unsigned threads) {
   struct Ranked {
     std::uint32_t occurrences;
     std::uint64_t hash;
@@ -72,31 +88,40 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
       return occurrences != other.occurrences ? occurrences < other.occurrences : hash < other.hash;
     }
   };
-  start_.reserve(rows.size() + 1);
-  start_.push_back(0);
-  // Room for every prefix at once: no copy while they are added.
-  std::size_t total = 0;
+  // Where each prefix goes, then every prefix written in its place: each
+  // node's own, so the threads share nothing and the result is theirs to
+  // any count.
+  charge_.grow_to((rows.size() + 1) * sizeof(std::size_t));
+  fill_with_checks(start_, rows.size() + 1, std::size_t{0}, check);
   for (std::uint32_t node = 0; node < rows.size(); ++node) {
-    total += SlotRanking::prefix_length(rows.features_of(node).hashes.size(), threshold);
+    start_[node + 1] =
+        start_[node] + SlotRanking::prefix_length(rows.features_of(node).hashes.size(), threshold);
   }
-  charge_.grow_to(total * sizeof(std::uint32_t) + (rows.size() + 1) * sizeof(std::size_t));
-  slots_.reserve(total);
-  std::vector<Ranked> order;
-  for (std::uint32_t node = 0; node < rows.size(); ++node) {
-    check_after_every(node, kNodesBetweenChecks, check);
-    order.clear();
-    for (const std::uint64_t hash : rows.features_of(node).hashes) {
-      order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
-    }
-    const std::size_t length = SlotRanking::prefix_length(order.size(), threshold);
-    // The prefix is a set: which features, not their order, matters.
-    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(length - 1),
-                     order.end());
-    for (std::size_t i = 0; i < length; ++i) {
-      slots_.push_back(ranking.slot_of(order[i].hash));
-    }
-    start_.push_back(slots_.size());
-  }
+  charge_.grow_to(start_.back() * sizeof(std::uint32_t) + (rows.size() + 1) * sizeof(std::size_t));
+  fill_with_checks(slots_, start_.back(), 0U, check);
+  std::vector<std::vector<Ranked>> orders(std::max(threads, 1U));
+  parallel_for(rows.size(), kNodesBetweenChecks / 4, threads,
+               [&](unsigned worker, std::size_t begin, std::size_t end) {
+                 if (worker == 0 && check) {
+                   check();  // only the caller's thread may ask the caller
+                 }
+                 std::vector<Ranked>& order = orders[worker];
+                 for (std::size_t node = begin; node < end; ++node) {
+                   order.clear();
+                   for (const std::uint64_t hash :
+                        rows.features_of(static_cast<std::uint32_t>(node)).hashes) {
+                     order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
+                   }
+                   const std::size_t length = start_[node + 1] - start_[node];
+                   // The prefix is a set: which features, not their order, matters.
+                   std::nth_element(order.begin(),
+                                    order.begin() + static_cast<std::ptrdiff_t>(length - 1),
+                                    order.end());
+                   for (std::size_t i = 0; i < length; ++i) {
+                     slots_[start_[node] + i] = ranking.slot_of(order[i].hash);
+                   }
+                 }
+               });
 }
 
 PostingIndex::PostingIndex(std::size_t slot_count,
@@ -121,12 +146,10 @@ PostingIndex::PostingIndex(std::size_t slot_count,
 }
 
 std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots) {
-  const auto entry = static_cast<std::uint32_t>(seen_by_.size());
-  reserve_charged(seen_by_, seen_by_.size() + 1, seen_by_charge_);
+  const std::uint32_t entry = size_++;
   for (const std::uint32_t slot : slots) {
     postings_[end_[slot]++] = entry;
   }
-  seen_by_.push_back(kNoProber);
   return entry;
 }
 

@@ -31,22 +31,25 @@ RowFeatureBuilder::RowFeatureBuilder(const SimhashOptions& fingerprint,
 RowFeatureBuilder::~RowFeatureBuilder() = default;
 
 void RowFeatureBuilder::build(std::span<const std::string_view> texts,
-                              std::vector<RowFeatures>& rows) {
+                              std::vector<RowFeatures>& rows,
+                              const std::function<void()>& meanwhile) {
   rows.resize(texts.size());
-  parallel_for(texts.size(), kTextsPerRange, threads(),
-               [&](unsigned worker, std::size_t begin, std::size_t end) {
-                 Worker& extractors = *workers_[worker];
-                 for (std::size_t i = begin; i < end; ++i) {
-                   rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
-                       texts[i], extractors.verification, rows[i].features);
-                   if (!rows[i].fingerprint) {
-                     // No word for the fingerprint, but other options may
-                     // see features (emoji or symbols, to unit=char): a
-                     // join with no radius compares those texts too.
-                     extractors.verification.feature_vector(texts[i], rows[i].features);
-                   }
-                 }
-               });
+  parallel_for(
+      texts.size(), kTextsPerRange, threads(),
+      [&](unsigned worker, std::size_t begin, std::size_t end) {
+        Worker& extractors = *workers_[worker];
+        for (std::size_t i = begin; i < end; ++i) {
+          rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
+              texts[i], extractors.verification, rows[i].features);
+          if (!rows[i].fingerprint) {
+            // No word for the fingerprint, but other options may see
+            // features (emoji or symbols, to unit=char): a join with no
+            // radius compares those texts too.
+            extractors.verification.feature_vector(texts[i], rows[i].features);
+          }
+        }
+      },
+      meanwhile);
 }
 
 }  // namespace simhash

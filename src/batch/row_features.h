@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -38,8 +39,11 @@ class RowFeatureBuilder {
   unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
 
   // rows[i] for texts[i]; `rows` is resized to match and keeps its buffers
-  // between batches.
-  void build(std::span<const std::string_view> texts, std::vector<RowFeatures>& rows);
+  // between batches. The caller's thread runs meanwhile() (when given)
+  // while the others start building, then builds with them: the way to
+  // read the next batch while this one is built.
+  void build(std::span<const std::string_view> texts, std::vector<RowFeatures>& rows,
+             const std::function<void()>& meanwhile = {});
 
  private:
   struct Worker;

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 #include "batch/prefix_filter.h"
 #include "fingerprint/hamming.h"
+#include "util/parallel_for.h"
 
 namespace simhash {
 namespace {
@@ -19,6 +21,8 @@ constexpr std::size_t kAllocationBytes = 32;
 
 // Entries probed between two checks, and features merged: about 10 ms.
 constexpr std::size_t kWorkBetweenChecks = kComparisonsBetweenChecks / 4;
+// Probes handed to a thread at a time.
+constexpr std::size_t kProbesPerRange = 8;
 
 void add_row_pairs(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second,
                    int distance, double similarity, bool ordered, std::vector<SimilarPair>& pairs,
@@ -59,81 +63,118 @@ void SimilarPairs::add_new(std::int64_t id, std::uint64_t fingerprint,
 }
 
 std::vector<SimilarPair> SimilarPairs::pairs(double threshold, const CheckPoint& check,
-                                             DedupCounts* counts) const {
-  return join(kept_, kept_, threshold, check, counts);
+                                             DedupCounts* counts, unsigned threads) const {
+  return join(kept_, kept_, threshold, check, counts, threads);
 }
 
 std::vector<SimilarPair> SimilarPairs::pairs_between(double threshold, const CheckPoint& check,
-                                                     DedupCounts* counts) const {
-  return join(new_, kept_, threshold, check, counts);
+                                                     DedupCounts* counts, unsigned threads) const {
+  return join(new_, kept_, threshold, check, counts, threads);
 }
 
+// Every node is indexed before any probe (entry == node), so the index is
+// only read while the threads probe, each node by one thread into that
+// thread's own pairs; one side, a node meets the entries before its own.
+// The pairs are then sorted, which fixes their order whatever the threads.
 std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& indexed,
                                             double threshold, const CheckPoint& check,
-                                            DedupCounts* counts) const {
+                                            DedupCounts* counts, unsigned threads) const {
   if (probes.nodes.weighted() || indexed.nodes.weighted()) {
     throw std::invalid_argument("simhash: the threshold join needs binary weights");
   }
+  threads = std::max(threads, 1U);
   const bool one_side = &probes == &indexed;
-  const SlotRanking ranking = one_side ? SlotRanking({&indexed.nodes}, check)
-                                       : SlotRanking({&indexed.nodes, &probes.nodes}, check);
-  const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold, check);
+  const SlotRanking ranking = one_side
+                                  ? SlotRanking({&indexed.nodes}, check, threads)
+                                  : SlotRanking({&indexed.nodes, &probes.nodes}, check, threads);
+  const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold, check, threads);
   std::optional<Prefixes> probe_prefixes;
   if (!one_side) {
-    probe_prefixes.emplace(probes.nodes, ranking, threshold, check);
+    probe_prefixes.emplace(probes.nodes, ranking, threshold, check, threads);
   }
   PostingIndex index(ranking.slot_count(), indexed_prefixes.all(), check);
-  if (!one_side) {
-    for (std::uint32_t node = 0; node < indexed.nodes.size(); ++node) {
-      index.add(indexed_prefixes.of(node));  // entry == node
-    }
+  for (std::uint32_t node = 0; node < indexed.nodes.size(); ++node) {
+    index.add(indexed_prefixes.of(node));  // entry == node
+    check_after_every(node, kWorkBetweenChecks, check);
   }
 
-  std::vector<SimilarPair> pairs;
-  MemoryCharge pairs_charge;
-  DedupCounts counted;
-  std::size_t work = 0;
-  for (std::uint32_t probe = 0; probe < probes.nodes.size(); ++probe) {
-    const FeatureView features = probes.nodes.features_of(probe);
-    if (one_side) {
-      // Identical rows: every pair inside the node.
-      const std::vector<std::int64_t>& ids = probes.ids_of[probe];
-      reserve_charged(pairs, pairs.size() + ids.size() * (ids.size() - 1) / 2, pairs_charge);
-      for (std::size_t i = 0; i < ids.size(); ++i) {
-        for (std::size_t j = i + 1; j < ids.size(); ++j) {
-          pairs.push_back(SimilarPair{std::min(ids[i], ids[j]), std::max(ids[i], ids[j]), 0, 1.0});
-        }
-      }
-    }
-    const auto prefix = one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
-    index.for_each_entry(prefix, 0, probe, [&](std::uint32_t node) {
-      ++counted.candidates;
-      if (++work >= kWorkBetweenChecks && check) {
-        work = 0;
-        check();
-      }
-      const FeatureView other = indexed.nodes.features_of(node);
-      if (!may_reach(features, other, threshold)) {
-        return;
-      }
-      ++counted.checked;
-      work += features.hashes.size() + other.hashes.size();
-      const std::optional<double> similarity = set_jaccard_if_at_least(features, other, threshold);
-      if (!similarity) {
-        return;
-      }
-      ++counted.verified;
-      add_row_pairs(
-          probes.ids_of[probe], indexed.ids_of[node],
-          hamming_distance(probes.nodes.fingerprint_of(probe), indexed.nodes.fingerprint_of(node)),
-          *similarity, !one_side, pairs, pairs_charge);
-    });
-    if (one_side) {
-      index.add(indexed_prefixes.of(probe));
-    }
+  struct Worker {
+    EntryMarks marks;
+    std::vector<SimilarPair> pairs;
+    MemoryCharge charge;  // for its pairs
+    DedupCounts counted;
+    std::size_t work = 0;  // since the last check
+  };
+  std::vector<Worker> workers(threads);
+  parallel_for(probes.nodes.size(), kProbesPerRange, threads,
+               [&](unsigned thread, std::size_t begin, std::size_t end) {
+                 Worker& worker = workers[thread];
+                 for (auto probe = static_cast<std::uint32_t>(begin); probe < end; ++probe) {
+                   const FeatureView features = probes.nodes.features_of(probe);
+                   if (one_side) {
+                     // Identical rows: every pair inside the node.
+                     const std::vector<std::int64_t>& ids = probes.ids_of[probe];
+                     reserve_charged(worker.pairs,
+                                     worker.pairs.size() + ids.size() * (ids.size() - 1) / 2,
+                                     worker.charge);
+                     for (std::size_t i = 0; i < ids.size(); ++i) {
+                       for (std::size_t j = i + 1; j < ids.size(); ++j) {
+                         worker.pairs.push_back(SimilarPair{std::min(ids[i], ids[j]),
+                                                            std::max(ids[i], ids[j]), 0, 1.0});
+                       }
+                     }
+                   }
+                   const auto prefix =
+                       one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
+                   const auto to = one_side ? probe : static_cast<std::uint32_t>(index.size());
+                   index.for_each_entry(prefix, 0, to, worker.marks, [&](std::uint32_t node) {
+                     ++worker.counted.candidates;
+                     if (++worker.work >= kWorkBetweenChecks) {
+                       worker.work = 0;
+                       if (thread == 0 && check) {
+                         check();  // only the caller's thread may ask the caller
+                       }
+                     }
+                     const FeatureView other = indexed.nodes.features_of(node);
+                     if (!may_reach(features, other, threshold)) {
+                       return;
+                     }
+                     ++worker.counted.checked;
+                     worker.work += features.hashes.size() + other.hashes.size();
+                     const std::optional<double> similarity =
+                         set_jaccard_if_at_least(features, other, threshold);
+                     if (!similarity) {
+                       return;
+                     }
+                     ++worker.counted.verified;
+                     add_row_pairs(probes.ids_of[probe], indexed.ids_of[node],
+                                   hamming_distance(probes.nodes.fingerprint_of(probe),
+                                                    indexed.nodes.fingerprint_of(node)),
+                                   *similarity, !one_side, worker.pairs, worker.charge);
+                   });
+                 }
+               });
+
+  std::vector<SimilarPair> pairs = std::move(workers[0].pairs);
+  MemoryCharge pairs_charge = std::move(workers[0].charge);
+  DedupCounts counted = workers[0].counted;
+  for (std::size_t i = 1; i < workers.size(); ++i) {
+    reserve_charged(pairs, pairs.size() + workers[i].pairs.size(), pairs_charge);
+    pairs.insert(pairs.end(), workers[i].pairs.begin(), workers[i].pairs.end());
+    std::vector<SimilarPair>().swap(workers[i].pairs);
+    workers[i].charge = MemoryCharge();
+    counted.candidates += workers[i].counted.candidates;
+    counted.checked += workers[i].counted.checked;
+    counted.verified += workers[i].counted.verified;
   }
+  if (check) {
+    check();
+  }
+  // The whole pair as the key, so that even a repeated id leaves no order
+  // to the threads.
   std::sort(pairs.begin(), pairs.end(), [](const SimilarPair& x, const SimilarPair& y) {
-    return x.a != y.a ? x.a < y.a : x.b < y.b;
+    return std::tie(x.a, x.b, x.distance, x.similarity) <
+           std::tie(y.a, y.b, y.distance, y.similarity);
   });
   if (counts != nullptr) {
     *counts = counted;

@@ -40,11 +40,13 @@ class SimilarPairs {
   void add_new(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
 
   // Every pair of added rows at `threshold` or more, ordered by (a, b).
+  // Both run on `threads` threads (check() on the caller's only), with the
+  // same pairs and counts for any count.
   std::vector<SimilarPair> pairs(double threshold, const CheckPoint& check = {},
-                                 DedupCounts* counts = nullptr) const;
+                                 DedupCounts* counts = nullptr, unsigned threads = 1) const;
   // Every (new row, kept row) at `threshold` or more, ordered by (a, b).
   std::vector<SimilarPair> pairs_between(double threshold, const CheckPoint& check = {},
-                                         DedupCounts* counts = nullptr) const;
+                                         DedupCounts* counts = nullptr, unsigned threads = 1) const;
 
  private:
   // The rows of one side: the distinct ones, and the ids of each.
@@ -56,10 +58,11 @@ class SimilarPairs {
     void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
   };
   // Probes `probes` against an index of `indexed`'s nodes; with one side
-  // (`probes` == `indexed`) each node is indexed after it probes, so each
-  // pair of nodes is met once.
+  // (`probes` == `indexed`) each node meets only the nodes before it, so
+  // each pair of nodes is met once.
   std::vector<SimilarPair> join(const Side& probes, const Side& indexed, double threshold,
-                                const CheckPoint& check, DedupCounts* counts) const;
+                                const CheckPoint& check, DedupCounts* counts,
+                                unsigned threads) const;
 
   Side kept_;
   Side new_;

@@ -15,6 +15,7 @@
 #include "batch/prefix_filter.h"
 #include "batch/repeated_id.h"
 #include "fingerprint/hamming.h"
+#include "util/parallel_for.h"
 
 namespace simhash {
 namespace {
@@ -23,6 +24,15 @@ namespace {
 // branch the predictor often misses) costs a few fingerprint comparisons, so
 // a quarter of their count, about 10 ms.
 constexpr std::size_t kFeaturesBetweenChecks = kComparisonsBetweenChecks / 4;
+
+// The threshold join's blocks: a sixteenth of the rows before them, so
+// that on average a row meets 1/32 of its representatives in its own
+// block's serial pass; from 16 rows (a few hundred rows make many blocks)
+// to 64K. Probes go to the threads a few at a time.
+constexpr std::size_t kBlockShare = 16;
+constexpr std::size_t kMinBlockRows = 16;
+constexpr std::size_t kMaxBlockRows = std::size_t{1} << 16;
+constexpr std::size_t kProbesPerRange = 8;
 
 }  // namespace
 
@@ -111,18 +121,32 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
 // and its fingerprints are within the radius: every such pair shares a
 // prefix feature, so the join finds all of groups_within_radius's links,
 // and the leader rule then makes the same groups of them.
+//
+// Rows are taken a block at a time, in visit order. A row joins the
+// representative it is most similar to among those made before it (the
+// earlier one on a tie), and a node's best offer from the representatives
+// made before the block does not depend on anything the block decides. So
+// the threads first find that offer for each node of the block (each probe
+// writes only its own node's offer), then one thread runs the rule row by
+// row over the block as before, each row looking only at the
+// representatives the block has made since. Blocks grow with the rows
+// before them (a sixteenth), so the block's own part stays a few percent
+// of the work, and their bounds depend on the rows alone: the same probes,
+// the same counts, for any thread count.
 std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
                                                               const CheckPoint& check,
                                                               DedupCounts* counts,
-                                                              std::optional<int> radius) const {
+                                                              std::optional<int> radius,
+                                                              unsigned threads) const {
   if (nodes_.weighted()) {
     throw std::invalid_argument("simhash: the threshold join needs binary weights");
   }
   if (radius && *radius < 0) {
     throw std::invalid_argument("simhash: radius must be at least 0");
   }
-  const SlotRanking ranking({&nodes_}, check);
-  const Prefixes prefixes(nodes_, ranking, threshold, check);
+  threads = std::max(threads, 1U);
+  const SlotRanking ranking({&nodes_}, check, threads);
+  const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
   // The representatives, entries numbered by the order they became one.
   PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);
   constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -140,23 +164,30 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   std::vector<std::uint32_t> leaders;                            // positions, by entry
   std::vector<Joined> joined;
   joined.reserve(ids_.size());
-  DedupCounts counted;
-  std::size_t work = 0;
-  for (std::uint32_t position = 0; position < ids_.size(); ++position) {
-    const std::uint32_t node = node_of_[position];
-    if (node_leader[node] != kNone) {
-      joined.push_back(Joined{node_leader[node], 1.0});
-      continue;
-    }
+  struct Worker {
+    EntryMarks marks;
+    DedupCounts counted;
+    std::size_t work = 0;  // since the last check
+  };
+  std::vector<Worker> workers(threads);
+
+  // Probes `node` for the representatives from its offer's `seen` to the
+  // newest, improving its offer. `thread` 0 is the caller's, the only one
+  // that checks.
+  const auto probe = [&](std::uint32_t node, unsigned thread) {
+    Worker& worker = workers[thread];
     Offer& offer = offers[node];
     const FeatureView features = nodes_.features_of(node);
     const std::uint64_t fingerprint = nodes_.fingerprint_of(node);
+    const auto newest = static_cast<std::uint32_t>(leaders.size());
     representatives.for_each_entry(
-        prefixes.of(node), offer.seen, position, [&](std::uint32_t entry) {
-          ++counted.candidates;
-          if (++work >= kFeaturesBetweenChecks && check) {
-            work = 0;
-            check();
+        prefixes.of(node), offer.seen, newest, worker.marks, [&](std::uint32_t entry) {
+          ++worker.counted.candidates;
+          if (++worker.work >= kFeaturesBetweenChecks) {
+            worker.work = 0;
+            if (thread == 0 && check) {
+              check();
+            }
           }
           const std::uint32_t other_node = node_of_[leaders[entry]];
           if (radius &&
@@ -167,14 +198,14 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
           if (!may_reach(features, other, threshold)) {
             return;
           }
-          ++counted.checked;
-          work += features.hashes.size() + other.hashes.size();
+          ++worker.counted.checked;
+          worker.work += features.hashes.size() + other.hashes.size();
           const std::optional<double> similarity =
               set_jaccard_if_at_least(features, other, threshold);
           if (!similarity) {
             return;
           }
-          ++counted.verified;
+          ++worker.counted.verified;
           // Ties go to the earlier representative, as in the leader pass.
           if (offer.leader == kNone || *similarity > offer.similarity ||
               (*similarity == offer.similarity && entry < offer.leader)) {
@@ -182,17 +213,58 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
             offer.similarity = *similarity;
           }
         });
-    offer.seen = static_cast<std::uint32_t>(leaders.size());
-    if (offer.leader != kNone) {
-      joined.push_back(Joined{leaders[offer.leader], offer.similarity});
-      continue;
+    offer.seen = newest;
+  };
+
+  std::vector<std::uint32_t> block_nodes;  // to probe before the block
+  for (std::size_t block = 0; block < ids_.size();) {
+    const std::size_t block_end = std::min(
+        ids_.size(),
+        block + std::clamp<std::size_t>(block / kBlockShare, kMinBlockRows, kMaxBlockRows));
+    // Each node of the block that is not a representative, once.
+    block_nodes.clear();
+    for (std::size_t position = block; position < block_end; ++position) {
+      if (node_leader[node_of_[position]] == kNone) {
+        block_nodes.push_back(node_of_[position]);
+      }
     }
-    node_leader[node] = position;
-    representatives.add(prefixes.of(node));
-    leaders.push_back(position);
-    joined.push_back(Joined{position, 1.0});
+    std::sort(block_nodes.begin(), block_nodes.end());
+    block_nodes.erase(std::unique(block_nodes.begin(), block_nodes.end()), block_nodes.end());
+    parallel_for(block_nodes.size(), kProbesPerRange, threads,
+                 [&](unsigned thread, std::size_t begin, std::size_t end) {
+                   for (std::size_t i = begin; i < end; ++i) {
+                     probe(block_nodes[i], thread);
+                   }
+                 });
+    if (check) {
+      check();
+    }
+    for (auto position = static_cast<std::uint32_t>(block); position < block_end; ++position) {
+      const std::uint32_t node = node_of_[position];
+      if (node_leader[node] != kNone) {
+        joined.push_back(Joined{node_leader[node], 1.0});
+        continue;
+      }
+      probe(node, 0);
+      const Offer& offer = offers[node];
+      if (offer.leader != kNone) {
+        joined.push_back(Joined{leaders[offer.leader], offer.similarity});
+        continue;
+      }
+      node_leader[node] = position;
+      representatives.add(prefixes.of(node));
+      leaders.push_back(position);
+      joined.push_back(Joined{position, 1.0});
+    }
+    block = block_end;
   }
   if (counts != nullptr) {
+    DedupCounts counted;
+    for (const Worker& worker : workers) {
+      counted.candidates += worker.counted.candidates;
+      counted.checked += worker.counted.checked;
+      counted.verified += worker.counted.verified;
+    }
     *counts = counted;
   }
   return rows_of_groups(joined);

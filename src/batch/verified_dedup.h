@@ -84,9 +84,12 @@ class VerifiedDedup {
   // features (words: 323K descriptions at radius 10 in a third of the time;
   // character n-grams are shared so widely that the pairs within the radius
   // are the fewer candidates).
+  // The join runs on `threads` threads (check() on the caller's only),
+  // with the same rows and counts for any count.
   std::vector<DedupRow> groups_by_threshold_join(double threshold, const CheckPoint& check = {},
                                                  DedupCounts* counts = nullptr,
-                                                 std::optional<int> radius = std::nullopt) const;
+                                                 std::optional<int> radius = std::nullopt,
+                                                 unsigned threads = 1) const;
 
  private:
   // Where each row (by visit position) went.

@@ -14,6 +14,13 @@ namespace simhash {
 void parallel_for(
     std::size_t count, std::size_t grain, unsigned threads,
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body) {
+  parallel_for(count, grain, threads, body, {});
+}
+
+void parallel_for(
+    std::size_t count, std::size_t grain, unsigned threads,
+    const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
+    const std::function<void()>& meanwhile) {
   grain = std::max<std::size_t>(grain, 1);
   const std::size_t ranges = (count + grain - 1) / grain;
   threads =
@@ -24,6 +31,9 @@ void parallel_for(
   std::mutex error_mutex;
   const auto work = [&](unsigned worker) {
     try {
+      if (worker == 0 && meanwhile) {
+        meanwhile();
+      }
       for (std::size_t range = next++; range < ranges && !failed; range = next++) {
         const std::size_t begin = range * grain;
         body(worker, begin, std::min(count, begin + grain));

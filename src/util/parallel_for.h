@@ -1,5 +1,5 @@
 // A loop spread over threads, for the batch work that may use the machine's
-// cores (simhash_dedup's tokenizing). The caller gives each index its own
+// cores (simhash_dedup's tokenizing and its join's probes). The caller gives each index its own
 // result slot, so results never depend on the thread count.
 #pragma once
 
@@ -16,6 +16,15 @@ namespace simhash {
 void parallel_for(
     std::size_t count, std::size_t grain, unsigned threads,
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body);
+
+// The same, but the caller's thread first runs meanwhile() (work only it may
+// do, such as stepping the SQLite statement for the next batch) while the
+// other threads start on the loop, then joins them as worker 0. An
+// exception from meanwhile() stops the loop as one from body does.
+void parallel_for(
+    std::size_t count, std::size_t grain, unsigned threads,
+    const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
+    const std::function<void()>& meanwhile);
 
 // The threads the machine can run at once (at least 1).
 unsigned hardware_threads();

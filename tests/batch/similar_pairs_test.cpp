@@ -59,6 +59,14 @@ TEST(SimilarPairs, OneTableEqualsBruteForce) {
         EXPECT_EQ(finder.pairs(threshold, {}, &counts), sorted(expected))
             << "seed " << seed << " edited " << edited << " threshold " << threshold;
         EXPECT_LE(counts.verified, counts.checked);
+        // On threads: the same pairs, the same work.
+        for (const unsigned threads : {2U, 3U, 8U}) {
+          DedupCounts threaded;
+          EXPECT_EQ(finder.pairs(threshold, {}, &threaded, threads), sorted(expected))
+              << "seed " << seed << " edited " << edited << " threshold " << threshold
+              << " threads " << threads;
+          EXPECT_EQ(threaded, counts) << "threads " << threads;
+        }
         if (threshold == 0.8) {
           EXPECT_GT(expected.size(), 100U) << "the data makes pairs";
         }
@@ -89,8 +97,15 @@ TEST(SimilarPairs, NewRowsAgainstKeptOnesEqualBruteForce) {
           }
         }
       }
-      EXPECT_EQ(finder.pairs_between(threshold), sorted(expected))
+      DedupCounts counts;
+      EXPECT_EQ(finder.pairs_between(threshold, {}, &counts), sorted(expected))
           << "seed " << seed << " threshold " << threshold;
+      for (const unsigned threads : {2U, 3U, 8U}) {
+        DedupCounts threaded;
+        EXPECT_EQ(finder.pairs_between(threshold, {}, &threaded, threads), sorted(expected))
+            << "seed " << seed << " threshold " << threshold << " threads " << threads;
+        EXPECT_EQ(threaded, counts) << "threads " << threads;
+      }
       if (threshold == 0.8) {
         EXPECT_GT(expected.size(), 50U);
       }

@@ -14,9 +14,14 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
+#include "batch/row_features.h"
 #include "fingerprint/feature_similarity.h"
+#include "fingerprint/simhash_options.h"
 #include "leader_rule_model.h"
 #include "random_feature_rows.h"
 
@@ -111,6 +116,127 @@ TEST(VerifiedDedup, ThresholdJoinEqualsBruteForceOverEveryPair) {
       }
     }
   }
+}
+
+// Texts like a catalogue's descriptions: sentences of words drawn from a
+// skewed vocabulary (common words shared widely, as in real text), and word
+// edits, truncations and exact copies of earlier texts, some far back and
+// some just before, so that groups span the join's blocks. Features are
+// word 3-shingles, binary, as simhash_dedup builds them.
+std::vector<testing::Row> real_like_rows(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  const auto word = [&random] {
+    const std::uint64_t rank = random() % 40 < 30 ? random() % 60 : random() % 5000;
+    return "w" + std::to_string(rank);
+  };
+  std::vector<std::vector<std::string>> texts;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t kind = random() % 10;
+    if (i == 0 || kind < 5) {
+      texts.emplace_back(4 + random() % 40);
+      for (std::string& each : texts.back()) {
+        each = word();
+      }
+      continue;
+    }
+    const std::size_t from = kind < 8 ? i - 1 - random() % std::min<std::size_t>(i, 8)
+                                      : random() % i;  // recent or anywhere
+    std::vector<std::string> text = texts[from];
+    if (kind != 9) {
+      for (std::uint64_t edits = random() % 4; edits > 0; --edits) {
+        text[random() % text.size()] = word();
+      }
+      if (random() % 4 == 0 && text.size() > 6) {
+        text.pop_back();
+      }
+    }
+    texts.push_back(std::move(text));
+  }
+  std::vector<std::string> bodies;
+  for (const std::vector<std::string>& text : texts) {
+    std::string body;
+    for (const std::string& each : text) {
+      body += each + ' ';
+    }
+    bodies.push_back(std::move(body));
+  }
+  SimhashOptions verification;
+  verification.weight = WeightScheme::binary;
+  RowFeatureBuilder builder(SimhashOptions{}, verification, 1);
+  const std::vector<std::string_view> views(bodies.begin(), bodies.end());
+  std::vector<RowFeatures> built;
+  builder.build(views, built);
+  std::vector<testing::Row> rows;
+  for (std::size_t i = 0; i < built.size(); ++i) {
+    if (built[i].fingerprint) {
+      rows.push_back(testing::Row{static_cast<std::int64_t>(count - i), *built[i].fingerprint,
+                                  built[i].features});
+    }
+  }
+  return rows;
+}
+
+// The join on threads: the same rows (clusters, distances, similarities)
+// and the same counts as on one, which is brute force's answer, on random,
+// edited and text-like rows, with and without a radius; enough rows for
+// many blocks, several of which the threads share.
+TEST(VerifiedDedup, ThresholdJoinOnThreadsEqualsOneThreadAndBruteForce) {
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    for (const int kind : {0, 1, 2}) {
+      const std::vector<Row> rows = kind == 0   ? random_rows(700, seed, false)
+                                    : kind == 1 ? edited_binary_rows(900, seed)
+                                                : real_like_rows(1200, seed);
+      VerifiedDedup dedup;
+      for (const Row& row : rows) {
+        dedup.add(row.id, row.fp, row.features);
+      }
+      for (const double threshold : {0.5, 0.8}) {
+        for (const std::optional<int> radius : {std::optional<int>(), std::optional<int>(10)}) {
+          const std::vector<DedupRow> expected = brute_force(rows, threshold, radius.value_or(64));
+          DedupCounts one_counts;
+          const std::vector<DedupRow> one =
+              dedup.groups_by_threshold_join(threshold, {}, &one_counts, radius, 1);
+          const std::string where =
+              "seed " + std::to_string(seed) + " kind " + std::to_string(kind) + " threshold " +
+              std::to_string(threshold) + " radius " + std::to_string(radius.value_or(-1));
+          EXPECT_EQ(one, expected) << where;
+          if (threshold == 0.8 && !radius) {
+            EXPECT_GT(expected.size(), rows.size() / 10) << "the data makes groups; " << where;
+          }
+          for (const unsigned threads : {2U, 3U, 8U}) {
+            DedupCounts counts;
+            EXPECT_EQ(dedup.groups_by_threshold_join(threshold, {}, &counts, radius, threads), one)
+                << where << " threads " << threads;
+            EXPECT_EQ(counts, one_counts) << where << " threads " << threads;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A stop asked on the caller's thread ends the join on threads with the
+// exception, every thread joined (no crash, no hang); only the caller's
+// thread is asked.
+TEST(VerifiedDedup, ThresholdJoinOnThreadsStopsWhenTheCheckThrows) {
+  const std::vector<Row> rows = real_like_rows(3000, 7);
+  VerifiedDedup dedup;
+  for (const Row& row : rows) {
+    dedup.add(row.id, row.fp, row.features);
+  }
+  const std::thread::id caller = std::this_thread::get_id();
+  int checks = 0;
+  bool other_thread_asked = false;
+  const CheckPoint check = [&] {
+    other_thread_asked |= std::this_thread::get_id() != caller;
+    if (++checks == 5) {
+      throw std::runtime_error("stop");
+    }
+  };
+  EXPECT_THROW(dedup.groups_by_threshold_join(0.5, check, nullptr, std::nullopt, 4),
+               std::runtime_error);
+  EXPECT_EQ(checks, 5);
+  EXPECT_FALSE(other_thread_asked);
 }
 
 TEST(VerifiedDedup, ThresholdJoinRefusesWeights) {

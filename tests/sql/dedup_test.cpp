@@ -320,8 +320,32 @@ TEST(SimhashDedup, TheThreadCountChangesNothing) {
     };
     const std::vector<Grouped> one = run("1");
     EXPECT_GT(one.size(), 50U);
-    for (const std::string threads : {"2", "3", "4", "NULL"}) {
+    // More threads than cores too: the join's blocks are probed by all.
+    for (const std::string threads : {"2", "3", "4", "8", "NULL"}) {
       EXPECT_EQ(run(threads), one) << "radius " << radius << ", threads " << threads;
+    }
+  }
+}
+
+// Enough rows for several read batches on every thread count (256 rows a
+// thread each), so that batches are read while others are built, and for
+// many of the join's blocks: the same rows on 1, 2, 3 and 8 threads, also
+// when rows are read in an order that puts copies far apart.
+TEST(SimhashDedupManyBatches, TheThreadCountChangesNothing) {
+  TestDatabase db;
+  fill_docs(db, 1400, 36);
+  ASSERT_GT(db.integer("SELECT count(*) FROM docs"), 8 * 256 + 100);
+  for (const std::string order : {"id", "length(body) DESC, id"}) {
+    const auto run = [&](const std::string& threads) {
+      return grouped_rows(db,
+                          "SELECT id, cluster, distance, similarity FROM simhash_dedup('SELECT id, "
+                          "body FROM docs ORDER BY " +
+                              order + "', 0.7, NULL, NULL, " + threads + ")");
+    };
+    const std::vector<Grouped> one = run("1");
+    EXPECT_GT(one.size(), 1000U);
+    for (const std::string threads : {"2", "3", "8"}) {
+      EXPECT_EQ(run(threads), one) << "order " << order << ", threads " << threads;
     }
   }
 }

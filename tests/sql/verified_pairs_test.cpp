@@ -94,7 +94,26 @@ TEST(SimhashVerifiedPairs, TheThreadCountChangesNothing) {
   };
   const std::vector<Pair> one = run("1");
   EXPECT_GT(one.size(), 50U);
-  for (const std::string threads : {"2", "4", "NULL"}) {
+  for (const std::string threads : {"2", "3", "4", "8", "NULL"}) {
+    EXPECT_EQ(run(threads), one) << threads;
+  }
+}
+
+// Between two queries, the new rows read in several batches: the same
+// pairs on any thread count.
+TEST(SimhashVerifiedPairsBetween, TheThreadCountChangesNothing) {
+  TestDatabase db;
+  fill_docs(db, 700, 46);
+  const auto run = [&](const std::string& threads) {
+    return pairs_of(db,
+                    "SELECT a, b, distance, similarity FROM simhash_verified_pairs_between("
+                    "'SELECT id, body FROM docs WHERE id % 3 = 0', 'SELECT id, body FROM docs "
+                    "WHERE id % 3 <> 0', 0.7, NULL, " +
+                        threads + ")");
+  };
+  const std::vector<Pair> one = run("1");
+  EXPECT_GT(one.size(), 200U);
+  for (const std::string threads : {"2", "3", "8", "NULL"}) {
     EXPECT_EQ(run(threads), one) << threads;
   }
 }
