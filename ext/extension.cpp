@@ -51,9 +51,9 @@ extern "C" SIMHASH_EXPORT int sqlite3_simhash_init(sqlite3* db, char** pzErrMsg,
     return SQLITE_ERROR;
   }
   using namespace simhash::sql;
-  for (auto* registration :
-       {register_scalar_functions, register_features_table, register_index_module,
-        register_batch_tables, register_dedup_table, register_verified_pairs_tables}) {
+  for (auto* registration : {register_scalar_functions, register_features_table,
+                             register_index_module, register_batch_tables, register_dedup_table,
+                             register_verified_pairs_tables, register_similar_module}) {
     const int rc = registration(db, pzErrMsg);
     if (rc != SQLITE_OK) {
       return rc;
