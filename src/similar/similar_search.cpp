@@ -103,15 +103,27 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
   std::vector<std::int64_t> candidates;
   bool scan = store.count_rows(plan.sizes, kDirectRows + 1) <= kDirectRows;
   if (!scan) {
-    // The query's features by (postings up to the cap, hash): rarest first.
+    // The query's features by (postings up to a cap, hash): rarest first.
+    // Counted first up to kFirstRankingCap each; only when the rarer ones
+    // are too few are the features at that cap counted again, further.
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranked;
     ranked.reserve(query.size());
     for (std::size_t i = 0; i < query.size(); ++i) {
-      ranked.emplace_back(store.count_postings(query[i], plan.sizes, kRankingCap), query[i]);
+      ranked.emplace_back(store.count_postings(query[i], plan.sizes, kFirstRankingCap), query[i]);
       check_after_every(i, kFeaturesBetweenChecks, check);
     }
     const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
     std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+    if ((chosen_end - 1)->first >= kFirstRankingCap) {
+      std::size_t recounted = 0;
+      for (auto& [postings, hash] : ranked) {
+        if (postings >= kFirstRankingCap) {
+          postings = store.count_postings(hash, plan.sizes, kRankingCap);
+          check_after_every(recounted++, kFeaturesBetweenChecks / 16, check);
+        }
+      }
+      std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+    }
     std::sort(ranked.begin(), chosen_end);
     std::uint64_t expected = 0;
     for (auto it = ranked.begin(); it != chosen_end; ++it) {
