@@ -267,9 +267,12 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           info->idxNum |= flag;
         }
       }
-      // The answer comes most similar first, ties by rowid.
-      const bool by_similarity =
-          info->nOrderBy >= 1 && info->aOrderBy[0].iColumn == kSimilarity && info->aOrderBy[0].desc;
+      // The answer comes most similar first, ties by rowid; but one search
+      // per value of an IN list is not one answer in order.
+      const bool in_list = (query >= 0 && sqlite3_vtab_in(info, query, -1) != 0) ||
+                           (threshold >= 0 && sqlite3_vtab_in(info, threshold, -1) != 0);
+      const bool by_similarity = !in_list && info->nOrderBy >= 1 &&
+                                 info->aOrderBy[0].iColumn == kSimilarity && info->aOrderBy[0].desc;
       if (by_similarity &&
           (info->nOrderBy == 1 ||
            (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 && !info->aOrderBy[1].desc))) {

@@ -238,6 +238,13 @@ TEST(SimilarTable, QueryForms) {
   EXPECT_EQ(db.rows("SELECT rowid, threshold, query = " + q + " FROM sim WHERE query = " + q +
                     " AND threshold = 0.6 ORDER BY similarity DESC LIMIT 1"),
             (std::vector<Row>{{"42", "0.6", "1"}}));
+  // One search per value of an IN list, put in order by SQLite.
+  EXPECT_EQ(
+      db.rows("SELECT rowid, similarity FROM sim WHERE query IN ('one two three four five "
+              "six eight', " +
+              q + ") AND threshold = 0.6 ORDER BY similarity DESC, rowid"),
+      (std::vector<Row>{
+          {"42", "1.0"}, {"43", "1.0"}, {"42", "0.666666666666667"}, {"43", "0.666666666666667"}}));
   // A featureless query finds nothing; stored rows without features are kept.
   EXPECT_TRUE(db.rows("SELECT rowid FROM sim('!!! ...')").empty());
   EXPECT_EQ(db.rows("SELECT rowid FROM sim('one', 1)"), (std::vector<Row>{{"46"}}));
