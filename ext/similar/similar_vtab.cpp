@@ -61,7 +61,20 @@ bool is_column_name(std::string_view name) {
 struct SimilarTable : sqlite3_vtab {
   sqlite3* db = nullptr;
   std::string schema;
+  std::string name;
+  // None when the config could not be read at connect: the table still
+  // connects, so that DROP TABLE removes it; every other use fails with
+  // `unreadable`.
   std::unique_ptr<SimilarStorage> storage;
+  std::string unreadable;
+  int unreadable_code = SQLITE_ERROR;
+
+  SimilarStorage& usable_storage() const {
+    if (!storage) {
+      throw SqliteError(unreadable_code, unreadable);
+    }
+    return *storage;
+  }
 };
 
 struct SimilarCursor : sqlite3_vtab_cursor {
@@ -180,12 +193,22 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       throw SqliteError(SQLITE_ERROR, std::string(kModule) + ": a table cannot be named '" + name +
                                           "' (a column has that name)");
     }
-    SimilarConfig config;
+    auto table = std::make_unique<SimilarTable>();
+    table->db = db;
+    table->schema = schema;
+    table->name = name;
+    std::optional<SimilarConfig> config;
     if (create) {
       config = parse_arguments(argc, argv);  // checked before anything is created
-      create_similar_tables(db, schema, name, config);
+      create_similar_tables(db, schema, name, *config);
     } else {
-      config = read_similar_config(db, schema, name);
+      try {
+        config = read_similar_config(db, schema, name);
+      } catch (const SqliteError& error) {
+        table->unreadable =
+            std::string(error.what()) + " (DROP TABLE " + name + " still removes it)";
+        table->unreadable_code = error.code();
+      }
     }
     const std::string declaration = format_sql(
         "CREATE TABLE x(similarity REAL, query HIDDEN, threshold HIDDEN, text HIDDEN, \"%w\" "
@@ -198,10 +221,9 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     // Innocuous, as simhash_index: a statement on it reads and writes only
     // its own shadow tables in the same database.
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    auto table = std::make_unique<SimilarTable>();
-    table->db = db;
-    table->schema = schema;
-    table->storage = std::make_unique<SimilarStorage>(db, schema, name, config);
+    if (config) {
+      table->storage = std::make_unique<SimilarStorage>(db, schema, name, *config);
+    }
     return hand_over(std::move(table), vtab);
   });
 }
@@ -225,8 +247,10 @@ int x_disconnect(sqlite3_vtab* vtab) {
 int x_destroy(sqlite3_vtab* vtab) {
   SimilarTable* table = table_of<SimilarTable>(vtab);
   const int rc = guard(vtab, [&] {
-    table->storage->finalize_statements();
-    drop_similar_tables(table->db, table->schema, table->storage->name());
+    if (table->storage) {
+      table->storage->finalize_statements();
+    }
+    drop_similar_tables(table->db, table->schema, table->name);
     return SQLITE_OK;
   });
   if (rc == SQLITE_OK) {
@@ -237,6 +261,7 @@ int x_destroy(sqlite3_vtab* vtab) {
 
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guard(vtab, [&] {
+    table_of<SimilarTable>(vtab)->usable_storage();
     int query = -1;
     int threshold = -1;
     int rowid = -1;
@@ -326,7 +351,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
   SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
   SimilarTable* table = table_of_cursor(base);
   return guard(base->pVtab, [&] {
-    SimilarStorage& storage = *table->storage;
+    SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
     cursor->plan = idx_num & kPlanMask;
     cursor->matches.clear();
@@ -466,7 +491,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
   SimilarTable* table = table_of<SimilarTable>(vtab);
   const int conflict = sqlite3_vtab_on_conflict(table->db);
   const int rc = guard(vtab, [&] {
-    SimilarStorage& storage = *table->storage;
+    SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
     if (argc == 1) {
       storage.remove(sqlite3_value_int64(argv[0]));
@@ -514,11 +539,12 @@ int x_rename(sqlite3_vtab* vtab, const char* new_name) {
   return guard(vtab, [&] {
     SimilarTable* table = table_of<SimilarTable>(vtab);
     if (is_column_name(new_name)) {
-      throw SqliteError(SQLITE_ERROR, std::string(kModule) + " " + table->storage->name() +
+      throw SqliteError(SQLITE_ERROR, std::string(kModule) + " " + table->name +
                                           ": cannot rename to '" + new_name +
                                           "': the name of one of its columns");
     }
-    table->storage->rename(new_name);
+    table->usable_storage().rename(new_name);
+    table->name = new_name;
     return SQLITE_OK;
   });
 }
@@ -528,7 +554,7 @@ int x_shadow_name(const char* suffix) { return is_similar_shadow_suffix(suffix) 
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
   return guard(vtab, [&] {
-    const std::string problem = table_of<SimilarTable>(vtab)->storage->integrity_problem();
+    const std::string problem = table_of<SimilarTable>(vtab)->usable_storage().integrity_problem();
     if (!problem.empty()) {
       *error = sqlite3_mprintf("%s", problem.c_str());
     }

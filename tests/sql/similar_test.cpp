@@ -389,6 +389,24 @@ TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
             "1 unit=word n=2 weight=binary 0.5");
 }
 
+TEST(SimilarTable, DamagedConfigIsNamedAndTheTableStillDrops) {
+  TempDatabaseFile file("similar_config");
+  {
+    TestDatabase db(file.path());
+    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+  }
+  exec_without_extension(file.path(), "UPDATE sim_config SET value = 'n=2' WHERE key = 'options'");
+  TestDatabase db(file.path());
+  EXPECT_EQ(db.error("SELECT rowid FROM sim('a b c')"),
+            "simhash_similar sim: damaged config: options 'n=2' are not set Jaccard options (DROP "
+            "TABLE sim still removes it)");
+  EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES (1, 'a b c')"),
+            "simhash_similar sim: damaged config: options 'n=2' are not set Jaccard options (DROP "
+            "TABLE sim still removes it)");
+  db.exec("DROP TABLE sim");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
 TEST(SimilarTable, RenameAndDrop) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
