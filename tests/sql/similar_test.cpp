@@ -407,6 +407,29 @@ TEST(SimilarTable, DamagedConfigIsNamedAndTheTableStillDrops) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
 }
 
+// A long query stops when the progress handler asks (as sqlite3_interrupt
+// does), with SQLITE_INTERRUPT, and the table is unharmed.
+TEST(SimilarTable, StopsWhenInterrupted) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  db.exec(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+      "INSERT INTO sim(rowid, text) SELECT i, 'w' || (i % 7) || ' w' || (i % 11) || ' w' || "
+      "(i % 13) || ' w' || (i % 17) FROM n");
+  const std::string query = "SELECT count(*) FROM sim('w1 w2 w3 w4', 0.5)";
+  const std::int64_t answer = db.integer(query);
+  EXPECT_GT(answer, 0);
+  int calls = 0;
+  sqlite3_progress_handler(
+      db.handle(), 100, [](void* counter) { return ++*static_cast<int*>(counter) > 20 ? 1 : 0; },
+      &calls);
+  std::string message;
+  EXPECT_EQ(db.try_exec(query, &message), SQLITE_INTERRUPT) << message;
+  sqlite3_progress_handler(db.handle(), 0, nullptr, nullptr);
+  EXPECT_EQ(db.integer(query), answer);
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+}
+
 TEST(SimilarTable, RenameAndDrop) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
