@@ -152,4 +152,5 @@ def sizes_of_docs(conn):
     return size
 
 
-main()
+if __name__ == "__main__":
+    main()
