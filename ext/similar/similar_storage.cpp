@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "ext/common/shadow_tables.h"
 #include "ext/index/index_storage_internal.h"
 
 namespace simhash::sql {
@@ -102,13 +103,13 @@ void create_similar_tables(sqlite3* db, const std::string& schema, const std::st
 }
 
 void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name) {
-  for (const char* suffix : kSimilarShadowSuffixes) {
-    exec_sql(db, format_sql("DROP TABLE IF EXISTS \"%w\".\"%w_%s\"", schema.c_str(), name.c_str(),
-                            suffix));
-  }
+  drop_shadow_tables_or_views(db, schema, name, kSimilarShadowSuffixes);
 }
 
 SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const std::string& name) {
+  // First, as simhash_index does: a shadow table replaced by a view of this
+  // table would make every read below read the table again without end.
+  check_shadow_tables(db, schema, name, kSimilarShadowSuffixes, "simhash_similar");
   Statement statement;
   const std::string sql =
       format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());

@@ -51,9 +51,12 @@ struct SimilarConfig {
 // Makes the shadow tables of a new table. Throws SqliteError.
 void create_similar_tables(sqlite3* db, const std::string& schema, const std::string& name,
                            const SimilarConfig& config);
+// Drops the shadow tables, or a view in the place of one.
 void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name);
-// Reads and checks the config; throws SqliteError (SQLITE_CORRUPT_VTAB for
-// a damaged one) whose message starts "simhash_similar <name>: ".
+// Checks that the shadow tables are the ordinary tables the module made
+// (check_shadow_tables), then reads and checks the config; throws
+// SqliteError (SQLITE_CORRUPT_VTAB for a damaged one) whose message starts
+// "simhash_similar <name>: ".
 SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const std::string& name);
 
 // A text to store: absent means NULL (kept as a row without features).

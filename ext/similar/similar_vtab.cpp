@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ext/batch/text_query.h"
+#include "ext/common/shadow_tables.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
@@ -68,6 +69,13 @@ struct SimilarTable : sqlite3_vtab {
   std::unique_ptr<SimilarStorage> storage;
   std::string unreadable;
   int unreadable_code = SQLITE_ERROR;
+  // The calls of this table under way that run SQL on its shadow tables
+  // (ShadowCallGuard): 0 or 1.
+  int calls_under_way = 0;
+
+  ShadowCallGuard inside() {
+    return ShadowCallGuard(calls_under_way, std::string(kModule) + " " + name);
+  }
 
   SimilarStorage& usable_storage() const {
     if (!storage) {
@@ -351,6 +359,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
   SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
   SimilarTable* table = table_of_cursor(base);
   return guard(base->pVtab, [&] {
+    const ShadowCallGuard inside = table->inside();
     SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
     cursor->plan = idx_num & kPlanMask;
@@ -411,6 +420,7 @@ int x_next(sqlite3_vtab_cursor* base) {
     return SQLITE_OK;
   }
   return guard(base->pVtab, [&] {
+    const ShadowCallGuard inside = table_of_cursor(base)->inside();
     step_rows(table_of_cursor(base), cursor);
     return SQLITE_OK;
   });
@@ -491,6 +501,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
   SimilarTable* table = table_of<SimilarTable>(vtab);
   const int conflict = sqlite3_vtab_on_conflict(table->db);
   const int rc = guard(vtab, [&] {
+    const ShadowCallGuard inside = table->inside();
     SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
     if (argc == 1) {
@@ -538,6 +549,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
 int x_rename(sqlite3_vtab* vtab, const char* new_name) {
   return guard(vtab, [&] {
     SimilarTable* table = table_of<SimilarTable>(vtab);
+    const ShadowCallGuard inside = table->inside();
     if (is_column_name(new_name)) {
       throw SqliteError(SQLITE_ERROR, std::string(kModule) + " " + table->name +
                                           ": cannot rename to '" + new_name +
@@ -554,6 +566,7 @@ int x_shadow_name(const char* suffix) { return is_similar_shadow_suffix(suffix) 
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
   return guard(vtab, [&] {
+    const ShadowCallGuard inside = table_of<SimilarTable>(vtab)->inside();
     const std::string problem = table_of<SimilarTable>(vtab)->usable_storage().integrity_problem();
     if (!problem.empty()) {
       *error = sqlite3_mprintf("%s", problem.c_str());
