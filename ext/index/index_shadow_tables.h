@@ -92,6 +92,16 @@ inline constexpr const char* kSelectBucketBitsRow =
 // The stored bucket bits as a probe's first row shows them; nullopt if the
 // row's value is not one (read_index_config then says what is wrong).
 std::optional<int> bucket_bits_in_probe_row(sqlite3_stmt* statement);
+// The most rows an index can hold: a database file is at most 2^48 bytes
+// (2^32 - 2 pages of 64 KiB) and every row takes more than a byte of it. A
+// stored row count outside 0..kMaxIndexRows is damage, and within it no sum
+// with a merge's changes (fewer than 2^32) can overflow.
+inline constexpr std::int64_t kMaxIndexRows = std::int64_t{1} << 48;
+// The row count in column `column` of `statement`: nullopt if it is not an
+// INTEGER (never stored, as in indexes older than the count); throws
+// SqliteError(SQLITE_CORRUPT_VTAB) if it is outside 0..kMaxIndexRows.
+std::optional<std::int64_t> row_count_in(sqlite3_stmt* statement, int column,
+                                         const std::string& name);
 // The row count: read and written at every merge.
 inline constexpr const char* kSelectRowCount =
     "SELECT value FROM \"%w\".\"%w_config\" WHERE key = 'rows'";
@@ -122,7 +132,15 @@ struct StoredIndex {
   BucketLayout layout() const { return BucketLayout(plan, config.bucket_bits); }
 };
 
-// Reads the config and checks it: k, blocks and format present as small
+// Throws SqliteError(SQLITE_CORRUPT_VTAB) naming the shadow table when one of
+// them is a view, a virtual table or anything but the ordinary table
+// create_shadow_tables made: such an object could read the index itself, so
+// that every read of the index read it again without end (a file edited by
+// hand or crafted; PRAGMA trusted_schema does not stop it, as the index is
+// innocuous). A missing one is left to the statements that read it.
+void check_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name);
+
+// Reads the config and checks it (after check_shadow_tables): k, blocks and format present as small
 // integers, a format this extension reads, k within 0..kMaxIndexK, a plan
 // that PermutationPlan accepts, bucket bits as the format requires and a
 // row count that is not negative. Throws SqliteError whose message starts

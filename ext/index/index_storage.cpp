@@ -154,10 +154,7 @@ void IndexStorage::write_row_count(std::int64_t rows) {
 std::optional<std::int64_t> IndexStorage::stored_row_count() {
   sqlite3_stmt* statement = cached(select_row_count_, kSelectRowCount);
   ResetOnExit reset(statement);
-  if (step_row(statement) && sqlite3_column_type(statement, 0) == SQLITE_INTEGER) {
-    return sqlite3_column_int64(statement, 0);
-  }
-  return std::nullopt;
+  return step_row(statement) ? row_count_in(statement, 0, name_) : std::nullopt;
 }
 
 void IndexStorage::throw_malformed(std::int64_t row_id) const {

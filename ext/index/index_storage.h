@@ -200,7 +200,9 @@ class IndexStorage {
   bool multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
                                std::vector<IndexHit>& out);
   // Appends a hit for each of close_entries_ (found in `view`, bucket row
-  // `row_id`) that make_hit(close) returns, with its id decoded.
+  // `row_id`) that make_hit(close) returns, with its id decoded; if it
+  // reports any, throws SQLITE_CORRUPT_VTAB unless the id section decodes
+  // to exactly its bytes.
   template <typename MakeHit>
   void report_close_entries(const BucketView& view, std::int64_t row_id, MakeHit make_hit,
                             std::vector<IndexHit>& out);

@@ -249,13 +249,19 @@ void IndexStorage::flush() {
 }
 
 std::int64_t IndexStorage::store_row_count(std::int64_t net_change) {
+  // Read again (another connection's merge, or a hand edit, may have changed
+  // it) and checked: within kMaxIndexRows, the sum with net_change (at most
+  // the pending changes, fewer than 2^32) cannot overflow.
   std::optional<std::int64_t> rows;
   {
     sqlite3_stmt* statement = cached(select_row_count_, kSelectRowCount);
     ResetOnExit reset(statement);
-    if (step_row(statement) && sqlite3_column_type(statement, 0) == SQLITE_INTEGER) {
-      rows = sqlite3_column_int64(statement, 0) + net_change;
+    if (step_row(statement)) {
+      rows = row_count_in(statement, 0, name_);
     }
+  }
+  if (rows) {
+    *rows += net_change;
   }
   if (!rows || *rows < 0) {
     // Never stored (an index made before the count was kept), or damaged: the

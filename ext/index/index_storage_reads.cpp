@@ -197,8 +197,8 @@ bool IndexStorage::multi_probe_with_layout(std::uint64_t query, const MultiProbe
 template <typename MakeHit>
 void IndexStorage::report_close_entries(const BucketView& view, std::int64_t row_id,
                                         MakeHit make_hit, std::vector<IndexHit>& out) {
-  // Ids are decoded only up to the last close entry reported; the
-  // fingerprint comes from the rest.
+  // The fingerprint comes from the rest; ids are decoded only in a bucket
+  // that reports a hit, to its end (checked).
   BucketIdReader ids(view);
   std::size_t next_index = 0;
   std::int64_t id = 0;
@@ -215,6 +215,17 @@ void IndexStorage::report_close_entries(const BucketView& view, std::int64_t row
     }
     hit->id = id;
     out.push_back(*hit);
+  }
+  // A bucket that reported a row is read to its end: a damaged id section
+  // (a changed gap, a lost or an extra byte) then mostly no longer ends
+  // exactly where the blob does, and is an error rather than a wrong id.
+  // Buckets without a hit report nothing their ids could make wrong, and
+  // are not decoded (most buckets a probe reads: the cost stays small).
+  if (next_index == 0) {
+    return;
+  }
+  if (!ids.skip_to_clean_end()) {
+    throw_malformed(row_id);
   }
 }
 

@@ -284,6 +284,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
   const int conflict = sqlite3_vtab_on_conflict(table->db);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(table->db);
   const int rc = guard(vtab, [&] {
+    const InsideIndex inside(*table);
     IndexStorage& storage = table->usable_storage();
     if (argc == 1) {
       storage.remove(sqlite3_value_int64(argv[0]));
@@ -334,6 +335,7 @@ int x_begin(sqlite3_vtab*) { return SQLITE_OK; }
 
 int x_sync(sqlite3_vtab* vtab) {
   return guard(vtab, [&] {
+    const InsideIndex inside(*table_of(vtab));
     table_of(vtab)->usable_storage().flush();
     return SQLITE_OK;
   });
@@ -355,6 +357,7 @@ int x_rollback(sqlite3_vtab* vtab) {
 
 int x_rename(sqlite3_vtab* vtab, const char* new_name) {
   return guard(vtab, [&] {
+    const InsideIndex inside(*table_of(vtab));
     // Renamed after a column, the table could then not even be dropped
     // (is_column_name); a rowid alias would hide the rowid behind the
     // command column.
@@ -393,6 +396,7 @@ int x_shadow_name(const char* suffix) { return is_shadow_suffix(suffix) ? 1 : 0;
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
   return guard(vtab, [&] {
+    const InsideIndex inside(*table_of(vtab));
     const std::string problem = table_of(vtab)->usable_storage().integrity_problem();
     if (!problem.empty()) {
       *error = sqlite3_mprintf("%s", problem.c_str());

@@ -81,6 +81,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
   IndexCursor* cursor = cursor_of(base);
   IndexTable* table = table_of(base->pVtab);
   return guard(base->pVtab, [&] {
+    const InsideIndex inside(*table);
     IndexStorage& storage = table->usable_storage();
     cursor->hits.clear();
     cursor->position = 0;
@@ -211,6 +212,7 @@ int x_next(sqlite3_vtab_cursor* base) {
   IndexCursor* cursor = cursor_of(base);
   return guard(base->pVtab, [&] {
     if (cursor->scan_mode) {
+      const InsideIndex inside(*table_of(base->pVtab));
       step_scan(cursor, table_of(base->pVtab)->db);
     } else {
       ++cursor->position;

@@ -219,8 +219,17 @@ bool BucketView::parse(const unsigned char* data, std::size_t size, int rest_byt
       available - count * static_cast<std::uint64_t>(rest_bytes) < 2) {
     return false;
   }
+  // The id section's size as the count and the Rice parameter require: the
+  // parameter byte (0..63), a first id of at least one byte, and count - 1
+  // codes of at least r + 1 bits each. A damaged count or parameter byte
+  // mostly fails this, found without decoding an id.
+  const unsigned char* ids = rests + count * static_cast<std::uint64_t>(rest_bytes);
+  const std::uint64_t id_bytes = static_cast<std::uint64_t>(end - ids);
+  if (*ids > 63 || id_bytes - 2 < ((count - 1) * (std::uint64_t{*ids} + 1) + 7) / 8) {
+    return false;
+  }
   rests_ = rests;
-  ids_ = rests + count * static_cast<std::uint64_t>(rest_bytes);
+  ids_ = ids;
   end_ = end;
   count_ = static_cast<std::size_t>(count);
   rest_bytes_ = rest_bytes;
@@ -319,6 +328,64 @@ bool BucketIdReader::next(std::int64_t& id) {
   failed_ = false;
   --remaining_;
   id = previous_;
+  return true;
+}
+
+bool BucketIdReader::skip_to_clean_end() {
+  // Only the lengths of the codes matter here: the unary quotient, its
+  // zero and rice_ low bits (the first id is read first, as it sets rice_).
+  // The id range checks of next() are left out: they guard ids a reported
+  // row would carry, and none of these is reported. The bits are walked by
+  // position, 8 bytes at a time where 8 remain: this runs on every bucket a
+  // probe reports a row from, so it must cost little next to the probe.
+  if (!started_) {
+    std::int64_t id = 0;
+    if (!next(id)) {
+      return false;
+    }
+  }
+  if (failed_) {
+    return false;
+  }
+  // The unread bits: the top buffered_ bits of the bytes just before data_.
+  const std::size_t held_bytes = static_cast<std::size_t>(buffered_ + 7) / 8;
+  const unsigned char* base = data_ - held_bytes;
+  const std::uint64_t total = static_cast<std::uint64_t>(end_ - base) * 8;
+  std::uint64_t position = held_bytes * 8 - static_cast<std::uint64_t>(buffered_);
+  const auto bit_at = [&](std::uint64_t at) { return (base[at / 8] >> (at % 8)) & 1; };
+  for (; remaining_ > 0; --remaining_) {
+    if (position / 8 + 8 <= total / 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, base + position / 8, sizeof word);
+      if constexpr (std::endian::native == std::endian::big) {
+        word = swap_bytes(word);
+      }
+      word >>= position % 8;
+      const int ones = std::countr_one(word);
+      if (ones < 64 - static_cast<int>(position % 8)) {
+        position += static_cast<std::uint64_t>(ones) + 1 + static_cast<std::uint64_t>(rice_);
+        continue;
+      }
+    }
+    // Near the end (or a run of ones past the word): bit by bit.
+    while (position < total && bit_at(position) == 1) {
+      ++position;
+    }
+    if (position >= total) {
+      failed_ = true;
+      return false;
+    }
+    position += 1 + static_cast<std::uint64_t>(rice_);
+  }
+  // Exactly the section's bytes: the last byte's unused bits are zero.
+  if (position > total || total - position >= 8 ||
+      (position < total && (base[position / 8] >> (position % 8)) != 0)) {
+    failed_ = true;
+    return false;
+  }
+  data_ = end_;
+  buffer_ = 0;
+  buffered_ = 0;
   return true;
 }
 

@@ -103,7 +103,9 @@ struct CloseEntry {
 // A parsed, non-owning view of one encoded bucket.
 class BucketView {
  public:
-  // False if the header is malformed; the id section is checked as it is read.
+  // False if the header is malformed or the blob is too short for the count
+  // of entries and the Rice parameter it states; the id section is checked
+  // as it is read.
   bool parse(const unsigned char* data, std::size_t size, int rest_bytes);
 
   std::size_t count() const { return count_; }
@@ -130,6 +132,9 @@ class BucketIdReader {
   bool next(std::int64_t& id);
   // After all ids were read: true if exactly the section's bytes were used.
   bool at_clean_end() const;
+  // Steps over the ids not yet read without forming them (a probe checks
+  // the rest of a bucket it reported a row from); then at_clean_end().
+  bool skip_to_clean_end();
 
  private:
   bool refill_and_read(int bits, std::uint64_t& value);

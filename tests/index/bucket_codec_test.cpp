@@ -193,6 +193,63 @@ TEST(BucketCodec, RejectsTruncatedPaddedAndOverflowingInput) {
   EXPECT_FALSE(decodes(std::string(1, '\0'), 6, decoded));  // a count of zero
 }
 
+// skip_to_clean_end, which a probe runs on a bucket it reports a row from,
+// accepts every sound bucket after any number of ids read, refuses every
+// change of length, and otherwise says what decoding every id says, but
+// for the id range checks it leaves out.
+TEST(BucketCodec, SkippingToTheEndAgreesWithDecoding) {
+  std::mt19937_64 random(31);
+  int damaged = 0;
+  int only_decoding_refused = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int count = 1 + static_cast<int>(random() % 300);
+    std::string blob;
+    encode_bucket(random_entries(random, count, 48), 6, blob);
+    const int kind = trial % 4;
+    const std::size_t ids_at = blob.size() - 2 - random() % 2;  // in the id section
+    if (kind == 1) {
+      blob[ids_at] = static_cast<char>(blob[ids_at] ^ (1 + random() % 255));
+    } else if (kind == 2) {
+      blob.pop_back();
+    } else if (kind == 3) {
+      blob.push_back(static_cast<char>(random()));
+    }
+    BucketView view;
+    if (!view.parse(reinterpret_cast<const unsigned char*>(blob.data()), blob.size(), 6)) {
+      EXPECT_NE(kind, 0);
+      continue;
+    }
+    BucketIdReader decoding(view);
+    std::int64_t id = 0;
+    bool decoded = true;
+    for (std::size_t index = 0; index < view.count() && decoded; ++index) {
+      decoded = decoding.next(id);
+    }
+    decoded = decoded && decoding.at_clean_end();
+    BucketIdReader skipping(view);
+    const std::size_t read_first = random() % (view.count() + 1);
+    bool skipped = true;
+    for (std::size_t index = 0; index < read_first && skipped; ++index) {
+      skipped = skipping.next(id);
+    }
+    skipped = skipped && skipping.skip_to_clean_end();
+    if (kind == 0) {
+      EXPECT_TRUE(decoded && skipped) << trial;
+      continue;
+    }
+    ++damaged;
+    if (kind >= 2) {
+      EXPECT_FALSE(skipped) << trial;
+    }
+    if (decoded) {
+      EXPECT_TRUE(skipped) << trial;
+    } else if (skipped) {
+      ++only_decoding_refused;
+    }
+  }
+  EXPECT_LE(only_decoding_refused, damaged / 50) << damaged;
+}
+
 TEST(BucketCodec, FindCloseMatchesBruteForce) {
   std::mt19937_64 random(31);
   for (int rest_bits : {48, 55, 60}) {
