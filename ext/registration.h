@@ -12,5 +12,6 @@ int register_index_module(sqlite3* db, char** error);           // index_vtab.cp
 int register_batch_tables(sqlite3* db, char** error);           // batch_vtab.cpp
 int register_dedup_table(sqlite3* db, char** error);            // dedup_vtab.cpp
 int register_verified_pairs_tables(sqlite3* db, char** error);  // verified_pairs_vtab.cpp
+int register_similar_module(sqlite3* db, char** error);         // similar_vtab.cpp
 
 }  // namespace simhash::sql

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "ext/common/shadow_tables.h"
 #include "ext/common/sqlite_support.h"
 #include "index/permutation_plan.h"
 
@@ -43,22 +44,7 @@ void create_shadow_tables(sqlite3* db, const std::string& schema, const std::str
 }
 
 void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name) {
-  for (const char* suffix : kShadowSuffixes) {
-    // A view in a shadow table's place (check_shadow_tables refuses to read
-    // through it) goes too, so that DROP TABLE removes a damaged index.
-    Statement type;
-    const std::string shadow = name + "_" + suffix;
-    const bool view =
-        prepare(db,
-                format_sql("SELECT 1 FROM \"%w\".sqlite_master WHERE name = %Q COLLATE NOCASE AND "
-                           "type = 'view'",
-                           schema.c_str(), shadow.c_str()),
-                type) == SQLITE_OK &&
-        sqlite3_step(type.get()) == SQLITE_ROW;
-    exec_sql(db, format_sql(view ? "DROP VIEW IF EXISTS \"%w\".\"%w_%s\""
-                                 : "DROP TABLE IF EXISTS \"%w\".\"%w_%s\"",
-                            schema.c_str(), name.c_str(), suffix));
-  }
+  drop_shadow_tables_or_views(db, schema, name, kShadowSuffixes);
 }
 
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
@@ -125,55 +111,8 @@ std::string null_fingerprint_refused(const std::string& name) {
          "NULL, or create the index again to store them";
 }
 
-void check_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name) {
-  // sqlite_master, not sqlite_schema: the older name works on every release
-  // this extension supports, in "temp" too. SQLite itself checks, as it
-  // loads a schema, that each row's type and name agree with its sql.
-  Statement statement;
-  const std::string sql = format_sql(
-      "SELECT type, sql FROM \"%w\".sqlite_master WHERE name = ?1 COLLATE NOCASE AND "
-      "type IN ('table', 'view')",
-      schema.c_str());
-  int rc = prepare(db, sql, statement);
-  if (rc != SQLITE_OK) {
-    throw SqliteError(
-        rc, "simhash_index " + name + ": cannot read the schema (" + sqlite3_errmsg(db) + ")");
-  }
-  for (const char* suffix : kShadowSuffixes) {
-    const std::string shadow = name + "_" + suffix;
-    sqlite3_reset(statement.get());
-    sqlite3_bind_text(statement.get(), 1, shadow.c_str(), -1, SQLITE_TRANSIENT);
-    while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
-      const auto* type = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
-      const std::string_view create = text != nullptr ? text : "";
-      // SQLite writes "CREATE TABLE " before the name of every ordinary
-      // table it makes; a virtual table's sql starts "CREATE VIRTUAL TABLE".
-      const bool ordinary = std::string_view(type != nullptr ? type : "") == "table" &&
-                            create.size() > 13 &&
-                            sqlite3_strnicmp(create.data(), "CREATE TABLE ", 13) == 0;
-      if (!ordinary) {
-        const std::string what =
-            std::string_view(type != nullptr ? type : "") == "view" ? "a view"
-            : create.size() > 21 &&
-                    sqlite3_strnicmp(create.data(), "CREATE VIRTUAL TABLE ", 21) == 0
-                ? "a virtual table"
-                : "not an ordinary table";
-        // xConnect adds that DROP TABLE still removes the index.
-        throw_damaged(name, "shadow table " + shadow + " is " + what +
-                                ", not the table the index made; the database file is damaged "
-                                "or was edited");
-      }
-    }
-    if (rc != SQLITE_DONE) {
-      throw SqliteError(
-          rc, "simhash_index " + name + ": cannot read the schema (" + sqlite3_errmsg(db) + ")");
-    }
-  }
-}
-
 StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std::string& name) {
-  check_shadow_tables(db, schema, name);
+  check_shadow_tables(db, schema, name, kShadowSuffixes, "simhash_index");
   Statement statement;
   const std::string sql =
       format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());

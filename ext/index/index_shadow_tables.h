@@ -121,6 +121,7 @@ std::string null_fingerprint_refused(const std::string& name);
 // Throw SqliteError on failure.
 void create_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const IndexConfig& config);
+// Drops them, or a view in the place of one (drop_shadow_tables_or_views).
 void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name);
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const std::string& new_name);
@@ -132,15 +133,9 @@ struct StoredIndex {
   BucketLayout layout() const { return BucketLayout(plan, config.bucket_bits); }
 };
 
-// Throws SqliteError(SQLITE_CORRUPT_VTAB) naming the shadow table when one of
-// them is a view, a virtual table or anything but the ordinary table
-// create_shadow_tables made: such an object could read the index itself, so
-// that every read of the index read it again without end (a file edited by
-// hand or crafted; PRAGMA trusted_schema does not stop it, as the index is
-// innocuous). A missing one is left to the statements that read it.
-void check_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name);
-
-// Reads the config and checks it (after check_shadow_tables): k, blocks and format present as small
+// Reads the config and checks it, after check_shadow_tables
+// (ext/common/shadow_tables.h) refused a shadow table that is not the
+// ordinary table create_shadow_tables made: k, blocks and format present as small
 // integers, a format this extension reads, k within 0..kMaxIndexK, a plan
 // that PermutationPlan accepts, bucket bits as the format requires and a
 // row count that is not negative. Throws SqliteError whose message starts

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ext/common/shadow_tables.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
 #include "ext/index/index_registry.h"
@@ -85,32 +86,14 @@ struct IndexTable : sqlite3_vtab {
 };
 
 // Marks a call of the module that runs SQL on the shadow tables (a read, a
-// write, a merge, a command) for its duration. Such a call while another is
-// under way can only come from the SQL the first one ran: a trigger on a
-// shadow table that uses the index, or a shadow table replaced by a view of
-// the index after the connection checked them (check_shadow_tables). Each
-// would call the next without end until the stack overflows, so the inner
-// call is refused, as SQLite refuses a view defined on itself. Not in
-// xSavepoint, which SQLite calls inside a merge's own statements (flush()
-// then does nothing).
-class InsideIndex {
+// write, a merge, a command) for its duration, and refuses one nested inside
+// another (ShadowCallGuard, ext/common/shadow_tables.h). Not in xSavepoint,
+// which SQLite calls inside a merge's own statements (flush() then does
+// nothing).
+class InsideIndex : ShadowCallGuard {
  public:
-  explicit InsideIndex(IndexTable& table) : table_(table) {
-    if (table.calls_under_way > 0) {
-      throw SqliteError(SQLITE_ERROR,
-                        "simhash_index " + table.name +
-                            ": used from inside one of its own reads or writes (by a trigger "
-                            "on one of its shadow tables, or a shadow table replaced by a view "
-                            "of the index); refused, as each use would start another");
-    }
-    ++table.calls_under_way;
-  }
-  ~InsideIndex() { --table_.calls_under_way; }
-  InsideIndex(const InsideIndex&) = delete;
-  InsideIndex& operator=(const InsideIndex&) = delete;
-
- private:
-  IndexTable& table_;
+  explicit InsideIndex(IndexTable& table)
+      : ShadowCallGuard(table.calls_under_way, "simhash_index " + table.name) {}
 };
 
 struct IndexCursor : sqlite3_vtab_cursor {

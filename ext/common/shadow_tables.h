@@ -1,0 +1,50 @@
+// The checks every module with shadow tables makes of them (simhash_index,
+// simhash_similar): that each is still the ordinary table the module made,
+// that no call of the module runs inside another (ShadowCallGuard), and the
+// drop that removes each, or whatever took its place.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <span>
+#include <string>
+
+namespace simhash::sql {
+
+// Throws SqliteError(SQLITE_CORRUPT_VTAB) naming the shadow table when one of
+// name_<suffix> in `schema` is a view, a virtual table or anything but an
+// ordinary table: such an object could read the module's table itself, so
+// that every read of the table read it again without end until the stack
+// overflows (a file edited by hand or crafted; PRAGMA trusted_schema does not
+// stop it, as the modules are innocuous). A missing one is left to the
+// statements that read it. `module` starts the message ("simhash_index").
+void check_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                         std::span<const char* const> suffixes, const std::string& module);
+
+// Drops each shadow table name_<suffix> of `schema`, or the view in its place
+// (which check_shadow_tables refused to read through), so that DROP TABLE
+// removes a damaged table too. Missing ones are skipped.
+void drop_shadow_tables_or_views(sqlite3* db, const std::string& schema, const std::string& name,
+                                 std::span<const char* const> suffixes);
+
+// Marks a call of a module that runs SQL on its shadow tables (a read, a
+// write, a command) for its duration. Such a call while another of the same
+// table is under way can only come from the SQL the first one ran: a
+// trigger on a shadow table that uses the table, or a shadow table replaced
+// by a view of the table after the connection checked them
+// (check_shadow_tables). Each would call the next without end until the
+// stack overflows, so the inner call is refused, as SQLite refuses a view
+// defined on itself. `calls_under_way` is the table's count (0 or 1); `who`
+// starts the message ("simhash_index near").
+class ShadowCallGuard {
+ public:
+  ShadowCallGuard(int& calls_under_way, const std::string& who);
+  ~ShadowCallGuard() { --calls_under_way_; }
+  ShadowCallGuard(const ShadowCallGuard&) = delete;
+  ShadowCallGuard& operator=(const ShadowCallGuard&) = delete;
+
+ private:
+  int& calls_under_way_;
+};
+
+}  // namespace simhash::sql

@@ -1,0 +1,487 @@
+// simhash_similar's storage (similar_storage.h): the shadow tables' DDL and
+// config, the writes that keep rows and postings in step, the reads the
+// engine's search makes, and the integrity check.
+#include "ext/similar/similar_storage.h"
+
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <string_view>
+#include <utility>
+
+#include "ext/common/shadow_tables.h"
+#include "ext/index/index_storage_internal.h"
+
+namespace simhash::sql {
+
+using index_storage_internal::ResetOnExit;
+using index_storage_internal::throw_sqlite;
+
+namespace {
+
+// The SQL of each statement (SimilarStorage::Kind order); schema and name
+// are the %w pairs.
+constexpr const char* kStatementSql[] = {
+    "INSERT INTO \"%w\".\"%w_rows\"(id, size, features) VALUES (?1, ?2, ?3)",
+    "DELETE FROM \"%w\".\"%w_rows\" WHERE id = ?1",
+    "SELECT size, features FROM \"%w\".\"%w_rows\" WHERE id = ?1",
+    "SELECT max(id) FROM \"%w\".\"%w_rows\"",
+    "INSERT INTO \"%w\".\"%w_postings\"(feature, size, id) VALUES (?1, ?2, ?3)",
+    "DELETE FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
+    "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
+    "BETWEEN ?2 AND ?3 LIMIT ?4)",
+    "SELECT id FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
+    "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_sizes\" WHERE size BETWEEN ?1 AND ?2 "
+    "LIMIT ?3)",
+    "SELECT id, features FROM \"%w\".\"%w_rows\" WHERE id IN (SELECT id FROM \"%w\".\"%w_sizes\" "
+    "WHERE size BETWEEN ?1 AND ?2)",
+    "INSERT INTO \"%w\".\"%w_sizes\"(size, id) VALUES (?1, ?2)",
+    "DELETE FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
+    "SELECT count(*) FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
+    "SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
+};
+
+static_assert(std::size(kStatementSql) == SimilarStorage::kStatementCount);
+
+// Rows checked by the integrity check between two interrupt checks.
+constexpr std::size_t kRowsBetweenChecks = 1024;
+
+std::string prefix(const std::string& name) { return "simhash_similar " + name + ": "; }
+
+std::int64_t as_sql(std::uint64_t value) { return static_cast<std::int64_t>(value); }
+
+// A size bound as SQL binds it.
+std::int64_t size_bound(std::uint64_t size) {
+  return static_cast<std::int64_t>(
+      std::min<std::uint64_t>(size, std::numeric_limits<std::int64_t>::max()));
+}
+
+std::span<const unsigned char> blob_of(sqlite3_stmt* statement, int column) {
+  const auto* bytes = static_cast<const unsigned char*>(sqlite3_column_blob(statement, column));
+  const int size = sqlite3_column_bytes(statement, column);
+  return {bytes, bytes != nullptr ? static_cast<std::size_t>(size) : 0};
+}
+
+bool step_row(sqlite3* db, sqlite3_stmt* statement) {
+  const int rc = sqlite3_step(statement);
+  if (rc == SQLITE_ROW) {
+    return true;
+  }
+  if (rc != SQLITE_DONE) {
+    throw_sqlite(db, rc);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_similar_shadow_suffix(const char* suffix) {
+  for (const char* known : kSimilarShadowSuffixes) {
+    if (std::string_view(suffix) == known) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void create_similar_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                           const SimilarConfig& config) {
+  const char* s = schema.c_str();
+  const char* n = name.c_str();
+  exec_sql(db, format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
+                          "ROWID;"
+                          "CREATE TABLE \"%w\".\"%w_rows\"(id INTEGER PRIMARY KEY, size INTEGER "
+                          "NOT NULL, features BLOB NOT NULL);"
+                          "CREATE TABLE \"%w\".\"%w_sizes\"(size INTEGER, id INTEGER, PRIMARY "
+                          "KEY(size, id)) WITHOUT ROWID;"
+                          "CREATE TABLE \"%w\".\"%w_postings\"(feature INTEGER, size INTEGER, id "
+                          "INTEGER, PRIMARY KEY(feature, size, id)) WITHOUT ROWID;"
+                          "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES ('format', %d), "
+                          "('threshold', %!.17g), ('options', %Q);",
+                          s, n, s, n, s, n, s, n, s, n, kSimilarFormat, config.threshold,
+                          to_string(config.options).c_str()));
+}
+
+void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name) {
+  drop_shadow_tables_or_views(db, schema, name, kSimilarShadowSuffixes);
+}
+
+SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const std::string& name) {
+  // First, as simhash_index does: a shadow table replaced by a view of this
+  // table would make every read below read the table again without end.
+  check_shadow_tables(db, schema, name, kSimilarShadowSuffixes, "simhash_similar");
+  Statement statement;
+  const std::string sql =
+      format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());
+  if (const int rc = prepare(db, sql, statement); rc != SQLITE_OK) {
+    throw SqliteError(rc, prefix(name) + "cannot read its config: " + sqlite3_errmsg(db));
+  }
+  const auto damaged = [&](const std::string& problem) {
+    return SqliteError(SQLITE_CORRUPT_VTAB, prefix(name) + "damaged config: " + problem);
+  };
+  std::optional<std::int64_t> format;
+  std::optional<double> threshold;
+  std::optional<std::string> options;
+  while (step_row(db, statement.get())) {
+    const std::string_view key =
+        reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
+    const int type = sqlite3_column_type(statement.get(), 1);
+    if (key == "format" && type == SQLITE_INTEGER) {
+      format = sqlite3_column_int64(statement.get(), 1);
+    } else if (key == "threshold" && (type == SQLITE_FLOAT || type == SQLITE_INTEGER)) {
+      threshold = sqlite3_column_double(statement.get(), 1);
+    } else if (key == "options" && type == SQLITE_TEXT) {
+      options = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
+    }
+  }
+  if (!format || !threshold || !options) {
+    throw damaged("'format' (INTEGER), 'threshold' (REAL) and 'options' (TEXT) are needed");
+  }
+  if (*format != kSimilarFormat) {
+    throw SqliteError(SQLITE_ERROR, prefix(name) + "storage format " + std::to_string(*format) +
+                                        " is not one this extension reads (it reads " +
+                                        std::to_string(kSimilarFormat) +
+                                        "); upgrade the extension");
+  }
+  SimilarConfig config;
+  config.threshold = *threshold;
+  if (!(config.threshold > 0 && config.threshold <= 1)) {
+    throw damaged("threshold " + format_sql("%!.15g", config.threshold) + " is not in (0, 1]");
+  }
+  std::string error;
+  const std::optional<SimhashOptions> parsed = parse_options(*options, error);
+  if (!parsed || parsed->weight != WeightScheme::binary) {
+    throw damaged("options '" + *options + "' are not set Jaccard options" +
+                  (error.empty() ? "" : ": " + error));
+  }
+  config.options = *parsed;
+  return config;
+}
+
+SimilarStorage::SimilarStorage(sqlite3* db, std::string schema, std::string name,
+                               const SimilarConfig& config)
+    : db_(db),
+      schema_(std::move(schema)),
+      name_(std::move(name)),
+      config_(config),
+      extractor_(config.options) {}
+
+sqlite3_stmt* SimilarStorage::statement(Kind kind) {
+  // Every statement names the schema and the table as (schema, name)
+  // pairs, the select of a size range twice.
+  return statements_[kind].get_with(db_, [&] {
+    return format_sql(kStatementSql[kind], schema_.c_str(), name_.c_str(), schema_.c_str(),
+                      name_.c_str());
+  });
+}
+
+void SimilarStorage::damaged(std::int64_t id, const std::string& problem) const {
+  throw SqliteError(SQLITE_CORRUPT_VTAB,
+                    prefix(name_) + "row " + std::to_string(id) + " is damaged: " + problem);
+}
+
+void SimilarStorage::features_of(StoredText text, std::vector<std::uint64_t>& out) {
+  out.clear();
+  if (!text) {
+    return;
+  }
+  extractor_.feature_vector(*text, vector_);
+  out.assign(vector_.hashes.begin(), vector_.hashes.end());
+}
+
+bool SimilarStorage::load_row(std::int64_t id, std::vector<std::uint64_t>& out) {
+  sqlite3_stmt* select = statement(kSelectRow);
+  ResetOnExit reset(select);
+  sqlite3_bind_int64(select, 1, id);
+  if (!step_row(db_, select)) {
+    return false;
+  }
+  if (!decode_features(blob_of(select, 1), out)) {
+    damaged(id, "its features are not ascending 8-byte hashes");
+  }
+  if (sqlite3_column_int64(select, 0) != static_cast<std::int64_t>(out.size())) {
+    damaged(id, "its size is not its number of features");
+  }
+  return true;
+}
+
+bool SimilarStorage::contains(std::int64_t id) {
+  sqlite3_stmt* select = statement(kSelectRow);
+  ResetOnExit reset(select);
+  sqlite3_bind_int64(select, 1, id);
+  return step_row(db_, select);
+}
+
+void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
+  const std::string bytes = encode_features(hashes);
+  const auto size = static_cast<std::int64_t>(hashes.size());
+  {
+    sqlite3_stmt* insert = statement(kInsertRow);
+    ResetOnExit reset(insert);
+    sqlite3_bind_int64(insert, 1, id);
+    sqlite3_bind_int64(insert, 2, size);
+    sqlite3_bind_blob(insert, 3, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
+    if (const int rc = sqlite3_step(insert); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+  {
+    sqlite3_stmt* insert = statement(kInsertSize);
+    ResetOnExit reset(insert);
+    sqlite3_bind_int64(insert, 1, size);
+    sqlite3_bind_int64(insert, 2, id);
+    if (const int rc = sqlite3_step(insert); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+  sqlite3_stmt* posting = statement(kInsertPosting);
+  for (const std::uint64_t hash : hashes) {
+    ResetOnExit reset(posting);
+    sqlite3_bind_int64(posting, 1, as_sql(hash));
+    sqlite3_bind_int64(posting, 2, size);
+    sqlite3_bind_int64(posting, 3, id);
+    if (const int rc = sqlite3_step(posting); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+}
+
+void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
+  const auto size = static_cast<std::int64_t>(hashes.size());
+  sqlite3_stmt* posting = statement(kDeletePosting);
+  for (const std::uint64_t hash : hashes) {
+    ResetOnExit reset(posting);
+    sqlite3_bind_int64(posting, 1, as_sql(hash));
+    sqlite3_bind_int64(posting, 2, size);
+    sqlite3_bind_int64(posting, 3, id);
+    if (const int rc = sqlite3_step(posting); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+  {
+    sqlite3_stmt* remove = statement(kDeleteSize);
+    ResetOnExit reset(remove);
+    sqlite3_bind_int64(remove, 1, size);
+    sqlite3_bind_int64(remove, 2, id);
+    if (const int rc = sqlite3_step(remove); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+  sqlite3_stmt* remove = statement(kDeleteRow);
+  ResetOnExit reset(remove);
+  sqlite3_bind_int64(remove, 1, id);
+  if (const int rc = sqlite3_step(remove); rc != SQLITE_DONE) {
+    throw_sqlite(db_, rc);
+  }
+}
+
+std::int64_t SimilarStorage::insert(std::optional<std::int64_t> id, StoredText text, int conflict) {
+  if (!id) {
+    // SQLite's own choice for a rowid table: one more than the largest.
+    sqlite3_stmt* largest = statement(kMaxId);
+    ResetOnExit reset(largest);
+    step_row(db_, largest);
+    if (sqlite3_column_type(largest, 0) == SQLITE_NULL) {
+      id = 1;
+    } else if (sqlite3_column_int64(largest, 0) == std::numeric_limits<std::int64_t>::max()) {
+      throw SqliteError(SQLITE_FULL,
+                        prefix(name_) + "the largest rowid is taken; give the rowid to insert");
+    } else {
+      id = sqlite3_column_int64(largest, 0) + 1;
+    }
+  } else if (contains(*id)) {
+    if (conflict != SQLITE_REPLACE) {
+      throw SqliteError(SQLITE_CONSTRAINT, "UNIQUE constraint failed: " + name_ + ".rowid");
+    }
+    remove(*id);
+  }
+  features_of(text, scratch_);
+  write_row(*id, scratch_);
+  return *id;
+}
+
+void SimilarStorage::remove(std::int64_t id) {
+  std::vector<std::uint64_t> hashes;
+  if (load_row(id, hashes)) {
+    erase_row(id, hashes);
+  }
+}
+
+void SimilarStorage::update(std::int64_t id, std::int64_t new_id, std::optional<StoredText> text,
+                            int conflict) {
+  if (new_id != id && contains(new_id)) {
+    if (conflict != SQLITE_REPLACE) {
+      throw SqliteError(SQLITE_CONSTRAINT, "UNIQUE constraint failed: " + name_ + ".rowid");
+    }
+    remove(new_id);
+  }
+  std::vector<std::uint64_t> old_hashes;
+  if (!load_row(id, old_hashes)) {
+    return;  // SQLite found the row a moment ago; nothing to move if not
+  }
+  std::vector<std::uint64_t> new_hashes;
+  if (text) {
+    features_of(*text, new_hashes);
+  } else {
+    new_hashes = old_hashes;
+  }
+  erase_row(id, old_hashes);
+  write_row(new_id, new_hashes);
+}
+
+std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double threshold,
+                                                 SimilarCounts* counts) {
+  extractor_.feature_vector(text, vector_);
+  const std::vector<std::uint64_t> query = vector_.hashes;
+  const CheckPoint check = [this] { throw_if_interrupted(db_); };
+  return find_similar(query, threshold, *this, check, counts);
+}
+
+std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange sizes,
+                                             std::uint64_t limit) {
+  sqlite3_stmt* count = statement(kCountPostings);
+  ResetOnExit reset(count);
+  sqlite3_bind_int64(count, 1, as_sql(feature));
+  sqlite3_bind_int64(count, 2, size_bound(sizes.lowest));
+  sqlite3_bind_int64(count, 3, size_bound(sizes.highest));
+  sqlite3_bind_int64(count, 4, size_bound(limit));
+  step_row(db_, count);
+  return static_cast<std::uint64_t>(sqlite3_column_int64(count, 0));
+}
+
+void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
+                                   const std::function<bool(std::int64_t id)>& on_id) {
+  sqlite3_stmt* select = statement(kSelectPostings);
+  ResetOnExit reset(select);
+  sqlite3_bind_int64(select, 1, as_sql(feature));
+  sqlite3_bind_int64(select, 2, size_bound(sizes.lowest));
+  sqlite3_bind_int64(select, 3, size_bound(sizes.highest));
+  while (step_row(db_, select)) {
+    if (!on_id(sqlite3_column_int64(select, 0))) {
+      return;
+    }
+  }
+}
+
+std::uint64_t SimilarStorage::count_rows(SizeRange sizes, std::uint64_t limit) {
+  sqlite3_stmt* count = statement(kCountRows);
+  ResetOnExit reset(count);
+  sqlite3_bind_int64(count, 1, size_bound(sizes.lowest));
+  sqlite3_bind_int64(count, 2, size_bound(sizes.highest));
+  sqlite3_bind_int64(count, 3, size_bound(limit));
+  step_row(db_, count);
+  return static_cast<std::uint64_t>(sqlite3_column_int64(count, 0));
+}
+
+void SimilarStorage::read_rows(
+    SizeRange sizes,
+    const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>& on_row) {
+  sqlite3_stmt* select = statement(kSelectRows);
+  ResetOnExit reset(select);
+  sqlite3_bind_int64(select, 1, size_bound(sizes.lowest));
+  sqlite3_bind_int64(select, 2, size_bound(sizes.highest));
+  std::vector<std::uint64_t> hashes;
+  while (step_row(db_, select)) {
+    const std::int64_t id = sqlite3_column_int64(select, 0);
+    if (!decode_features(blob_of(select, 1), hashes)) {
+      damaged(id, "its features are not ascending 8-byte hashes");
+    }
+    on_row(id, hashes);
+  }
+}
+
+void SimilarStorage::read_row(std::int64_t id, std::vector<std::uint64_t>& out) {
+  if (!load_row(id, out)) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB, prefix(name_) + "a posting names row " +
+                                               std::to_string(id) + ", which is not stored");
+  }
+}
+
+std::string SimilarStorage::integrity_problem() {
+  Statement rows;
+  const std::string sql = format_sql("SELECT id, size, features FROM \"%w\".\"%w_rows\"",
+                                     schema_.c_str(), name_.c_str());
+  if (const int rc = prepare(db_, sql, rows); rc != SQLITE_OK) {
+    throw_sqlite(db_, rc);
+  }
+  sqlite3_stmt* has_posting = statement(kHasPosting);
+  std::vector<std::uint64_t> hashes;
+  std::uint64_t features = 0;
+  std::uint64_t row_count = 0;
+  std::size_t visited = 0;
+  while (step_row(db_, rows.get())) {
+    check_after_every(visited++, kRowsBetweenChecks, [this] { throw_if_interrupted(db_); });
+    const std::int64_t id = sqlite3_column_int64(rows.get(), 0);
+    const std::string row = prefix(name_) + "row " + std::to_string(id);
+    if (sqlite3_column_type(rows.get(), 2) != SQLITE_BLOB &&
+        sqlite3_column_bytes(rows.get(), 2) != 0) {
+      return row + ": its features are not a BLOB";
+    }
+    if (!decode_features(blob_of(rows.get(), 2), hashes)) {
+      return row + ": its features are not ascending 8-byte hashes";
+    }
+    const std::int64_t size = sqlite3_column_int64(rows.get(), 1);
+    if (size != static_cast<std::int64_t>(hashes.size())) {
+      return row + ": size " + std::to_string(size) + " but " + std::to_string(hashes.size()) +
+             " features";
+    }
+    {
+      sqlite3_stmt* has_size = statement(kHasSize);
+      ResetOnExit reset(has_size);
+      sqlite3_bind_int64(has_size, 1, size);
+      sqlite3_bind_int64(has_size, 2, id);
+      step_row(db_, has_size);
+      if (sqlite3_column_int64(has_size, 0) != 1) {
+        return row + ": its size is not in the sizes table";
+      }
+    }
+    ++row_count;
+    features += hashes.size();
+    for (const std::uint64_t hash : hashes) {
+      ResetOnExit reset(has_posting);
+      sqlite3_bind_int64(has_posting, 1, as_sql(hash));
+      sqlite3_bind_int64(has_posting, 2, size);
+      sqlite3_bind_int64(has_posting, 3, id);
+      if (!step_row(db_, has_posting)) {
+        return row + ": feature " + std::to_string(as_sql(hash)) + " has no posting";
+      }
+    }
+  }
+  const auto count_of = [&](const char* suffix) {
+    Statement count;
+    const std::string sql =
+        format_sql("SELECT count(*) FROM \"%w\".\"%w_%s\"", schema_.c_str(), name_.c_str(), suffix);
+    if (const int rc = prepare(db_, sql, count); rc != SQLITE_OK) {
+      throw_sqlite(db_, rc);
+    }
+    step_row(db_, count.get());
+    return static_cast<std::uint64_t>(sqlite3_column_int64(count.get(), 0));
+  };
+  if (const std::uint64_t postings = count_of("postings"); postings != features) {
+    return prefix(name_) + std::to_string(postings) + " postings for " + std::to_string(features) +
+           " features of its rows: a posting names no row's feature";
+  }
+  if (const std::uint64_t sizes = count_of("sizes"); sizes != row_count) {
+    return prefix(name_) + std::to_string(sizes) + " sizes for " + std::to_string(row_count) +
+           " rows: a size names no row";
+  }
+  return "";
+}
+
+void SimilarStorage::rename(const std::string& new_name) {
+  finalize_statements();
+  const char* s = schema_.c_str();
+  for (const char* suffix : kSimilarShadowSuffixes) {
+    exec_sql(db_, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", s, name_.c_str(),
+                             suffix, new_name.c_str(), suffix));
+  }
+  name_ = new_name;
+}
+
+void SimilarStorage::finalize_statements() {
+  for (CachedStatement& cached : statements_) {
+    cached.finalize();
+  }
+}
+
+}  // namespace simhash::sql

@@ -1,0 +1,141 @@
+// The storage of one simhash_similar table, and the only code that knows its
+// shadow tables: their layout and DDL, the config, the cached statements that
+// read and write them, the writes that keep rows and postings in step, the
+// search's reads (the engine's SimilarStore) and the integrity check. Every
+// write goes through the caller's connection inside its statement, so the
+// table is exactly as transactional as an ordinary one: savepoints,
+// rollbacks and a crash leave rows and postings together.
+//
+//   <name>_config(key TEXT PRIMARY KEY, value) WITHOUT ROWID
+//       'format'    1 (kSimilarFormat)
+//       'threshold' REAL, the lowest threshold a query may ask for
+//       'options'   TEXT, the verification options in canonical form
+//                   (to_string of simhash_options.h), unit and n; weight=binary
+//   <name>_rows(id INTEGER PRIMARY KEY, size INTEGER NOT NULL, features BLOB NOT NULL)
+//       each row's distinct feature hashes, ascending, 8 bytes little-endian
+//       each (similar/similar_search.h), and how many; a text without
+//       features is a row of size 0, which no search finds.
+//       Index <name>_rows_size on (size): the rows of a size range.
+//   <name>_postings(feature INTEGER, size INTEGER, id INTEGER,
+//                   PRIMARY KEY(feature, size, id)) WITHOUT ROWID
+//       one entry per feature of each row, the hash as a signed integer;
+//       the row's size in the key lets a search read only the rows whose
+//       size can reach the threshold.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ext/common/sqlite_support.h"
+#include "ext/index/index_storage.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/feature_similarity.h"
+#include "fingerprint/simhash_options.h"
+#include "similar/similar_search.h"
+
+namespace simhash::sql {
+
+inline constexpr int kSimilarFormat = 1;
+inline constexpr const char* kSimilarShadowSuffixes[] = {"config", "rows", "sizes", "postings"};
+bool is_similar_shadow_suffix(const char* suffix);
+
+struct SimilarConfig {
+  double threshold = 0.5;
+  SimhashOptions options;
+};
+
+// Makes the shadow tables of a new table. Throws SqliteError.
+void create_similar_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                           const SimilarConfig& config);
+// Drops the shadow tables, or a view in the place of one.
+void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name);
+// Checks that the shadow tables are the ordinary tables the module made
+// (check_shadow_tables), then reads and checks the config; throws
+// SqliteError (SQLITE_CORRUPT_VTAB for a damaged one) whose message starts
+// "simhash_similar <name>: ".
+SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const std::string& name);
+
+// A text to store: absent means NULL (kept as a row without features).
+using StoredText = std::optional<std::string_view>;
+
+class SimilarStorage final : public SimilarStore {
+ public:
+  SimilarStorage(sqlite3* db, std::string schema, std::string name, const SimilarConfig& config);
+
+  const std::string& name() const { return name_; }
+  const SimilarConfig& config() const { return config_; }
+
+  // Writes. `conflict` is sqlite3_vtab_on_conflict's: REPLACE removes the
+  // row already at the id; others throw SqliteError(SQLITE_CONSTRAINT).
+  // insert returns the row's id (chosen as SQLite would, max + 1, when absent).
+  std::int64_t insert(std::optional<std::int64_t> id, StoredText text, int conflict);
+  void remove(std::int64_t id);
+  // Moves the row to `new_id` and, when `text` is given, stores its features.
+  void update(std::int64_t id, std::int64_t new_id, std::optional<StoredText> text, int conflict);
+  bool contains(std::int64_t id);
+
+  // Every row at `threshold` or more with the text, most similar first.
+  std::vector<SimilarMatch> search(std::string_view text, double threshold,
+                                   SimilarCounts* counts = nullptr);
+
+  // "" when postings and rows agree, else what is wrong.
+  std::string integrity_problem();
+
+  void rename(const std::string& new_name);
+  void finalize_statements();
+
+  // SimilarStore
+  std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
+                               std::uint64_t limit) override;
+  void read_postings(std::uint64_t feature, SizeRange sizes,
+                     const std::function<bool(std::int64_t id)>& on_id) override;
+  std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) override;
+  void read_rows(SizeRange sizes,
+                 const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
+                     on_row) override;
+  void read_row(std::int64_t id, std::vector<std::uint64_t>& out) override;
+
+ public:
+  // The cached statements, by the SQL they run (similar_storage.cpp).
+  enum Kind {
+    kInsertRow,
+    kDeleteRow,
+    kSelectRow,
+    kMaxId,
+    kInsertPosting,
+    kDeletePosting,
+    kCountPostings,
+    kSelectPostings,
+    kCountRows,
+    kSelectRows,
+    kInsertSize,
+    kDeleteSize,
+    kHasSize,
+    kHasPosting,
+    kStatementCount,
+  };
+
+ private:
+  sqlite3_stmt* statement(Kind kind);
+  [[noreturn]] void damaged(std::int64_t id, const std::string& problem) const;
+  // Reads row `id` into `out`; false when there is none.
+  bool load_row(std::int64_t id, std::vector<std::uint64_t>& out);
+  void write_row(std::int64_t id, std::span<const std::uint64_t> hashes);
+  void erase_row(std::int64_t id, std::span<const std::uint64_t> hashes);
+  void features_of(StoredText text, std::vector<std::uint64_t>& out);
+
+  sqlite3* db_;
+  std::string schema_;
+  std::string name_;
+  SimilarConfig config_;
+  FeatureExtractor extractor_;
+  FeatureVector vector_;  // the last text's, buffers kept
+  std::vector<std::uint64_t> scratch_;
+  CachedStatement statements_[kStatementCount];
+};
+
+}  // namespace simhash::sql

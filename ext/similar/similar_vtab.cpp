@@ -1,0 +1,613 @@
+// The simhash_similar virtual table module: CREATE's arguments (threshold,
+// options), the plans (a query by text, a rowid lookup, a scan of the
+// stored rows), the cursors, xUpdate and the special commands. The storage
+// and the search are in similar_storage.h and the engine's
+// similar/similar_search.h; see docs/similar.md.
+//
+// Columns: similarity, then the hidden query, threshold, text and a column
+// named after the table for commands. query and threshold come first among
+// the hidden ones so that sim('a text', 0.8) gives them in that order.
+// The text is not stored: only its features are, so reading `text` gives NULL.
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ext/batch/text_query.h"
+#include "ext/common/shadow_tables.h"
+#include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
+#include "ext/common/virtual_table.h"
+#include "ext/registration.h"
+#include "ext/similar/similar_storage.h"
+#include "util/key_value_options.h"
+
+namespace simhash::sql {
+namespace {
+
+constexpr const char* kModule = "simhash_similar";
+constexpr double kDefaultCreationThreshold = 0.5;
+
+enum Column { kSimilarity, kQuery, kThreshold, kText, kCommand };
+constexpr const char* kColumnNames[] = {"similarity", "query", "threshold", "text"};
+
+// idxNum: the plan, and which arguments a query plan was given.
+enum Plan { kPlanQuery = 1, kPlanRowid = 2, kPlanScan = 3 };
+constexpr int kPlanMask = 3;
+constexpr int kGivenQuery = 4;
+constexpr int kGivenThreshold = 8;
+
+std::string lower(std::string_view text) {
+  std::string lowered(text);
+  for (char& c : lowered) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return lowered;
+}
+
+bool is_column_name(std::string_view name) {
+  const std::string lowered = lower(name);
+  for (const char* column : kColumnNames) {
+    if (lowered == column) {
+      return true;
+    }
+  }
+  return lowered == "rowid" || lowered == "oid" || lowered == "_rowid_";
+}
+
+struct SimilarTable : sqlite3_vtab {
+  sqlite3* db = nullptr;
+  std::string schema;
+  std::string name;
+  // None when the config could not be read at connect: the table still
+  // connects, so that DROP TABLE removes it; every other use fails with
+  // `unreadable`.
+  std::unique_ptr<SimilarStorage> storage;
+  std::string unreadable;
+  int unreadable_code = SQLITE_ERROR;
+  // The calls of this table under way that run SQL on its shadow tables
+  // (ShadowCallGuard): 0 or 1.
+  int calls_under_way = 0;
+
+  ShadowCallGuard inside() {
+    return ShadowCallGuard(calls_under_way, std::string(kModule) + " " + name);
+  }
+
+  SimilarStorage& usable_storage() const {
+    if (!storage) {
+      throw SqliteError(unreadable_code, unreadable);
+    }
+    return *storage;
+  }
+};
+
+struct SimilarCursor : sqlite3_vtab_cursor {
+  int plan = kPlanScan;
+  // A query plan's answer and what it was asked.
+  std::vector<SimilarMatch> matches;
+  std::size_t position = 0;
+  std::string query;
+  double threshold = 0;
+  // A scan or a rowid lookup: the ids of the rows table.
+  Statement rows;
+  bool row_ready = false;
+};
+
+SimilarTable* table_of_cursor(sqlite3_vtab_cursor* cursor) {
+  return table_of<SimilarTable>(cursor->pVtab);
+}
+
+// A CREATE argument's value: a quoted SQL string unquoted, else as written.
+std::string unquoted(std::string_view value) {
+  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') &&
+      value.back() == value.front()) {
+    const char quote = value.front();
+    std::string text;
+    for (std::size_t i = 1; i + 1 < value.size(); ++i) {
+      text += value[i];
+      if (value[i] == quote && i + 2 < value.size() && value[i + 1] == quote) {
+        ++i;  // a doubled quote stands for one
+      }
+    }
+    return text;
+  }
+  return std::string(value);
+}
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// The set Jaccard options the index serves; anything else is refused,
+// naming what was asked and what is served.
+SimhashOptions served_options(const std::string& text) {
+  std::string error;
+  const std::optional<SimhashOptions> options = parse_options(text, error);
+  if (!options) {
+    throw SqliteError(SQLITE_ERROR, std::string(kModule) + ": option options: " + error);
+  }
+  if (options->weight != WeightScheme::binary) {
+    throw SqliteError(
+        SQLITE_ERROR,
+        message_text({kModule, ": options '", text, "' ask for ", to_string(*options),
+                      "; the index serves set Jaccard only: weight=binary with unit=word or "
+                      "unit=char and any n (add weight=binary)"}));
+  }
+  return *options;
+}
+
+// CREATE VIRTUAL TABLE ... USING simhash_similar(threshold=0.5, options='n=3 weight=binary').
+SimilarConfig parse_arguments(int argc, const char* const* argv) {
+  SimilarConfig config;
+  config.threshold = kDefaultCreationThreshold;
+  std::string options = kDefaultVerification;
+  bool seen[2] = {false, false};
+  for (int i = 3; i < argc; ++i) {
+    const std::string_view argument = trimmed(argv[i]);
+    const std::size_t equals = argument.find('=');
+    if (equals == std::string_view::npos) {
+      throw SqliteError(SQLITE_ERROR, message_text({kModule, ": expected key=value, got \"",
+                                                    argument, "\" (keys: threshold, options)"}));
+    }
+    const std::string key = lower(trimmed(argument.substr(0, equals)));
+    const std::string value = unquoted(trimmed(argument.substr(equals + 1)));
+    const int which = key == "threshold" ? 0 : key == "options" ? 1 : -1;
+    if (which < 0) {
+      throw SqliteError(SQLITE_ERROR, message_text({kModule, ": unknown option \"", key,
+                                                    "\" (known: threshold, options)"}));
+    }
+    if (seen[which]) {
+      throw SqliteError(SQLITE_ERROR,
+                        std::string(kModule) + ": option " + key + " given more than once");
+    }
+    seen[which] = true;
+    if (which == 1) {
+      options = value;
+      continue;
+    }
+    double threshold = 0;
+    const auto [end, problem] =
+        std::from_chars(value.data(), value.data() + value.size(), threshold);
+    if (value.empty() || problem != std::errc() || end != value.data() + value.size() ||
+        !(threshold > 0 && threshold <= 1)) {
+      throw SqliteError(
+          SQLITE_ERROR,
+          message_text(
+              {kModule, ": option threshold must be a number in (0, 1], got \"", value, "\""}));
+    }
+    config.threshold = threshold;
+  }
+  config.options = served_options(options);
+  return config;
+}
+
+int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** vtab,
+                      char** error, bool create) {
+  *vtab = nullptr;
+  return guard(error, [&] {
+    const std::string schema = argv[1];
+    const std::string name = argv[2];
+    if (is_column_name(name)) {
+      throw SqliteError(SQLITE_ERROR, std::string(kModule) + ": a table cannot be named '" + name +
+                                          "' (a column has that name)");
+    }
+    auto table = std::make_unique<SimilarTable>();
+    table->db = db;
+    table->schema = schema;
+    table->name = name;
+    std::optional<SimilarConfig> config;
+    if (create) {
+      config = parse_arguments(argc, argv);  // checked before anything is created
+      create_similar_tables(db, schema, name, *config);
+    } else {
+      try {
+        config = read_similar_config(db, schema, name);
+      } catch (const SqliteError& error) {
+        table->unreadable =
+            std::string(error.what()) + " (DROP TABLE " + name + " still removes it)";
+        table->unreadable_code = error.code();
+      }
+    }
+    const std::string declaration = format_sql(
+        "CREATE TABLE x(similarity REAL, query HIDDEN, threshold HIDDEN, text HIDDEN, \"%w\" "
+        "HIDDEN)",
+        name.c_str());
+    if (const int rc = sqlite3_declare_vtab(db, declaration.c_str()); rc != SQLITE_OK) {
+      throw SqliteError(rc, sqlite3_errmsg(db));
+    }
+    sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+    // Innocuous, as simhash_index: a statement on it reads and writes only
+    // its own shadow tables in the same database.
+    sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+    if (config) {
+      table->storage = std::make_unique<SimilarStorage>(db, schema, name, *config);
+    }
+    return hand_over(std::move(table), vtab);
+  });
+}
+
+int x_create(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** vtab,
+             char** error) {
+  return connect_or_create(db, argc, argv, vtab, error, true);
+}
+
+int x_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** vtab,
+              char** error) {
+  return connect_or_create(db, argc, argv, vtab, error, false);
+}
+
+int x_disconnect(sqlite3_vtab* vtab) {
+  free_error(vtab);
+  take_back<SimilarTable>(vtab);
+  return SQLITE_OK;
+}
+
+int x_destroy(sqlite3_vtab* vtab) {
+  SimilarTable* table = table_of<SimilarTable>(vtab);
+  const int rc = guard(vtab, [&] {
+    if (table->storage) {
+      table->storage->finalize_statements();
+    }
+    drop_similar_tables(table->db, table->schema, table->name);
+    return SQLITE_OK;
+  });
+  if (rc == SQLITE_OK) {
+    x_disconnect(vtab);
+  }
+  return rc;
+}
+
+int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  return guard(vtab, [&] {
+    table_of<SimilarTable>(vtab)->usable_storage();
+    int query = -1;
+    int threshold = -1;
+    int rowid = -1;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& constraint = info->aConstraint[i];
+      if (constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
+        continue;
+      }
+      if (constraint.iColumn == kQuery || constraint.iColumn == kThreshold) {
+        // Arguments from a table later in the join: let SQLite try another order.
+        if (!constraint.usable) {
+          return SQLITE_CONSTRAINT;
+        }
+        (constraint.iColumn == kQuery ? query : threshold) = i;
+      } else if (constraint.iColumn == -1 && constraint.usable && rowid < 0) {
+        rowid = i;
+      }
+    }
+    const char* description = nullptr;
+    if (query >= 0 || threshold >= 0) {
+      int argument = 0;
+      info->idxNum = kPlanQuery;
+      for (auto [constraint, flag] :
+           {std::pair{query, kGivenQuery}, {threshold, kGivenThreshold}}) {
+        if (constraint >= 0) {
+          info->aConstraintUsage[constraint].argvIndex = ++argument;
+          info->aConstraintUsage[constraint].omit = 1;
+          info->idxNum |= flag;
+        }
+      }
+      // The answer comes most similar first, ties by rowid; but one search
+      // per value of an IN list is not one answer in order.
+      const bool in_list = (query >= 0 && sqlite3_vtab_in(info, query, -1) != 0) ||
+                           (threshold >= 0 && sqlite3_vtab_in(info, threshold, -1) != 0);
+      const bool by_similarity = !in_list && info->nOrderBy >= 1 &&
+                                 info->aOrderBy[0].iColumn == kSimilarity && info->aOrderBy[0].desc;
+      if (by_similarity &&
+          (info->nOrderBy == 1 ||
+           (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 && !info->aOrderBy[1].desc))) {
+        info->orderByConsumed = 1;
+      }
+      description = "similar to the query (postings of its rarest features)";
+      info->estimatedCost = 100;
+      info->estimatedRows = 10;
+    } else if (rowid >= 0) {
+      info->aConstraintUsage[rowid].argvIndex = 1;
+      info->aConstraintUsage[rowid].omit = 1;
+      info->idxNum = kPlanRowid;
+      description = "rowid lookup";
+      info->estimatedCost = 10;
+      info->estimatedRows = 1;
+      info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+    } else {
+      info->idxNum = kPlanScan;
+      description = "scan of the stored rows";
+      info->estimatedCost = 1e6;
+      info->estimatedRows = 1000000;
+    }
+    info->idxStr = sqlite3_mprintf("%s", description);
+    if (info->idxStr == nullptr) {
+      return SQLITE_NOMEM;
+    }
+    info->needToFreeIdxStr = 1;
+    return SQLITE_OK;
+  });
+}
+
+int x_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** cursor) {
+  return guard(vtab, [&] { return hand_over(std::make_unique<SimilarCursor>(), cursor); });
+}
+
+int x_close(sqlite3_vtab_cursor* cursor) {
+  take_back<SimilarCursor>(cursor);
+  return SQLITE_OK;
+}
+
+// Steps a scan or lookup cursor's statement to its next row.
+void step_rows(SimilarTable* table, SimilarCursor* cursor) {
+  const int rc = sqlite3_step(cursor->rows.get());
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    throw SqliteError(rc, sqlite3_errmsg(table->db));
+  }
+  cursor->row_ready = rc == SQLITE_ROW;
+}
+
+int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
+  SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
+  SimilarTable* table = table_of_cursor(base);
+  return guard(base->pVtab, [&] {
+    const ShadowCallGuard inside = table->inside();
+    SimilarStorage& storage = table->usable_storage();
+    const std::string who = std::string(kModule) + " " + storage.name();
+    cursor->plan = idx_num & kPlanMask;
+    cursor->matches.clear();
+    cursor->position = 0;
+    cursor->rows.reset();
+    cursor->row_ready = false;
+    if (cursor->plan == kPlanQuery) {
+      sqlite3_value* query = (idx_num & kGivenQuery) != 0 && argc > 0 ? argv[0] : nullptr;
+      sqlite3_value* threshold =
+          (idx_num & kGivenThreshold) != 0 ? argv[(idx_num & kGivenQuery) != 0 ? 1 : 0] : nullptr;
+      if (query == nullptr) {
+        throw SqliteError(SQLITE_ERROR, who + ": a threshold needs a query text, as in " +
+                                            storage.name() + "(:text, :threshold)");
+      }
+      const std::optional<std::string_view> text = text_of(query);
+      if (!text) {
+        throw SqliteError(SQLITE_ERROR, who + ": the query text is NULL");
+      }
+      cursor->threshold = storage.config().threshold;
+      if (threshold != nullptr) {
+        cursor->threshold = read_threshold(threshold, who);
+        if (cursor->threshold < storage.config().threshold) {
+          throw SqliteError(SQLITE_ERROR,
+                            who + ": threshold " + format_sql("%!.15g", cursor->threshold) +
+                                " is below the table's threshold " +
+                                format_sql("%!.15g", storage.config().threshold) +
+                                ", the lowest it answers (create it with a lower one)");
+        }
+      }
+      cursor->query = std::string(*text);
+      cursor->matches = storage.search(cursor->query, cursor->threshold);
+      return SQLITE_OK;
+    }
+    const std::string sql = cursor->plan == kPlanRowid
+                                ? format_sql("SELECT id FROM \"%w\".\"%w_rows\" WHERE id = ?1",
+                                             table->schema.c_str(), storage.name().c_str())
+                                : format_sql("SELECT id FROM \"%w\".\"%w_rows\" ORDER BY id",
+                                             table->schema.c_str(), storage.name().c_str());
+    if (const int rc = prepare(table->db, sql, cursor->rows); rc != SQLITE_OK) {
+      throw SqliteError(rc, sqlite3_errmsg(table->db));
+    }
+    if (cursor->plan == kPlanRowid) {
+      if (argc < 1 || sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER) {
+        return SQLITE_OK;  // no row has a rowid that is not an integer
+      }
+      sqlite3_bind_int64(cursor->rows.get(), 1, sqlite3_value_int64(argv[0]));
+    }
+    step_rows(table, cursor);
+    return SQLITE_OK;
+  });
+}
+
+int x_next(sqlite3_vtab_cursor* base) {
+  SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
+  if (cursor->plan == kPlanQuery) {
+    ++cursor->position;
+    return SQLITE_OK;
+  }
+  return guard(base->pVtab, [&] {
+    const ShadowCallGuard inside = table_of_cursor(base)->inside();
+    step_rows(table_of_cursor(base), cursor);
+    return SQLITE_OK;
+  });
+}
+
+int x_eof(sqlite3_vtab_cursor* base) {
+  const SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
+  if (cursor->plan == kPlanQuery) {
+    return cursor->position >= cursor->matches.size() ? 1 : 0;
+  }
+  return cursor->row_ready ? 0 : 1;
+}
+
+int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
+  const SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
+  if (sqlite3_vtab_nochange(context) != 0) {
+    return SQLITE_OK;  // an UPDATE that leaves the column as it is
+  }
+  if (cursor->plan != kPlanQuery) {
+    sqlite3_result_null(context);
+    return SQLITE_OK;
+  }
+  switch (column) {
+    case kSimilarity:
+      sqlite3_result_double(context, cursor->matches[cursor->position].similarity);
+      break;
+    case kQuery:
+      sqlite3_result_text(context, cursor->query.data(), static_cast<int>(cursor->query.size()),
+                          SQLITE_TRANSIENT);
+      break;
+    case kThreshold:
+      sqlite3_result_double(context, cursor->threshold);
+      break;
+    default:
+      sqlite3_result_null(context);
+      break;
+  }
+  return SQLITE_OK;
+}
+
+int x_rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
+  const SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
+  *rowid = cursor->plan == kPlanQuery ? cursor->matches[cursor->position].id
+                                      : sqlite3_column_int64(cursor->rows.get(), 0);
+  return SQLITE_OK;
+}
+
+void run_command(SimilarStorage& storage, sqlite3_value* command) {
+  const unsigned char* raw = sqlite3_value_text(command);
+  const std::string text = raw != nullptr ? reinterpret_cast<const char*>(raw) : "";
+  if (text == "integrity-check") {
+    if (const std::string problem = storage.integrity_problem(); !problem.empty()) {
+      throw SqliteError(SQLITE_CORRUPT_VTAB, problem);
+    }
+    return;
+  }
+  throw SqliteError(SQLITE_ERROR, message_text({kModule, " ", storage.name(), ": unknown command '",
+                                                text, "' (known: 'integrity-check')"}));
+}
+
+std::int64_t rowid_argument(sqlite3_value* value, const std::string& who) {
+  if (sqlite3_value_type(value) != SQLITE_INTEGER) {
+    throw SqliteError(SQLITE_MISMATCH, who + ": rowid must be an INTEGER, got " + described(value));
+  }
+  return sqlite3_value_int64(value);
+}
+
+[[noreturn]] void throw_computed_written(int column, const std::string& who,
+                                         const std::string& name) {
+  if (column == kCommand) {
+    throw SqliteError(SQLITE_ERROR, who + ": column " + name + " takes commands in INSERT only");
+  }
+  throw SqliteError(SQLITE_ERROR, who + ": column " + kColumnNames[column] +
+                                      " is computed by queries and cannot be written");
+}
+
+int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
+  SimilarTable* table = table_of<SimilarTable>(vtab);
+  const int conflict = sqlite3_vtab_on_conflict(table->db);
+  const int rc = guard(vtab, [&] {
+    const ShadowCallGuard inside = table->inside();
+    SimilarStorage& storage = table->usable_storage();
+    const std::string who = std::string(kModule) + " " + storage.name();
+    if (argc == 1) {
+      storage.remove(sqlite3_value_int64(argv[0]));
+      return SQLITE_OK;
+    }
+    sqlite3_value** columns = argv + 2;
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+      if (sqlite3_value_type(columns[kCommand]) != SQLITE_NULL) {
+        *rowid = sqlite3_last_insert_rowid(table->db);
+        run_command(storage, columns[kCommand]);
+        return SQLITE_OK;
+      }
+      for (int column : {kSimilarity, kQuery, kThreshold}) {
+        if (sqlite3_value_type(columns[column]) != SQLITE_NULL) {
+          throw_computed_written(column, who, storage.name());
+        }
+      }
+      std::optional<std::int64_t> id;
+      if (sqlite3_value_type(argv[1]) != SQLITE_NULL) {
+        id = rowid_argument(argv[1], who);
+      }
+      *rowid = storage.insert(id, text_of(columns[kText]), conflict);
+      return SQLITE_OK;
+    }
+    for (int column : {kSimilarity, kQuery, kThreshold, kCommand}) {
+      if (sqlite3_value_nochange(columns[column]) == 0) {
+        throw_computed_written(column, who, storage.name());
+      }
+    }
+    std::optional<StoredText> text;
+    if (sqlite3_value_nochange(columns[kText]) == 0) {
+      text = text_of(columns[kText]);
+    }
+    storage.update(sqlite3_value_int64(argv[0]), rowid_argument(argv[1], who), text, conflict);
+    return SQLITE_OK;
+  });
+  // A refused row under INSERT OR IGNORE is skipped quietly.
+  if ((rc & 0xff) == SQLITE_CONSTRAINT && conflict == SQLITE_IGNORE) {
+    free_error(vtab);
+  }
+  return rc;
+}
+
+int x_rename(sqlite3_vtab* vtab, const char* new_name) {
+  return guard(vtab, [&] {
+    SimilarTable* table = table_of<SimilarTable>(vtab);
+    const ShadowCallGuard inside = table->inside();
+    if (is_column_name(new_name)) {
+      throw SqliteError(SQLITE_ERROR, std::string(kModule) + " " + table->name +
+                                          ": cannot rename to '" + new_name +
+                                          "': the name of one of its columns");
+    }
+    table->usable_storage().rename(new_name);
+    table->name = new_name;
+    return SQLITE_OK;
+  });
+}
+
+int x_shadow_name(const char* suffix) { return is_similar_shadow_suffix(suffix) ? 1 : 0; }
+
+#if SQLITE_VERSION_NUMBER >= 3044000
+int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
+  return guard(vtab, [&] {
+    const ShadowCallGuard inside = table_of<SimilarTable>(vtab)->inside();
+    const std::string problem = table_of<SimilarTable>(vtab)->usable_storage().integrity_problem();
+    if (!problem.empty()) {
+      *error = sqlite3_mprintf("%s", problem.c_str());
+    }
+    return SQLITE_OK;
+  });
+}
+#endif
+
+sqlite3_module make_module() {
+  sqlite3_module module{};
+#if SQLITE_VERSION_NUMBER >= 3044000
+  module.iVersion = 4;
+  module.xIntegrity = x_integrity;
+#else
+  module.iVersion = 3;
+#endif
+  module.xCreate = x_create;
+  module.xConnect = x_connect;
+  module.xBestIndex = x_best_index;
+  module.xDisconnect = x_disconnect;
+  module.xDestroy = x_destroy;
+  module.xOpen = x_open;
+  module.xClose = x_close;
+  module.xFilter = x_filter;
+  module.xNext = x_next;
+  module.xEof = x_eof;
+  module.xColumn = x_column;
+  module.xRowid = x_rowid;
+  module.xUpdate = x_update;
+  module.xRename = x_rename;
+  module.xShadowName = x_shadow_name;
+  return module;
+}
+
+const sqlite3_module similar_module = make_module();
+
+}  // namespace
+
+int register_similar_module(sqlite3* db, char** error) {
+  return register_module(db, kModule, &similar_module, error);
+}
+
+}  // namespace simhash::sql

@@ -1,0 +1,171 @@
+// The exact search of similar_search.h: the plan's bounds, the byte form of
+// a stored row, and the search that reads the rarest postings (or the rows
+// of the sizes in the bounds, whichever is fewer) and verifies by merge.
+#include "similar/similar_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "fingerprint/feature_similarity.h"
+
+namespace simhash {
+
+namespace {
+
+// Relative and absolute slack on the bounds: a double product or quotient
+// is off by far less, so a row exactly at a bound stays inside.
+constexpr double kRelativeSlack = 1e-9;
+constexpr double kAbsoluteSlack = 1e-6;
+// Sizes are bound as SQL integers (signed 64 bits).
+constexpr double kLargestSize = 9.0e18;
+
+// Work between two checks (check_point.h): a feature's postings counted
+// (up to kRankingCap steps), a posting read, a candidate verified (a
+// B-tree lookup and a merge).
+constexpr std::size_t kFeaturesBetweenChecks = 256;
+constexpr std::size_t kPostingsBetweenChecks = std::size_t{1} << 14;
+constexpr std::size_t kRowsBetweenChecks = 1024;
+
+}  // namespace
+
+SimilarPlan plan_similar_query(std::size_t query_size, double threshold) {
+  const auto size = static_cast<double>(query_size);
+  // m = ceil(t |x|), taken low; at least 1, since J >= t > 0 needs a shared feature.
+  const double low = threshold * size * (1 - kRelativeSlack) - kAbsoluteSlack;
+  const std::size_t shared =
+      std::max<std::size_t>(1, low <= 0 ? 0 : static_cast<std::size_t>(std::ceil(low)));
+  SimilarPlan plan;
+  plan.probe_count = query_size >= shared ? query_size - shared + 1 : 0;
+  plan.sizes.lowest = shared;
+  const double high =
+      std::min(kLargestSize, size / threshold * (1 + kRelativeSlack) + kAbsoluteSlack);
+  plan.sizes.highest = static_cast<std::uint64_t>(std::floor(high));
+  return plan;
+}
+
+std::string encode_features(std::span<const std::uint64_t> hashes) {
+  std::string bytes(hashes.size() * 8, '\0');
+  std::size_t at = 0;
+  for (std::uint64_t hash : hashes) {
+    for (int byte = 0; byte < 8; ++byte) {
+      bytes[at++] = static_cast<char>(static_cast<unsigned char>(hash & 0xffU));
+      hash >>= 8U;
+    }
+  }
+  return bytes;
+}
+
+bool decode_features(std::span<const unsigned char> bytes, std::vector<std::uint64_t>& out) {
+  out.clear();
+  if (bytes.size() % 8 != 0) {
+    return false;
+  }
+  out.reserve(bytes.size() / 8);
+  for (std::size_t at = 0; at < bytes.size(); at += 8) {
+    std::uint64_t hash = 0;
+    for (int byte = 7; byte >= 0; --byte) {
+      hash = (hash << 8U) | bytes[at + static_cast<std::size_t>(byte)];
+    }
+    if (!out.empty() && hash <= out.back()) {
+      return false;
+    }
+    out.push_back(hash);
+  }
+  return true;
+}
+
+std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, double threshold,
+                                       SimilarStore& store, const CheckPoint& check,
+                                       SimilarCounts* counts) {
+  SimilarCounts local;
+  SimilarCounts& count = counts != nullptr ? *counts : local;
+  std::vector<SimilarMatch> matches;
+  const SimilarPlan plan = plan_similar_query(query.size(), threshold);
+  if (query.empty() || plan.probe_count == 0) {
+    return matches;
+  }
+  const FeatureView query_view(query, {}, static_cast<double>(query.size()));
+  std::size_t verified = 0;
+  const auto verify = [&](std::int64_t id, std::span<const std::uint64_t> hashes) {
+    ++count.checked;
+    const FeatureView row(hashes, {}, static_cast<double>(hashes.size()));
+    if (const auto similarity = set_jaccard_if_at_least(query_view, row, threshold)) {
+      matches.push_back({id, *similarity});
+    }
+    check_after_every(verified++, kRowsBetweenChecks, check);
+  };
+  const auto verify_sizes = [&] {
+    count.scanned_sizes = true;
+    store.read_rows(plan.sizes, verify);
+  };
+
+  std::vector<std::int64_t> candidates;
+  bool scan = store.count_rows(plan.sizes, kDirectRows + 1) <= kDirectRows;
+  if (!scan) {
+    // The query's features by (postings up to a cap, hash): rarest first.
+    // Counted first up to kFirstRankingCap each; only when the rarer ones
+    // are too few are the features at that cap counted again, further.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranked;
+    ranked.reserve(query.size());
+    for (std::size_t i = 0; i < query.size(); ++i) {
+      ranked.emplace_back(store.count_postings(query[i], plan.sizes, kFirstRankingCap), query[i]);
+      check_after_every(i, kFeaturesBetweenChecks, check);
+    }
+    const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
+    std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+    if ((chosen_end - 1)->first >= kFirstRankingCap) {
+      std::size_t recounted = 0;
+      for (auto& [postings, hash] : ranked) {
+        if (postings >= kFirstRankingCap) {
+          postings = store.count_postings(hash, plan.sizes, kRankingCap);
+          check_after_every(recounted++, kFeaturesBetweenChecks / 16, check);
+        }
+      }
+      std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+    }
+    std::sort(ranked.begin(), chosen_end);
+    std::uint64_t expected = 0;
+    for (auto it = ranked.begin(); it != chosen_end; ++it) {
+      expected += it->first;
+    }
+    // Bounded work: postings beyond the rows of these sizes are not read;
+    // those rows are verified instead. The rows are counted up to what the
+    // postings are known to hold, and again, twice as far, each time the
+    // postings read pass that (so counting costs at most twice the reading).
+    std::uint64_t rows_at_least = store.count_rows(plan.sizes, expected + 1);
+    scan = rows_at_least <= expected;
+    std::uint64_t read = 0;
+    for (auto it = ranked.begin(); it != chosen_end && !scan; ++it) {
+      ++count.probed_features;
+      store.read_postings(it->second, plan.sizes, [&](std::int64_t id) {
+        candidates.push_back(id);
+        ++read;
+        check_after_every(static_cast<std::size_t>(read), kPostingsBetweenChecks, check);
+        if (read > rows_at_least) {
+          rows_at_least = store.count_rows(plan.sizes, 2 * read + 1);
+          scan = rows_at_least <= read;
+        }
+        return !scan;
+      });
+    }
+    count.postings += read;
+  }
+  if (scan) {
+    verify_sizes();
+  } else {
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    std::vector<std::uint64_t> hashes;
+    for (const std::int64_t id : candidates) {
+      store.read_row(id, hashes);
+      verify(id, hashes);
+    }
+  }
+  std::sort(matches.begin(), matches.end(), [](const SimilarMatch& a, const SimilarMatch& b) {
+    return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
+  });
+  return matches;
+}
+
+}  // namespace simhash

@@ -1,0 +1,115 @@
+// The engine of simhash_similar: every stored set of features whose set
+// Jaccard with a query set is at least a threshold, none missed, read
+// through a SimilarStore (the glue's shadow tables, or a test's model),
+// plus the byte form a stored set is kept in.
+//
+// Why the search is exact (the one-sided prefix principle). Let x be the
+// query's distinct features, y a stored row's, t the threshold and
+// m = ceil(t |x|). If J(x, y) = |x n y| / |x u y| >= t, then
+//   |x n y| >= t |x u y| >= t |x|, so |x n y| >= m;
+//   t |x| <= |y| <= |x| / t, since J <= min(|x|, |y|) / max(|x|, |y|).
+// Take ANY p = |x| - m + 1 features of x. The other |x| - p = m - 1 cannot
+// hold all of the at least m shared ones, so y holds one of the p. Every
+// row at the threshold is therefore in the postings of the p chosen
+// features within the size bounds; the search reads those postings (or, when
+// they are more than the rows of the sizes in the bounds, those rows), and
+// verifies each candidate with the number simhash_jaccard() computes. The
+// choice of the p features (the rarest, by their postings now) only decides
+// the cost, never the answer, so the answer cannot depend on when a row was
+// written. m and the bounds are taken a little loose, so a rounding only
+// adds candidates: the verification then decides, with the double that
+// simhash_jaccard returns compared to t, as a scan of the texts would.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "util/check_point.h"
+
+namespace simhash {
+
+// The stored sizes a row at the threshold can have, inclusive.
+struct SizeRange {
+  std::uint64_t lowest = 0;
+  std::uint64_t highest = 0;
+};
+
+// What a query of `query_size` features (at least 1) at `threshold` in
+// (0, 1] reads: any `probe_count` of its features, and rows of `sizes`.
+struct SimilarPlan {
+  std::size_t probe_count = 0;
+  SizeRange sizes;
+};
+SimilarPlan plan_similar_query(std::size_t query_size, double threshold);
+
+// A stored row's features as bytes: each hash as 8 bytes little-endian, in
+// ascending order, so a database file is the same on every machine.
+std::string encode_features(std::span<const std::uint64_t> hashes);
+// The hashes of encode_features' bytes; false (and `out` unspecified) when
+// the bytes are not a whole number of hashes in strictly ascending order.
+bool decode_features(std::span<const unsigned char> bytes, std::vector<std::uint64_t>& out);
+
+// What the search reads. Postings are (feature, size, id) with `size` the
+// row's feature count; every call restricts them to a SizeRange.
+class SimilarStore {
+ public:
+  virtual ~SimilarStore() = default;
+  // The rows that hold `feature` with a size in `sizes`, counted up to `limit`.
+  virtual std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
+                                       std::uint64_t limit) = 0;
+  // Calls on_id for each of them while it returns true.
+  virtual void read_postings(std::uint64_t feature, SizeRange sizes,
+                             const std::function<bool(std::int64_t id)>& on_id) = 0;
+  // The rows with a size in `sizes`, counted up to `limit`.
+  virtual std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) = 0;
+  // Calls on_row for each of them with its ascending hashes.
+  virtual void read_rows(
+      SizeRange sizes,
+      const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
+          on_row) = 0;
+  // Row `id`'s ascending hashes into `out`.
+  virtual void read_row(std::int64_t id, std::vector<std::uint64_t>& out) = 0;
+};
+
+struct SimilarMatch {
+  std::int64_t id = 0;
+  double similarity = 0;
+
+  bool operator==(const SimilarMatch&) const = default;
+};
+
+// What one search did, for tests and benchmarks.
+struct SimilarCounts {
+  std::uint64_t probed_features = 0;  // features whose postings were read
+  std::uint64_t postings = 0;         // postings read
+  std::uint64_t checked = 0;          // rows verified
+  bool scanned_sizes = false;         // verified the rows of the size range instead
+};
+
+// Postings counted exactly up to this many when ranking a query's features:
+// a feature held by more rows is ranked after every rarer one, and among its
+// like by hash. Any p features serve (above), so the cap only costs time
+// where more than the rare ones are needed. Counted first up to
+// kFirstRankingCap, which is enough when the p rarest are below it; the
+// others are counted again to kRankingCap only when they are needed. (On
+// the changelog benchmark this changed neither median nor tail: its slow
+// queries need the second count anyway. A kept count per feature would
+// make the ranking one lookup a feature; docs/similar.md.)
+inline constexpr std::uint64_t kFirstRankingCap = 16;
+inline constexpr std::uint64_t kRankingCap = 256;
+// Size ranges of at most this many rows are verified row by row without
+// ranking the query's features (a huge query text meets few rows of its size).
+inline constexpr std::uint64_t kDirectRows = 16;
+
+// Every stored row whose set Jaccard with `query` (ascending, distinct; empty
+// finds nothing) is at least `threshold`, with it, most similar first (then
+// by id). `check` runs between bounded pieces of work (check_point.h).
+std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, double threshold,
+                                       SimilarStore& store, const CheckPoint& check = {},
+                                       SimilarCounts* counts = nullptr);
+
+}  // namespace simhash

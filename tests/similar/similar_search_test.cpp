@@ -1,0 +1,322 @@
+// The engine of simhash_similar (similar/similar_search.h) against brute
+// force: the plan's bounds against every size and overlap that can reach a
+// threshold, the byte form pinned, and find_similar over an in-memory store
+// against a scan of every row with the exact weighted Jaccard that
+// simhash_jaccard computes, on randomized sets with near copies (fixed seeds),
+// through the postings path, the direct path and the bounded-work scan.
+#include "similar/similar_search.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "fingerprint/feature_similarity.h"
+
+namespace simhash {
+namespace {
+
+using Hashes = std::vector<std::uint64_t>;
+
+// A set as simhash_jaccard sees it with weight=binary: every weight 1.
+FeatureVector vector_of(const Hashes& hashes) {
+  FeatureVector vector;
+  vector.hashes = hashes;
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    vector.weights.push_back(1.0);
+    vector.sum_of_weights += 1.0;
+    vector.sum_of_squares += 1.0;
+  }
+  return vector;
+}
+
+// A store kept in maps, as the shadow tables keep it.
+class ModelStore : public SimilarStore {
+ public:
+  void add(std::int64_t id, const Hashes& hashes) {
+    rows_[id] = hashes;
+    vectors_[id] = vector_of(hashes);
+    for (const std::uint64_t hash : hashes) {
+      postings_[hash].insert({hashes.size(), id});
+    }
+  }
+  const std::map<std::int64_t, FeatureVector>& vectors() const { return vectors_; }
+
+  std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
+                               std::uint64_t limit) override {
+    std::uint64_t count = 0;
+    read_postings(feature, sizes, [&](std::int64_t) { return ++count < limit; });
+    return std::min(count, limit);
+  }
+  void read_postings(std::uint64_t feature, SizeRange sizes,
+                     const std::function<bool(std::int64_t id)>& on_id) override {
+    const auto found = postings_.find(feature);
+    if (found == postings_.end()) {
+      return;
+    }
+    for (auto it = found->second.lower_bound({sizes.lowest, INT64_MIN});
+         it != found->second.end() && it->first <= sizes.highest; ++it) {
+      if (!on_id(it->second)) {
+        return;
+      }
+    }
+  }
+  std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) override {
+    std::uint64_t count = 0;
+    for (const auto& [id, hashes] : rows_) {
+      count += in(sizes, hashes.size()) ? 1 : 0;
+    }
+    return std::min(count, limit);
+  }
+  void read_rows(
+      SizeRange sizes,
+      const std::function<void(std::int64_t, std::span<const std::uint64_t>)>& on_row) override {
+    for (const auto& [id, hashes] : rows_) {
+      if (in(sizes, hashes.size())) {
+        on_row(id, hashes);
+      }
+    }
+  }
+  void read_row(std::int64_t id, Hashes& out) override { out = rows_.at(id); }
+
+ private:
+  static bool in(SizeRange sizes, std::size_t size) {
+    return size >= sizes.lowest && size <= sizes.highest;
+  }
+  std::map<std::int64_t, Hashes> rows_;
+  std::map<std::int64_t, FeatureVector> vectors_;  // the rows as simhash_jaccard sees them
+  std::map<std::uint64_t, std::set<std::pair<std::uint64_t, std::int64_t>>> postings_;
+};
+
+// Every row's similarity to `query` (each row's vector made once).
+std::vector<SimilarMatch> all_similarities(const ModelStore& store, const Hashes& query) {
+  std::vector<SimilarMatch> all;
+  if (query.empty()) {
+    return all;
+  }
+  const FeatureVector a = vector_of(query);
+  for (const auto& [id, vector] : store.vectors()) {
+    if (!vector.empty()) {
+      all.push_back({id, weighted_jaccard(a, vector)});
+    }
+  }
+  return all;
+}
+
+// The scan's answer at `threshold`, most similar first, then by id.
+std::vector<SimilarMatch> at_least(std::vector<SimilarMatch> all, double threshold) {
+  std::erase_if(all, [&](const SimilarMatch& match) { return match.similarity < threshold; });
+  std::sort(all.begin(), all.end(), [](const SimilarMatch& x, const SimilarMatch& y) {
+    return x.similarity != y.similarity ? x.similarity > y.similarity : x.id < y.id;
+  });
+  return all;
+}
+
+// Sets drawn from a universe of `universe` features with a skew (a few
+// common, most rare), and near copies of them.
+class SetMaker {
+ public:
+  SetMaker(std::uint64_t universe, std::uint64_t seed) : universe_(universe), random_(seed) {}
+  Hashes fresh(std::size_t size) {
+    std::set<std::uint64_t> chosen;
+    while (chosen.size() < std::min<std::uint64_t>(size, universe_)) {
+      chosen.insert(draw());
+    }
+    return {chosen.begin(), chosen.end()};
+  }
+  // `base` with `edits` features replaced, removed or added.
+  Hashes near(const Hashes& base, int edits) {
+    std::set<std::uint64_t> copy(base.begin(), base.end());
+    for (int i = 0; i < edits; ++i) {
+      const auto what = random_() % 3;
+      if (what != 1 && !copy.empty()) {
+        auto it = copy.begin();
+        std::advance(it, static_cast<std::ptrdiff_t>(random_() % copy.size()));
+        copy.erase(it);
+      }
+      if (what != 0) {
+        copy.insert(draw());
+      }
+    }
+    return {copy.begin(), copy.end()};
+  }
+  std::mt19937_64& random() { return random_; }
+
+ private:
+  std::uint64_t draw() {
+    const double u = static_cast<double>(random_() >> 11) * 0x1.0p-53;
+    const auto index = static_cast<std::uint64_t>(static_cast<double>(universe_) * u * u * u);
+    // Spread over 64 bits, both signs as SQL stores them.
+    return (index + 1) * 0x9E3779B97F4A7C15ULL;
+  }
+  std::uint64_t universe_;
+  std::mt19937_64 random_;
+};
+
+TEST(SimilarPlan, BoundsHoldEveryRowAtTheThreshold) {
+  // For every query size n, stored size s and overlap o that reach t,
+  // the plan keeps s in its size range and o at least |x| - p + 1.
+  for (const double t : {0.05, 0.1, 0.3, 1.0 / 3, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 0.95, 1.0}) {
+    for (std::size_t n = 1; n <= 90; ++n) {
+      const SimilarPlan plan = plan_similar_query(n, t);
+      ASSERT_GE(plan.probe_count, 1U);
+      ASSERT_LE(plan.probe_count, n);
+      for (std::size_t s = 1; s <= 4 * n + 4; ++s) {
+        for (std::size_t o = 1; o <= std::min(n, s); ++o) {
+          const double j = static_cast<double>(o) / static_cast<double>(n + s - o);
+          if (j < t) {
+            continue;
+          }
+          EXPECT_GE(s, plan.sizes.lowest) << "t=" << t << " n=" << n << " s=" << s;
+          EXPECT_LE(s, plan.sizes.highest) << "t=" << t << " n=" << n << " s=" << s;
+          // Some p features of x miss y only if x keeps >= o shared among the rest.
+          EXPECT_GT(o + plan.probe_count, n) << "t=" << t << " n=" << n << " o=" << o;
+        }
+      }
+    }
+  }
+}
+
+TEST(SimilarPlan, ProbesAsFewAsTheBoundAllows) {
+  // Not needlessly loose: p = n - ceil(t n) + 1 where t n is not near an integer.
+  EXPECT_EQ(plan_similar_query(100, 0.8).probe_count, 21U);
+  EXPECT_EQ(plan_similar_query(10, 0.75).probe_count, 3U);  // ceil(7.5) = 8
+  EXPECT_EQ(plan_similar_query(10, 1.0).probe_count, 1U);
+  EXPECT_EQ(plan_similar_query(10, 0.75).sizes.lowest, 8U);
+  EXPECT_EQ(plan_similar_query(10, 0.75).sizes.highest, 13U);  // 13.33
+  EXPECT_EQ(plan_similar_query(1, 1e-300).sizes.lowest, 1U);   // a huge bound stays finite
+}
+
+TEST(SimilarCodec, BytesAreLittleEndianOnEveryMachine) {
+  const Hashes hashes = {0x0102030405060708ULL, 0xF0E0D0C0B0A09080ULL};
+  const std::string bytes = encode_features(hashes);
+  const std::string expected("\x08\x07\x06\x05\x04\x03\x02\x01\x80\x90\xA0\xB0\xC0\xD0\xE0\xF0",
+                             16);
+  EXPECT_EQ(bytes, expected);
+  Hashes decoded;
+  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
+  ASSERT_TRUE(decode_features({raw, bytes.size()}, decoded));
+  EXPECT_EQ(decoded, hashes);
+  EXPECT_FALSE(decode_features({raw, 15}, decoded));  // not whole hashes
+  const std::string reversed = encode_features(Hashes{hashes[1], hashes[0]});
+  EXPECT_FALSE(decode_features(
+      {reinterpret_cast<const unsigned char*>(reversed.data()), reversed.size()}, decoded));
+  const std::string twice = encode_features(Hashes{5, 5});
+  EXPECT_FALSE(
+      decode_features({reinterpret_cast<const unsigned char*>(twice.data()), 16}, decoded));
+  EXPECT_TRUE(decode_features({raw, 0}, decoded));
+  EXPECT_TRUE(decoded.empty());
+}
+
+// Random stores of families of near copies; every query (a stored row's near
+// copy or a fresh set) answered as the scan answers, similarity bit for bit.
+void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t seed,
+                  bool* saw_scan = nullptr, bool* saw_postings = nullptr) {
+  SetMaker maker(universe, seed);
+  ModelStore store;
+  std::vector<Hashes> bases;
+  std::int64_t id = 0;
+  for (int family = 0; family < 40; ++family) {
+    bases.push_back(maker.fresh(1 + maker.random()() % max_size));
+    for (int member = 0; member < 6; ++member) {
+      store.add(id += 1 + static_cast<std::int64_t>(maker.random()() % 3),
+                maker.near(bases.back(), static_cast<int>(maker.random()() % 6)));
+    }
+  }
+  store.add(++id, {});  // a row without features: never found
+  for (int q = 0; q < 60; ++q) {
+    const Hashes query = q % 4 == 3 ? maker.fresh(1 + maker.random()() % max_size)
+                                    : maker.near(bases[maker.random()() % bases.size()],
+                                                 static_cast<int>(maker.random()() % 4));
+    const std::vector<SimilarMatch> all = all_similarities(store, query);
+    for (const double t : {0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0, 1.0 / 3}) {
+      SimilarCounts counts;
+      const auto found = find_similar(query, t, store, {}, &counts);
+      ASSERT_EQ(found, at_least(all, t)) << "seed " << seed << " query " << q << " t " << t;
+      if (saw_scan != nullptr && counts.scanned_sizes) {
+        *saw_scan = true;
+      }
+      if (saw_postings != nullptr && counts.probed_features > 0) {
+        *saw_postings = true;
+      }
+    }
+  }
+}
+
+TEST(FindSimilar, EqualsTheScanOnRareFeatures) {
+  bool postings = false;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    expect_exact(100000, 60, seed, nullptr, &postings);
+  }
+  EXPECT_TRUE(postings);  // the postings path ran
+}
+
+TEST(FindSimilar, EqualsTheScanOnCommonFeatures) {
+  // 60 features in all: every feature is in many rows, so the postings
+  // outnumber the rows of the sizes and the bounded-work scan runs.
+  bool scan = false;
+  for (std::uint64_t seed = 11; seed <= 13; ++seed) {
+    expect_exact(60, 40, seed, &scan);
+  }
+  EXPECT_TRUE(scan);
+}
+
+TEST(FindSimilar, EmptyQueryFindsNothingAndFewRowsAreVerifiedDirectly) {
+  ModelStore store;
+  store.add(1, {1, 2, 3});
+  store.add(2, {});
+  EXPECT_TRUE(find_similar({}, 0.5, store).empty());
+  SimilarCounts counts;
+  const Hashes query = {1, 2, 3};
+  EXPECT_EQ(find_similar(query, 0.5, store, {}, &counts), (std::vector<SimilarMatch>{{1, 1.0}}));
+  EXPECT_TRUE(counts.scanned_sizes);  // one row of its sizes: no ranking
+  EXPECT_EQ(counts.probed_features, 0U);
+}
+
+TEST(FindSimilar, ReadsOnlyTheRarestPostings) {
+  // Many rows share features 1..5; each also has its own. A query of the
+  // shared five and one row's own five at t = 0.9 probes 10 - 9 + 1 = 2
+  // features: the row's own, not the shared ones.
+  ModelStore store;
+  for (std::int64_t id = 1; id <= 200; ++id) {
+    Hashes hashes = {1, 2, 3, 4, 5};
+    for (std::uint64_t k = 0; k < 5; ++k) {
+      hashes.push_back(1000 * static_cast<std::uint64_t>(id) + k);
+    }
+    store.add(id, hashes);
+  }
+  const Hashes query = {1, 2, 3, 4, 5, 7000, 7001, 7002, 7003, 7004};
+  SimilarCounts counts;
+  EXPECT_EQ(find_similar(query, 0.9, store, {}, &counts), (std::vector<SimilarMatch>{{7, 1.0}}));
+  EXPECT_EQ(counts.probed_features, 2U);
+  EXPECT_EQ(counts.postings, 2U);
+  EXPECT_EQ(counts.checked, 1U);
+  EXPECT_FALSE(counts.scanned_sizes);
+}
+
+TEST(FindSimilar, StopsAtTheCheckPoint) {
+  ModelStore store;
+  SetMaker maker(50, 7);
+  for (std::int64_t id = 1; id <= 5000; ++id) {
+    store.add(id, maker.fresh(20));
+  }
+  const Hashes query = maker.fresh(20);
+  int checks = 0;
+  const CheckPoint check = [&] {
+    if (++checks == 2) {
+      throw std::runtime_error("stop");
+    }
+  };
+  EXPECT_THROW(find_similar(query, 0.5, store, check), std::runtime_error);
+  EXPECT_EQ(checks, 2);
+}
+
+}  // namespace
+}  // namespace simhash

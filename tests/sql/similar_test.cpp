@@ -1,0 +1,447 @@
+// simhash_similar through SQL: every answer equals a simhash_jaccard scan of
+// the stored texts (a plain table kept beside it with the same writes), bit
+// for bit, through random INSERT, UPDATE (text and rowid), DELETE, REPLACE,
+// savepoints, ROLLBACK TO, rollbacks, and close and reopen, for thresholds
+// 0.5 to 1.0 and each accepted option; ORDER BY similarity DESC LIMIT n;
+// exact error messages; the integrity check on damaged tables; and the
+// stored bytes, which are the same on every machine.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "index_test_support.h"
+#include "near_duplicate_texts.h"
+#include "test_database.h"
+
+namespace simhash::testing {
+namespace {
+
+using Answer = std::vector<std::pair<std::int64_t, double>>;
+
+// Runs `statement` with ?1 = query text, ?2 = threshold (when given) and
+// returns its (rowid, similarity) rows.
+Answer answer_of(sqlite3* db, sqlite3_stmt* statement, const std::string& query, double threshold) {
+  sqlite3_reset(statement);
+  sqlite3_bind_text(statement, 1, query.data(), static_cast<int>(query.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_double(statement, 2, threshold);
+  Answer answer;
+  int rc = 0;
+  while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+    answer.emplace_back(sqlite3_column_int64(statement, 0), sqlite3_column_double(statement, 1));
+  }
+  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db);
+  return answer;
+}
+
+// The table under test `sim` and its model `docs` (id, body): the brute
+// force is simhash_jaccard over every stored body.
+class SimilarModel {
+ public:
+  SimilarModel(TestDatabase& db, std::string options) : db_(db), options_(std::move(options)) {}
+
+  void create(double threshold) {
+    db_.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
+    db_.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=" +
+             std::to_string(threshold) + ", options='" + options_ + "')");
+  }
+
+  // Both answers for one query at threshold t, the table's as it orders them.
+  void expect_same(const std::string& query, double t, const std::string& context) {
+    Prepared scan(db_.handle(), "SELECT id, s FROM (SELECT id, simhash_jaccard(?1, body, '" +
+                                    options_ +
+                                    "') AS s FROM docs) WHERE s >= ?2 ORDER BY s DESC, id");
+    Prepared table(db_.handle(), "SELECT rowid, similarity FROM sim(?1, ?2)");
+    const Answer expected = answer_of(db_.handle(), scan.get(), query, t);
+    ASSERT_EQ(answer_of(db_.handle(), table.get(), query, t), expected)
+        << context << " t=" << t << " query: " << query;
+    Prepared top(db_.handle(),
+                 "SELECT rowid, similarity FROM sim WHERE query = ?1 AND threshold = ?2 "
+                 "ORDER BY similarity DESC LIMIT 3");
+    const Answer first(
+        expected.begin(),
+        expected.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(3, expected.size())));
+    Answer top_answer = answer_of(db_.handle(), top.get(), query, t);
+    // Rows tied at the third place may come in either order: compare similarities there.
+    ASSERT_EQ(top_answer.size(), first.size()) << context;
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      ASSERT_EQ(top_answer[i].second, first[i].second) << context;
+    }
+    found_ += expected.size();
+  }
+
+  std::size_t found() const { return found_; }
+
+ private:
+  TestDatabase& db_;
+  std::string options_;
+  std::size_t found_ = 0;
+};
+
+// Writes the same change to both tables.
+void write_both(TestDatabase& db, const std::string& sim_sql, const std::string& docs_sql) {
+  db.exec(sim_sql);
+  db.exec(docs_sql);
+}
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+// `vocabulary` words, texts of about `length` words: short texts of a small
+// vocabulary put many rows exactly at a threshold (6 of 10 features is 0.6)
+// and make every feature common, so the bounded-work scan runs too.
+void run_random_workload(const std::string& options, std::uint64_t seed, int vocabulary,
+                         int length) {
+  TempDatabaseFile file("similar_differential");
+  const TextFamilies families(vocabulary, 30, length, seed);
+  std::mt19937_64 random(seed);
+  const auto text = [&]() -> std::string {
+    const auto kind = random() % 10;
+    if (kind == 0) {
+      return families.fresh(1 + static_cast<int>(random() % (length + 5)), random);
+    }
+    return families.member(static_cast<int>(random() % 30), static_cast<int>(random() % 4), random);
+  };
+  // Durability is SQLite's and not under test: no sync per statement.
+  const auto open = [&] {
+    auto opened = std::make_unique<TestDatabase>(file.path());
+    opened->exec("PRAGMA synchronous = OFF");
+    return opened;
+  };
+  auto db = open();
+  SimilarModel(*db, options).create(0.5);
+  std::size_t found = 0;
+  std::int64_t next_id = 1;
+  int savepoints = 0;
+  for (int step = 0; step < 800; ++step) {
+    const auto what = random() % 100;
+    // An id in use now or before (next_id itself is not yet taken).
+    const auto used_id = [&] {
+      return std::to_string(
+          1 + static_cast<std::int64_t>(random() % std::max<std::int64_t>(1, next_id - 1)));
+    };
+    if (what < 40) {
+      const std::string body = text();
+      if (random() % 4 == 0) {
+        // SQLite's choice of rowid, copied to the model.
+        db->exec("INSERT INTO sim(text) VALUES (" + quoted(body) + ")");
+        const std::int64_t id = sqlite3_last_insert_rowid(db->handle());
+        db->exec("INSERT INTO docs(id, body) VALUES (" + std::to_string(id) + ", " + quoted(body) +
+                 ")");
+        next_id = std::max(next_id, id + 1);
+      } else {
+        const std::int64_t id = next_id;
+        next_id += 1 + static_cast<std::int64_t>(random() % 3);
+        write_both(
+            *db,
+            "INSERT INTO sim(rowid, text) VALUES (" + std::to_string(id) + ", " + quoted(body) +
+                ")",
+            "INSERT INTO docs(id, body) VALUES (" + std::to_string(id) + ", " + quoted(body) + ")");
+      }
+    } else if (what < 48) {
+      const std::string id = used_id();
+      write_both(*db, "DELETE FROM sim WHERE rowid = " + id, "DELETE FROM docs WHERE id = " + id);
+    } else if (what < 56) {
+      const std::string id = used_id();
+      const std::string body = random() % 8 == 0 ? "NULL" : quoted(text());
+      write_both(*db, "UPDATE sim SET text = " + body + " WHERE rowid = " + id,
+                 "UPDATE docs SET body = " + body + " WHERE id = " + id);
+    } else if (what < 62) {
+      const std::string id = used_id();
+      const std::string new_id = std::to_string(next_id++);
+      write_both(*db, "UPDATE sim SET rowid = " + new_id + " WHERE rowid = " + id,
+                 "UPDATE docs SET id = " + new_id + " WHERE id = " + id);
+    } else if (what < 66) {
+      // REPLACE of a row that may exist.
+      const std::string id = used_id();
+      const std::string body = quoted(text());
+      write_both(*db, "INSERT OR REPLACE INTO sim(rowid, text) VALUES (" + id + ", " + body + ")",
+                 "INSERT OR REPLACE INTO docs(id, body) VALUES (" + id + ", " + body + ")");
+    } else if (what < 72) {
+      db->exec("SAVEPOINT s" + std::to_string(savepoints++));
+    } else if (what < 76 && savepoints > 0) {
+      db->exec("ROLLBACK TO s" + std::to_string(savepoints - 1));
+    } else if (what < 79 && savepoints > 0) {
+      db->exec("RELEASE s" + std::to_string(--savepoints));
+    } else if (what < 81 && savepoints > 0) {
+      db->exec("ROLLBACK");
+      savepoints = 0;
+    } else if (what < 83 && savepoints == 0) {
+      // Close and open again: everything is in the file.
+      db.reset();
+      db = open();
+    } else {
+      ASSERT_EQ(db->rows("SELECT rowid FROM sim"), db->rows("SELECT id FROM docs ORDER BY id"))
+          << "step " << step;
+      SimilarModel model(*db, options);
+      const std::string query = text();
+      for (const double t : {0.5, 0.6, 0.7, 0.8, 0.9, 1.0}) {
+        model.expect_same(query, t,
+                          "seed " + std::to_string(seed) + " step " + std::to_string(step));
+        if (::testing::Test::HasFatalFailure()) {
+          return;
+        }
+      }
+      found += model.found();
+    }
+  }
+  if (savepoints > 0) {
+    db->exec("RELEASE s0");
+  }
+  db->exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  // The stored texts themselves, each at every threshold.
+  SimilarModel model(*db, options);
+  for (const auto& row : db->rows("SELECT body FROM docs WHERE body IS NOT NULL LIMIT 40")) {
+    for (const double t : {0.5, 0.75, 1.0}) {
+      model.expect_same(*row[0], t, "stored text");
+      if (::testing::Test::HasFatalFailure()) {
+        return;
+      }
+    }
+  }
+  found += model.found();
+  EXPECT_GT(found, 40U) << "the workload must find rows for the comparison to mean anything";
+}
+
+TEST(SimilarTable, EqualsTheScanThroughRandomWritesWordTrigrams) {
+  run_random_workload("n=3 weight=binary", 1, 300, 25);
+  run_random_workload("n=3 weight=binary", 2, 40, 10);
+}
+
+TEST(SimilarTable, EqualsTheScanThroughRandomWritesWords) {
+  run_random_workload("n=1 weight=binary", 3, 60, 8);
+  run_random_workload("n=2 weight=binary", 5, 100, 12);
+}
+
+TEST(SimilarTable, EqualsTheScanThroughRandomWritesCharacters) {
+  run_random_workload("unit=char n=4 weight=binary", 4, 100, 6);
+}
+
+TEST(SimilarTable, QueryForms) {
+  TestDatabase db;
+  db.exec(
+      "CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.5, options='n=3 "
+      "weight=binary')");
+  db.exec(
+      "INSERT INTO sim(rowid, text) VALUES (42, 'one two three four five six seven'), "
+      "(43, 'one two three four five six eight'), (44, 'nothing like the others at all'), "
+      "(45, NULL), (46, 'one'), (47, '!!!')");
+  const std::string q = "'one two three four five six seven'";
+  EXPECT_EQ(db.rows("SELECT rowid, similarity FROM sim(" + q + ")"),
+            (std::vector<Row>{{"42", "1.0"}, {"43", "0.666666666666667"}}));
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim(" + q + ", 0.8)"), (std::vector<Row>{{"42"}}));
+  EXPECT_EQ(db.rows("SELECT rowid, threshold, query = " + q + " FROM sim WHERE query = " + q +
+                    " AND threshold = 0.6 ORDER BY similarity DESC LIMIT 1"),
+            (std::vector<Row>{{"42", "0.6", "1"}}));
+  // One search per value of an IN list, put in order by SQLite.
+  EXPECT_EQ(
+      db.rows("SELECT rowid, similarity FROM sim WHERE query IN ('one two three four five "
+              "six eight', " +
+              q + ") AND threshold = 0.6 ORDER BY similarity DESC, rowid"),
+      (std::vector<Row>{
+          {"42", "1.0"}, {"43", "1.0"}, {"42", "0.666666666666667"}, {"43", "0.666666666666667"}}));
+  // A featureless query finds nothing; stored rows without features are kept.
+  EXPECT_TRUE(db.rows("SELECT rowid FROM sim('!!! ...')").empty());
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim('one', 1)"), (std::vector<Row>{{"46"}}));
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim"), 6);
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim WHERE rowid = 45"), (std::vector<Row>{{"45"}}));
+  // The text is not stored.
+  EXPECT_EQ(db.cell("SELECT text FROM sim WHERE rowid = 42"), std::nullopt);
+  // Against another table: each document's similar rows.
+  db.exec("CREATE TABLE incoming(body TEXT)");
+  db.exec("INSERT INTO incoming VALUES ('one two three four five six eight'), ('zzz yyy xxx')");
+  EXPECT_EQ(db.rows("SELECT i.rowid, s.rowid FROM incoming AS i, sim(i.body, 0.6) AS s "
+                    "ORDER BY 1, 2"),
+            (std::vector<Row>{{"1", "42"}, {"1", "43"}}));
+  // Under trusted_schema=OFF, through a view.
+  db.exec("PRAGMA trusted_schema = OFF");
+  db.exec("CREATE VIEW alike AS SELECT rowid FROM sim('one two three four five six seven', 0.9)");
+  EXPECT_EQ(db.rows("SELECT * FROM alike"), (std::vector<Row>{{"42"}}));
+}
+
+TEST(SimilarTable, WritesAndConflicts) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+  db.exec("INSERT INTO sim(text) VALUES ('a b c d e')");
+  EXPECT_EQ(sqlite3_last_insert_rowid(db.handle()), 1);
+  db.exec("INSERT INTO sim(rowid, text) VALUES (10, 'f g h i j')");
+  db.exec("INSERT INTO sim(text) VALUES ('k l m n o')");
+  EXPECT_EQ(sqlite3_last_insert_rowid(db.handle()), 11);
+  EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES (10, 'x')"),
+            "UNIQUE constraint failed: sim.rowid");
+  // A statement that fails on its third row leaves nothing of the first two.
+  EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES (20, 'p q r s t'), (21, 'u v w x y'), "
+                     "(10, 'z')"),
+            "UNIQUE constraint failed: sim.rowid");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_rows WHERE id >= 20"), 0);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_postings WHERE id >= 20"), 0);
+  db.exec("INSERT OR IGNORE INTO sim(rowid, text) VALUES (10, 'a b c d e')");
+  EXPECT_TRUE(db.rows("SELECT rowid FROM sim('a b c d e') WHERE rowid = 10").empty());
+  db.exec("INSERT OR REPLACE INTO sim(rowid, text) VALUES (10, 'a b c d e')");
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim('a b c d e')"), (std::vector<Row>{{"1"}, {"10"}}));
+  EXPECT_EQ(db.error("UPDATE sim SET rowid = 1 WHERE rowid = 10"),
+            "UNIQUE constraint failed: sim.rowid");
+  db.exec("UPDATE OR REPLACE sim SET rowid = 1 WHERE rowid = 10");
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim"), (std::vector<Row>{{"1"}, {"11"}}));
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+}
+
+TEST(SimilarTable, ErrorMessages) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.6)");
+  EXPECT_EQ(db.error("SELECT * FROM sim('a b c', 0.5)"),
+            "simhash_similar sim: threshold 0.5 is below the table's threshold 0.6, the lowest "
+            "it answers (create it with a lower one)");
+  EXPECT_EQ(db.error("SELECT * FROM sim(NULL)"), "simhash_similar sim: the query text is NULL");
+  EXPECT_EQ(db.error("SELECT * FROM sim('a b c', 'x')"),
+            "simhash_similar sim: the threshold must be a number in (0, 1], got TEXT");
+  EXPECT_EQ(db.error("SELECT * FROM sim('a b c', 1.5)"),
+            "simhash_similar sim: the threshold must be in (0, 1], got 1.5");
+  EXPECT_EQ(db.error("SELECT * FROM sim WHERE threshold = 0.7"),
+            "simhash_similar sim: a threshold needs a query text, as in sim(:text, :threshold)");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='n=2')"),
+            "simhash_similar: options 'n=2' ask for unit=word n=2 weight=tf; the index serves "
+            "set Jaccard only: weight=binary with unit=word or unit=char and any n (add "
+            "weight=binary)");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='n=2 weight=log')"),
+            "simhash_similar: options 'n=2 weight=log' ask for unit=word n=2 weight=log; the "
+            "index serves set Jaccard only: weight=binary with unit=word or unit=char and any n "
+            "(add weight=binary)");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(threshold=0)"),
+            "simhash_similar: option threshold must be a number in (0, 1], got \"0\"");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(radius=3)"),
+            "simhash_similar: unknown option \"radius\" (known: threshold, options)");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(threshold=0.5, threshold=0.6)"),
+            "simhash_similar: option threshold given more than once");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE text USING simhash_similar"),
+            "simhash_similar: a table cannot be named 'text' (a column has that name)");
+  EXPECT_EQ(db.error("INSERT INTO sim(rowid, text, similarity) VALUES (1, 'a', 0.5)"),
+            "simhash_similar sim: column similarity is computed by queries and cannot be written");
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('optimize')"),
+            "simhash_similar sim: unknown command 'optimize' (known: 'integrity-check')");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_rows"), 0);
+}
+
+TEST(SimilarTable, IntegrityCheckFindsDamage) {
+  // Each damage made by hand in a transaction of its own, rolled back after.
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'alpha beta gamma'), (2, 'delta epsilon')");
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  const std::string posting =
+      db.rows("SELECT feature FROM sim_postings WHERE id = 2 LIMIT 1")[0][0].value();
+  db.exec("BEGIN");
+  db.exec("DELETE FROM sim_postings WHERE feature = " + posting + " AND id = 2");
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
+            "simhash_similar sim: row 2: feature " + posting + " has no posting");
+  db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  db.exec("INSERT INTO sim_postings VALUES (7, 2, 2)");
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
+            "simhash_similar sim: 6 postings for 5 features of its rows: a posting names no "
+            "row's feature");
+  db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  db.exec("UPDATE sim_rows SET size = 3 WHERE id = 2");
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
+            "simhash_similar sim: row 2: size 3 but 2 features");
+  db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  db.exec("UPDATE sim_rows SET features = x'0102' WHERE id = 2");
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
+            "simhash_similar sim: row 2: its features are not ascending 8-byte hashes");
+  db.exec("ROLLBACK");
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+}
+
+// The stored bytes: each hash 8 bytes little-endian, ascending as unsigned,
+// whatever the machine; built here from simhash_features' hashes.
+TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=2 weight=binary')");
+  const std::string body = "the same bytes on every machine the same";
+  db.exec("INSERT INTO sim(rowid, text) VALUES (1, '" + body + "')");
+  std::vector<std::uint64_t> hashes;
+  for (const auto& row :
+       db.rows("SELECT DISTINCT hash FROM simhash_features('" + body + "', 'n=2 weight=binary')")) {
+    hashes.push_back(static_cast<std::uint64_t>(std::stoll(*row[0])));
+  }
+  std::sort(hashes.begin(), hashes.end());
+  std::string hex;
+  for (std::uint64_t hash : hashes) {
+    for (int byte = 0; byte < 8; ++byte) {
+      static const char kHex[] = "0123456789ABCDEF";
+      hex += kHex[(hash >> 4U) & 0xfU];
+      hex += kHex[hash & 0xfU];
+      hash >>= 8U;
+    }
+  }
+  ASSERT_EQ(hashes.size(), 6U);
+  EXPECT_EQ(db.cell("SELECT hex(features) FROM sim_rows WHERE id = 1"), hex);
+  EXPECT_EQ(db.integer("SELECT size FROM sim_rows WHERE id = 1"), 6);
+  EXPECT_EQ(db.cell("SELECT group_concat(value, ' ') FROM (SELECT value FROM sim_config ORDER BY "
+                    "key)"),
+            "1 unit=word n=2 weight=binary 0.5");
+}
+
+TEST(SimilarTable, DamagedConfigIsNamedAndTheTableStillDrops) {
+  TempDatabaseFile file("similar_config");
+  {
+    TestDatabase db(file.path());
+    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+  }
+  exec_without_extension(file.path(), "UPDATE sim_config SET value = 'n=2' WHERE key = 'options'");
+  TestDatabase db(file.path());
+  EXPECT_EQ(db.error("SELECT rowid FROM sim('a b c')"),
+            "simhash_similar sim: damaged config: options 'n=2' are not set Jaccard options (DROP "
+            "TABLE sim still removes it)");
+  EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES (1, 'a b c')"),
+            "simhash_similar sim: damaged config: options 'n=2' are not set Jaccard options (DROP "
+            "TABLE sim still removes it)");
+  db.exec("DROP TABLE sim");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+// A long query stops when the progress handler asks (as sqlite3_interrupt
+// does), with SQLITE_INTERRUPT, and the table is unharmed.
+TEST(SimilarTable, StopsWhenInterrupted) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  db.exec(
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+      "INSERT INTO sim(rowid, text) SELECT i, 'w' || (i % 7) || ' w' || (i % 11) || ' w' || "
+      "(i % 13) || ' w' || (i % 17) FROM n");
+  const std::string query = "SELECT count(*) FROM sim('w1 w2 w3 w4', 0.5)";
+  const std::int64_t answer = db.integer(query);
+  EXPECT_GT(answer, 0);
+  int calls = 0;
+  sqlite3_progress_handler(
+      db.handle(), 100, [](void* counter) { return ++*static_cast<int*>(counter) > 20 ? 1 : 0; },
+      &calls);
+  std::string message;
+  EXPECT_EQ(db.try_exec(query, &message), SQLITE_INTERRUPT) << message;
+  sqlite3_progress_handler(db.handle(), 0, nullptr, nullptr);
+  EXPECT_EQ(db.integer(query), answer);
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+}
+
+TEST(SimilarTable, RenameAndDrop) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+  db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'a b c d e f')");
+  db.exec("ALTER TABLE sim RENAME TO other");
+  EXPECT_EQ(db.rows("SELECT rowid FROM other('a b c d e f')"), (std::vector<Row>{{"1"}}));
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+  db.exec("INSERT INTO other(other) VALUES ('integrity-check')");
+  db.exec("DROP TABLE other");
+  db.exec("DROP TABLE sim");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+}  // namespace
+}  // namespace simhash::testing
