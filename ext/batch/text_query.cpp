@@ -113,8 +113,8 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
         break;
       }
       if (rc != SQLITE_ROW) {
-        throw SqliteError(rc, std::string(who) + ": " + std::string(argument) +
-                                  " failed: " + sqlite3_errmsg(db));
+        throw SqliteError(
+            rc, std::string(who) + ": " + std::string(argument) + " failed: " + sqlite3_errmsg(db));
       }
       ++row;
       sqlite3_value* id = sqlite3_column_value(statement, 0);

@@ -106,54 +106,53 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
     std::size_t work = 0;  // since the last check
   };
   std::vector<Worker> workers(threads);
-  parallel_for(probes.nodes.size(), kProbesPerRange, threads,
-               [&](unsigned thread, std::size_t begin, std::size_t end) {
-                 Worker& worker = workers[thread];
-                 for (auto probe = static_cast<std::uint32_t>(begin); probe < end; ++probe) {
-                   const FeatureView features = probes.nodes.features_of(probe);
-                   if (one_side) {
-                     // Identical rows: every pair inside the node.
-                     const std::vector<std::int64_t>& ids = probes.ids_of[probe];
-                     reserve_charged(worker.pairs,
-                                     worker.pairs.size() + ids.size() * (ids.size() - 1) / 2,
-                                     worker.charge);
-                     for (std::size_t i = 0; i < ids.size(); ++i) {
-                       for (std::size_t j = i + 1; j < ids.size(); ++j) {
-                         worker.pairs.push_back(SimilarPair{std::min(ids[i], ids[j]),
-                                                            std::max(ids[i], ids[j]), 0, 1.0});
-                       }
-                     }
-                   }
-                   const auto prefix =
-                       one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
-                   const auto to = one_side ? probe : static_cast<std::uint32_t>(index.size());
-                   index.for_each_entry(prefix, 0, to, worker.marks, [&](std::uint32_t node) {
-                     ++worker.counted.candidates;
-                     if (++worker.work >= kWorkBetweenChecks) {
-                       worker.work = 0;
-                       if (thread == 0 && check) {
-                         check();  // only the caller's thread may ask the caller
-                       }
-                     }
-                     const FeatureView other = indexed.nodes.features_of(node);
-                     if (!may_reach(features, other, threshold)) {
-                       return;
-                     }
-                     ++worker.counted.checked;
-                     worker.work += features.hashes.size() + other.hashes.size();
-                     const std::optional<double> similarity =
-                         set_jaccard_if_at_least(features, other, threshold);
-                     if (!similarity) {
-                       return;
-                     }
-                     ++worker.counted.verified;
-                     add_row_pairs(probes.ids_of[probe], indexed.ids_of[node],
-                                   hamming_distance(probes.nodes.fingerprint_of(probe),
-                                                    indexed.nodes.fingerprint_of(node)),
-                                   *similarity, !one_side, worker.pairs, worker.charge);
-                   });
-                 }
-               });
+  parallel_for(
+      probes.nodes.size(), kProbesPerRange, threads,
+      [&](unsigned thread, std::size_t begin, std::size_t end) {
+        Worker& worker = workers[thread];
+        for (auto probe = static_cast<std::uint32_t>(begin); probe < end; ++probe) {
+          const FeatureView features = probes.nodes.features_of(probe);
+          if (one_side) {
+            // Identical rows: every pair inside the node.
+            const std::vector<std::int64_t>& ids = probes.ids_of[probe];
+            reserve_charged(worker.pairs, worker.pairs.size() + ids.size() * (ids.size() - 1) / 2,
+                            worker.charge);
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+              for (std::size_t j = i + 1; j < ids.size(); ++j) {
+                worker.pairs.push_back(
+                    SimilarPair{std::min(ids[i], ids[j]), std::max(ids[i], ids[j]), 0, 1.0});
+              }
+            }
+          }
+          const auto prefix = one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
+          const auto to = one_side ? probe : static_cast<std::uint32_t>(index.size());
+          index.for_each_entry(prefix, 0, to, worker.marks, [&](std::uint32_t node) {
+            ++worker.counted.candidates;
+            if (++worker.work >= kWorkBetweenChecks) {
+              worker.work = 0;
+              if (thread == 0 && check) {
+                check();  // only the caller's thread may ask the caller
+              }
+            }
+            const FeatureView other = indexed.nodes.features_of(node);
+            if (!may_reach(features, other, threshold)) {
+              return;
+            }
+            ++worker.counted.checked;
+            worker.work += features.hashes.size() + other.hashes.size();
+            const std::optional<double> similarity =
+                set_jaccard_if_at_least(features, other, threshold);
+            if (!similarity) {
+              return;
+            }
+            ++worker.counted.verified;
+            add_row_pairs(probes.ids_of[probe], indexed.ids_of[node],
+                          hamming_distance(probes.nodes.fingerprint_of(probe),
+                                           indexed.nodes.fingerprint_of(node)),
+                          *similarity, !one_side, worker.pairs, worker.charge);
+          });
+        }
+      });
 
   std::vector<SimilarPair> pairs = std::move(workers[0].pairs);
   MemoryCharge pairs_charge = std::move(workers[0].charge);
