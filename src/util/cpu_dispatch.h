@@ -7,7 +7,22 @@
 // CPU runs. Elsewhere (aarch64, other architectures, macOS and Windows, where
 // target_clones is unsupported) popcount compiles to the target's own
 // instruction or the compiler's portable sequence.
-#if defined(__x86_64__) && defined(__ELF__) && !defined(__APPLE__)
+//
+// Not under ThreadSanitizer: the loader calls the picking function (an ifunc
+// resolver, instrumented like any other) while relocating a program, before
+// TSan's runtime has started, and the program dies at startup (sql_tests,
+// which links the bucket codec, did so). Only the module, loaded later, was
+// safe.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SIMHASH_NO_TARGET_CLONES
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SIMHASH_NO_TARGET_CLONES
+#endif
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__APPLE__) && \
+    !defined(SIMHASH_NO_TARGET_CLONES)
 #define SIMHASH_POPCNT_CLONES [[gnu::target_clones("popcnt", "default")]]
 #else
 #define SIMHASH_POPCNT_CLONES
