@@ -14,11 +14,9 @@ std::atomic<unsigned long long> options_parsed{0};
 
 }  // namespace
 
-extern "C" unsigned long long simhash_debug_options_parse_count(void) {
-  return options_parsed.load(std::memory_order_relaxed);
-}
-
 namespace simhash::sql {
+
+unsigned long long options_parse_count() { return options_parsed.load(std::memory_order_relaxed); }
 
 std::unique_ptr<CachedExtractor> make_extractor(std::string_view options_text,
                                                 std::string_view function_name) {

@@ -56,10 +56,9 @@ class ExtractorForCall {
   CachedExtractor* chosen_ = nullptr;
 };
 
-}  // namespace simhash::sql
+// How many option strings the glue has parsed in this process: the tests
+// that link the static library observe option caching with it. Not exported
+// from the module (hidden like everything but the entry point).
+unsigned long long options_parse_count();
 
-// Test hook: how many option strings the glue has parsed in this process.
-// Exported from the module (tests find it with dlsym); not part of the SQL
-// interface.
-extern "C" __attribute__((visibility("default"))) unsigned long long
-simhash_debug_options_parse_count(void);
+}  // namespace simhash::sql

@@ -4,30 +4,10 @@
 // table. The virtual table (index_vtab*.cpp, index_storage*.cpp) and the
 // batch functions (batch_index_reader.cpp) both go through this file.
 //
-//   <name>_config(key TEXT PRIMARY KEY, value) WITHOUT ROWID
-//       'k'      the largest radius the index answers from its buckets
-//       'blocks' the blocks of the permutation plan (index/permutation_plan.h)
-//       'format' the storage format: 2 (bucket bits fixed at 16), 3
-//                (bucket bits in 'bucket_bits') or 4 (format 3 whose data
-//                table may hold NULL fingerprints; kIndexFormat)
-//       'bucket_bits' B of index/bucket_codec.h, format 3 only (absent: 16);
-//                raised as the index grows (the growth rewrites every bucket)
-//       'rows'   the rows of the data table as of the last merge, kept so the
-//                growth need not count them; absent until the first merge
-//       'icu', 'unicode' (TEXT) the versions the index was created under
-//                (simhash_icu_version()); absent in older indexes
-//   <name>_data(id INTEGER PRIMARY KEY, fp INTEGER)
-//       the rows: rowid and fingerprint, the truth the buckets are built from;
-//       a NULL fp (a text without words) is a row no search finds and no
-//       bucket holds. Indexes made before 0.2 declared fp NOT NULL: they
-//       refuse a NULL with a message (null_fingerprint_refused)
-//   <name>_buckets(id INTEGER PRIMARY KEY, entries BLOB NOT NULL)
-//       the packed buckets (index/bucket_codec.h), row id (table << B) | bucket
 //
-// A new index is format 2 with B = 16, which releases before format 3 read;
-// it turns format 3 when B first changes, and format 4 when it first stores
-// a NULL fingerprint (mark_null_fingerprints), which releases before 0.2
-// would read as 0.
+// The tables (<name>_config, <name>_data, <name>_buckets), their columns and
+// every storage format (1 refused, 2, 3, 4) are specified in docs/format.md,
+// the one description of the bytes on disk; the constants below follow it.
 #pragma once
 
 #include <cstdint>

@@ -6,21 +6,10 @@
 // table is exactly as transactional as an ordinary one: savepoints,
 // rollbacks and a crash leave rows and postings together.
 //
-//   <name>_config(key TEXT PRIMARY KEY, value) WITHOUT ROWID
-//       'format'    1 (kSimilarFormat)
-//       'threshold' REAL, the lowest threshold a query may ask for
-//       'options'   TEXT, the verification options in canonical form
-//                   (to_string of simhash_options.h), unit and n; weight=binary
-//   <name>_rows(id INTEGER PRIMARY KEY, size INTEGER NOT NULL, features BLOB NOT NULL)
-//       each row's distinct feature hashes, ascending, 8 bytes little-endian
-//       each (similar/similar_search.h), and how many; a text without
-//       features is a row of size 0, which no search finds.
-//       Index <name>_rows_size on (size): the rows of a size range.
-//   <name>_postings(feature INTEGER, size INTEGER, id INTEGER,
-//                   PRIMARY KEY(feature, size, id)) WITHOUT ROWID
-//       one entry per feature of each row, the hash as a signed integer;
-//       the row's size in the key lets a search read only the rows whose
-//       size can reach the threshold.
+//
+// The tables (<name>_config, <name>_rows, <name>_sizes, <name>_postings) and
+// their format are specified in docs/format.md; kSimilarFormat is its
+// 'format' row.
 #pragma once
 
 #include <cstdint>

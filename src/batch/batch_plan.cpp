@@ -3,7 +3,7 @@
 // calibrated on bench/batch_benchmark.cpp).
 #include "batch/batch_plan.h"
 
-#include "batch/radix_sort.h"
+#include "util/radix_sort.h"
 
 #include <cmath>
 #include <map>

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "batch/radix_sort.h"
+#include "util/radix_sort.h"
 
 namespace simhash {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "batch/batch_plan.h"
-#include "batch/radix_sort.h"
+#include "util/radix_sort.h"
 #include "util/check_point.h"
 
 namespace simhash {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "batch/radix_sort.h"
+#include "util/radix_sort.h"
 #include "fingerprint/feature_counter.h"
 #include "fingerprint/feature_hash.h"
 #include "fingerprint/fingerprint_accumulator.h"

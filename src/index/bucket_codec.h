@@ -1,19 +1,10 @@
 // Packed buckets: the on-disk form of one (table, prefix bucket) of a
-// simhash_index (storage format 2). A bucket holds the entries whose permuted
-// key starts with the bucket's top bits; each entry is a row id plus the
-// remaining low bits of the key (its "rest"). Entries are sorted by id (signed
-// order). The blob is laid out so a probe can scan the rests without decoding
-// any id:
-//
-//   varint count (>= 1)
-//   count rests, rest_bytes big-endian bytes each
-//   1 byte: the Rice parameter r (0..63) of the id gaps
-//   zigzag varint: the first id
-//   count - 1 Rice codes of (gap - 1), gap = next id - previous id: the
-//   quotient (value >> r) in unary (that many 1 bits, then a 0 bit), then the
-//   low r bits; bits are packed from the least significant bit of each byte,
-//   the last byte's unused bits are zero, and nothing follows.
-//
+// simhash_index, specified byte by byte in docs/format.md ("Packed
+// buckets"). A bucket holds the entries whose permuted key starts with the
+// bucket's top bits; each entry is a row id plus the remaining low bits of
+// the key (its "rest"). Entries are sorted by id (signed order); the rests
+// come first, big-endian, so a probe scans them without decoding an id, then
+// the Rice parameter, the first id (zigzag varint) and the Rice-coded gaps.
 // An empty bucket encodes as an empty string (and has no row on disk).
 #pragma once
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "batch/fingerprint_groups.h"
-#include "batch/radix_sort.h"
+#include "util/radix_sort.h"
 #include "batch/union_find.h"
 
 namespace simhash {

@@ -1,7 +1,6 @@
 // simhash(text [, options]) through SQL: agrees with the engine called
 // directly, NULL and non-TEXT arguments, option errors, invalid UTF-8, a
 // 10 MB text, and options parsed once per statement.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -107,54 +106,6 @@ TEST(Simhash, TenMegabyteText) {
   const auto fingerprint = bound_integer(db.handle(), "SELECT simhash(?)", {text});
   ASSERT_TRUE(fingerprint.has_value());
   EXPECT_EQ(fingerprint, as_sql(engine_fingerprint(text, "")));
-}
-
-// The module's test hook: how many option strings the glue has parsed.
-unsigned long long options_parsed() {
-  void* module = dlopen(SIMHASH_EXTENSION_PATH, RTLD_NOW | RTLD_NOLOAD);
-  if (module == nullptr) {
-    ADD_FAILURE() << "the module is not loaded: " << dlerror();
-    return 0;
-  }
-  using Counter = unsigned long long (*)();
-  auto counter = reinterpret_cast<Counter>(dlsym(module, "simhash_debug_options_parse_count"));
-  dlclose(module);  // drops only the reference NOLOAD added
-  if (counter == nullptr) {
-    ADD_FAILURE() << "simhash_debug_options_parse_count not exported";
-    return 0;
-  }
-  return counter();
-}
-
-constexpr const char* kTenThousandRows =
-    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) ";
-
-TEST(Simhash, ConstantOptionsAreParsedOncePerStatement) {
-  TestDatabase db;
-  const unsigned long long before = options_parsed();
-  EXPECT_EQ(db.integer(std::string(kTenThousandRows) +
-                       "SELECT count(simhash('row ' || i || ' of some text', 'unit=char n=3')) "
-                       "FROM n"),
-            10000);
-  EXPECT_EQ(options_parsed() - before, 1U);
-
-  // The counter does see per-row parsing: options computed per row (here
-  // alternating) cannot be cached as a constant argument.
-  const unsigned long long before_varying = options_parsed();
-  EXPECT_EQ(db.integer(std::string(kTenThousandRows) +
-                       "SELECT count(simhash('row ' || i, 'unit=char n=' || (3 + i % 2))) FROM n"),
-            10000);
-  EXPECT_GE(options_parsed() - before_varying, 10000U);
-
-  // The defaults are parsed once per connection, not per statement.
-  db.integer("SELECT simhash('warm up')");
-  const unsigned long long before_defaults = options_parsed();
-  EXPECT_EQ(db.integer(std::string(kTenThousandRows) + "SELECT count(simhash('row ' || i)) FROM n"),
-            10000);
-  EXPECT_EQ(
-      db.integer(std::string(kTenThousandRows) + "SELECT count(simhash('row ' || i, '')) FROM n"),
-      10000);
-  EXPECT_LE(options_parsed() - before_defaults, 1U);
 }
 
 // A UTF-16 database hands the functions the same text converted back to

@@ -2,7 +2,7 @@
 // the key starting at a masked bit, at most 11 bits wide (2048 counters stay
 // in the L1 cache); the width is the smallest that needs no more passes, as
 // fewer buckets scatter faster.
-#include "batch/radix_sort.h"
+#include "util/radix_sort.h"
 
 #include <algorithm>
 #include <array>
