@@ -5,7 +5,9 @@
 // force over every pair), then inserts through the refuse recipe: a
 // near-duplicate fails with sqlite3.ErrConstraint naming the row, a new text
 // goes in. docs/clients.md explains it; scripts/test.sh runs it as
-//   go run -tags libsqlite3 ./examples/go build/simhash.so
+//
+//	go run -tags libsqlite3 ./examples/go build/simhash.so
+//
 // from the repository root. Exits non-zero on any difference.
 package main
 

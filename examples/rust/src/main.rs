@@ -60,7 +60,12 @@ fn run(module: &str) -> rusqlite::Result<()> {
         }
         let free: Vec<i64> = partners
             .get(&id)
-            .map(|p| p.iter().copied().filter(|o| !cluster.contains_key(o)).collect())
+            .map(|p| {
+                p.iter()
+                    .copied()
+                    .filter(|o| !cluster.contains_key(o))
+                    .collect()
+            })
             .unwrap_or_default();
         if free.is_empty() {
             continue;
@@ -81,7 +86,8 @@ fn run(module: &str) -> rusqlite::Result<()> {
     // The checked insert.
     conn.execute_batch(&read("sql/recipes/follow_table.sql"))?;
     conn.execute_batch(&read("sql/recipes/refuse_near_duplicates.sql"))?;
-    let body: String = conn.query_row("SELECT body FROM docs WHERE id = 1", [], |row| row.get(0))?;
+    let body: String =
+        conn.query_row("SELECT body FROM docs WHERE id = 1", [], |row| row.get(0))?;
     let body = body + " one more word";
     match conn.execute("INSERT INTO docs(body) VALUES (?1)", [&body]) {
         Err(rusqlite::Error::SqliteFailure(error, Some(message)))
@@ -92,7 +98,9 @@ fn run(module: &str) -> rusqlite::Result<()> {
                 fail(format!("unexpected message {message:?}"));
             }
         }
-        other => fail(format!("a near-duplicate of row 1: want a constraint error, got {other:?}")),
+        other => fail(format!(
+            "a near-duplicate of row 1: want a constraint error, got {other:?}"
+        )),
     }
     let listed: Vec<i64> = conn
         .prepare(&read("sql/recipes/near_duplicate_of.sql"))?
@@ -114,7 +122,9 @@ fn run(module: &str) -> rusqlite::Result<()> {
 }
 
 fn main() {
-    let module = std::env::args().nth(1).unwrap_or_else(|| "build/simhash.so".to_string());
+    let module = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "build/simhash.so".to_string());
     if let Err(error) = run(&module) {
         fail(error.to_string());
     }
