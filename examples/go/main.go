@@ -78,31 +78,50 @@ func main() {
 
 	got := ints(db, "SELECT id, cluster FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id') ORDER BY id")
 
-	// Brute force: every verified pair, grouped as keep-one groups them.
-	partners := map[int64][]int64{}
-	for _, pair := range ints(db, `SELECT a.id, b.id FROM docs AS a JOIN docs AS b ON a.id < b.id
-	                                WHERE simhash_jaccard(a.body, b.body, 'n=3 weight=binary') >= 0.8`) {
-		partners[pair[0]] = append(partners[pair[0]], pair[1])
-		partners[pair[1]] = append(partners[pair[1]], pair[0])
-	}
-	cluster := map[int64]int64{}
-	for _, row := range ints(db, "SELECT id FROM docs ORDER BY id") {
-		id := row[0]
-		if _, done := cluster[id]; done {
-			continue
+	// Brute force: every verified pair, then the leader grouping
+	// simhash_dedup documents: in id order each row joins the most similar
+	// leader before it (ties: the smallest id), else leads; groups of one
+	// are left out.
+	partners := map[int64]map[int64]float64{}
+	link := func(a, b int64, similarity float64) {
+		if partners[a] == nil {
+			partners[a] = map[int64]float64{}
 		}
-		var free []int64
-		for _, other := range partners[id] {
-			if _, done := cluster[other]; !done {
-				free = append(free, other)
+		partners[a][b] = similarity
+	}
+	rows := must(db.Query(`SELECT a.id, b.id, simhash_jaccard(a.body, b.body, 'n=3 weight=binary') AS j
+	                         FROM docs AS a JOIN docs AS b ON a.id < b.id WHERE j >= 0.8`))
+	for rows.Next() {
+		var a, b int64
+		var similarity float64
+		if err := rows.Scan(&a, &b, &similarity); err != nil {
+			fail("%v", err)
+		}
+		link(a, b, similarity)
+		link(b, a, similarity)
+	}
+	rows.Close()
+	leader := map[int64]int64{}
+	var order []int64
+	for _, row := range ints(db, "SELECT id FROM docs ORDER BY id") {
+		id, best, bestSimilarity := row[0], row[0], -1.0
+		for other, similarity := range partners[id] {
+			if other < id && leader[other] == other &&
+				(similarity > bestSimilarity || (similarity == bestSimilarity && other < best)) {
+				best, bestSimilarity = other, similarity
 			}
 		}
-		if len(free) == 0 {
-			continue
-		}
-		cluster[id] = id
-		for _, other := range free {
-			cluster[other] = id
+		leader[id] = best
+		order = append(order, id)
+	}
+	size := map[int64]int{}
+	for _, kept := range leader {
+		size[kept]++
+	}
+	cluster := map[int64]int64{}
+	for _, id := range order {
+		if size[leader[id]] > 1 {
+			cluster[id] = leader[id]
 		}
 	}
 	var expected [][]int64

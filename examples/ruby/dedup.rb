@@ -25,21 +25,22 @@ db.execute_batch(read.call("examples/clients/docs.sql"))
 # The groups: the kept row of each is its cluster.
 got = db.execute("SELECT id, cluster FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id') ORDER BY id")
 
-# Brute force: every verified pair, grouped as keep-one groups them.
+# Brute force: every verified pair, then the leader grouping simhash_dedup
+# documents: in id order each row joins the most similar leader before it
+# (ties: the smallest id), else leads; groups of one are left out.
 ids = db.execute("SELECT id FROM docs ORDER BY id").flatten
-partners = Hash.new { |h, k| h[k] = [] }
-db.execute(<<~SQL).each { |a, b| partners[a] << b; partners[b] << a }
-  SELECT a.id, b.id FROM docs AS a JOIN docs AS b ON a.id < b.id
-   WHERE simhash_jaccard(a.body, b.body, 'n=3 weight=binary') >= 0.8
+partners = Hash.new { |h, k| h[k] = {} }
+db.execute(<<~SQL).each { |a, b, j| partners[a][b] = partners[b][a] = j }
+  SELECT a.id, b.id, simhash_jaccard(a.body, b.body, 'n=3 weight=binary') AS j
+    FROM docs AS a JOIN docs AS b ON a.id < b.id WHERE j >= 0.8
 SQL
-cluster = {}
+leader = {}
 ids.each do |id|
-  next if cluster.key?(id)
-  free = partners[id].reject { |other| cluster.key?(other) }
-  next if free.empty?
-  cluster[id] = id
-  free.each { |other| cluster[other] = id }
+  leaders = partners[id].select { |other, _| other < id && leader[other] == other }
+  leader[id] = leaders.empty? ? id : leaders.min_by { |other, j| [-j, other] }.first
 end
+sizes = leader.values.tally
+cluster = leader.select { |_, kept| sizes[kept] > 1 }
 check.call(got == cluster.sort, "simhash_dedup #{got.inspect} != brute force #{cluster.sort.inspect}")
 removed = got.count { |id, kept| id != kept }
 puts "#{got.map(&:last).uniq.size} groups, #{removed} rows to remove"

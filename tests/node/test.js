@@ -56,22 +56,31 @@ test("fingerprints need BigInt: safeIntegers(true) keeps all 64 bits, numbers do
   assert.ok(lost >= 15, `only ${lost} of 20 fingerprints lost bits as numbers`);
 });
 
-// The groups keep-one forms from the verified pairs, visiting ids in order.
-function greedyGroups(ids, pairs) {
-  const partners = new Map(ids.map((id) => [id, []]));
-  for (const [a, b] of pairs) {
-    partners.get(a).push(b);
-    partners.get(b).push(a);
+// The leader grouping simhash_dedup documents: in id order each row joins
+// the most similar leader before it (ties: the smallest id), else leads;
+// groups of one are left out. pairs: [a, b, similarity].
+function leaderGroups(ids, pairs) {
+  const partners = new Map(ids.map((id) => [id, new Map()]));
+  for (const [a, b, similarity] of pairs) {
+    partners.get(a).set(b, similarity);
+    partners.get(b).set(a, similarity);
   }
-  const cluster = new Map();
+  const leader = new Map();
   for (const id of ids) {
-    if (cluster.has(id)) continue;
-    const free = partners.get(id).filter((other) => !cluster.has(other));
-    if (free.length === 0) continue;
-    cluster.set(id, id);
-    for (const other of free) cluster.set(other, id);
+    let best = id;
+    let bestSimilarity = -1;
+    for (const [other, similarity] of partners.get(id)) {
+      if (other < id && leader.get(other) === other &&
+          (similarity > bestSimilarity || (similarity === bestSimilarity && other < best))) {
+        best = other;
+        bestSimilarity = similarity;
+      }
+    }
+    leader.set(id, best);
   }
-  return [...cluster].sort((x, y) => x[0] - y[0]);
+  const size = new Map();
+  for (const kept of leader.values()) size.set(kept, (size.get(kept) || 0) + 1);
+  return [...leader].filter(([, kept]) => size.get(kept) > 1).sort((x, y) => x[0] - y[0]);
 }
 
 test("simhash_dedup finds the groups brute force finds", () => {
@@ -79,9 +88,9 @@ test("simhash_dedup finds the groups brute force finds", () => {
   db.defaultSafeIntegers(false); // ids are small
   db.exec(read("examples/clients/docs.sql"));
   const ids = db.prepare("SELECT id FROM docs ORDER BY id").pluck().all();
-  const pairs = db.prepare(`SELECT a.id, b.id FROM docs AS a JOIN docs AS b ON a.id < b.id
-                             WHERE simhash_jaccard(a.body, b.body, 'n=3 weight=binary') >= 0.8`).raw().all();
-  const expected = greedyGroups(ids, pairs);
+  const pairs = db.prepare(`SELECT a.id, b.id, simhash_jaccard(a.body, b.body, 'n=3 weight=binary') AS j
+                             FROM docs AS a JOIN docs AS b ON a.id < b.id WHERE j >= 0.8`).raw().all();
+  const expected = leaderGroups(ids, pairs);
   const got = db.prepare("SELECT id, cluster FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id') ORDER BY id")
     .raw().all();
   assert.deepEqual(got, expected);

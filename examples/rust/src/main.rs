@@ -39,42 +39,52 @@ fn run(module: &str) -> rusqlite::Result<()> {
         "SELECT id, cluster FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id') ORDER BY id",
     )?;
 
-    // Brute force: every verified pair, grouped as keep-one groups them.
-    let mut partners: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-    for (a, b) in pairs(
-        &conn,
-        "SELECT a.id, b.id FROM docs AS a JOIN docs AS b ON a.id < b.id
-          WHERE simhash_jaccard(a.body, b.body, 'n=3 weight=binary') >= 0.8",
-    )? {
-        partners.entry(a).or_default().push(b);
-        partners.entry(b).or_default().push(a);
+    // Brute force: every verified pair, then the leader grouping
+    // simhash_dedup documents: in id order each row joins the most similar
+    // leader before it (ties: the smallest id), else leads; groups of one are
+    // left out.
+    let mut partners: BTreeMap<i64, Vec<(i64, f64)>> = BTreeMap::new();
+    let mut statement = conn.prepare(
+        "SELECT a.id, b.id, simhash_jaccard(a.body, b.body, 'n=3 weight=binary') AS j
+           FROM docs AS a JOIN docs AS b ON a.id < b.id WHERE j >= 0.8",
+    )?;
+    let verified = statement.query_map([], |row| {
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, i64>(1)?,
+            row.get::<_, f64>(2)?,
+        ))
+    })?;
+    for pair in verified {
+        let (a, b, similarity) = pair?;
+        partners.entry(a).or_default().push((b, similarity));
+        partners.entry(b).or_default().push((a, similarity));
     }
-    let mut cluster: BTreeMap<i64, i64> = BTreeMap::new();
     let ids: Vec<i64> = conn
         .prepare("SELECT id FROM docs ORDER BY id")?
         .query_map([], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    for id in ids {
-        if cluster.contains_key(&id) {
-            continue;
+    let mut leader: BTreeMap<i64, i64> = BTreeMap::new();
+    for &id in &ids {
+        let mut best = (id, -1.0);
+        for &(other, similarity) in partners.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            if other < id
+                && leader[&other] == other
+                && (similarity > best.1 || (similarity == best.1 && other < best.0))
+            {
+                best = (other, similarity);
+            }
         }
-        let free: Vec<i64> = partners
-            .get(&id)
-            .map(|p| {
-                p.iter()
-                    .copied()
-                    .filter(|o| !cluster.contains_key(o))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if free.is_empty() {
-            continue;
-        }
-        cluster.insert(id, id);
-        for other in free {
-            cluster.insert(other, id);
-        }
+        leader.insert(id, best.0);
     }
+    let mut size: BTreeMap<i64, usize> = BTreeMap::new();
+    for &kept in leader.values() {
+        *size.entry(kept).or_default() += 1;
+    }
+    let cluster: BTreeMap<i64, i64> = leader
+        .into_iter()
+        .filter(|(_, kept)| size[kept] > 1)
+        .collect();
     let expected: Vec<(i64, i64)> = cluster.into_iter().collect();
     if got != expected {
         fail(format!("simhash_dedup {got:?} != brute force {expected:?}"));
