@@ -204,7 +204,7 @@ S390X_SQL_TESTS='*-BatchInterrupt.*:*StopsSoonAfterAnInterrupt*:*ProgressHandler
 # (build/npm-scratch/) is kept, so later runs only pack and install the
 # tarball (seconds).
 node_client() {
-  local scratch=build/npm-scratch tarball
+  local scratch=build/npm-scratch tarball root=$PWD
   # better-sqlite3 12 supports Node 20 and later (Debian 12's own nodejs is
   # 18; NodeSource's 20 is what this was tested with).
   if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
@@ -217,11 +217,11 @@ node_client() {
   mkdir -p "$scratch"
   [ -f "$scratch/package.json" ] || (cd "$scratch" && npm init -y >/dev/null)
   if [ ! -f "$scratch/node_modules/better-sqlite3/build/Release/better_sqlite3.node" ]; then
-    (cd "$scratch" && npm install --no-audit --no-fund --nodedir=/usr better-sqlite3@12.11.1)
+    (cd "$scratch" && npm install --no-audit --no-fund --save-exact --nodedir=/usr better-sqlite3@12.11.1)
   fi
   (cd "$scratch" && npm install --no-audit --no-fund --nodedir=/usr "$tarball")
   cp tests/node/test.js "$scratch/"
-  (cd "$scratch" && node test.js "$OLDPWD")
+  (cd "$scratch" && node test.js "$root")
 }
 
 # The examples of docs/clients.md, each against the Release build's module:
