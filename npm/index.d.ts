@@ -12,7 +12,7 @@ export function getLoadablePath(): string;
 
 /**
  * Loads the module into db. Read fingerprints with safeIntegers(true)
- * (better-sqlite3) or readBigInts: true (node:sqlite): they are 64-bit and a
+ * (better-sqlite3) or statement.setReadBigInts(true) (node:sqlite): they are 64-bit and a
  * JS number keeps only 53 bits.
  */
 export function load(db: LoadableDatabase): void;

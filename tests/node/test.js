@@ -140,8 +140,18 @@ try {
   // Node before 22.5 has none.
 }
 test("node:sqlite", { skip: nodeSqlite ? false : `Node ${process.version} has no node:sqlite` }, () => {
-  const db = new nodeSqlite.DatabaseSync(":memory:", { allowExtension: true, readBigInts: true });
+  const db = new nodeSqlite.DatabaseSync(":memory:", { allowExtension: true });
   simhash.load(db);
-  const { fp, hex } = db.prepare("SELECT simhash('Hello, World') AS fp, simhash_hex(simhash('Hello, World')) AS hex").get();
+  const query = "SELECT simhash('Hello, World') AS fp, simhash_hex(simhash('Hello, World')) AS hex";
+  // node:sqlite refuses to round: an integer past 2^53 read as a number throws.
+  assert.throws(() => db.prepare(query).get(), /too large to be represented as a JavaScript number/);
+  const statement = db.prepare(query);
+  statement.setReadBigInts(true);
+  const { fp, hex } = statement.get();
   assert.equal(BigInt.asUintN(64, fp).toString(16).padStart(16, "0"), hex);
+  // Loading was switched off again after the load.
+  assert.throws(() => db.exec("SELECT load_extension('x')"), /not authorized/);
+  // Opened without allowExtension: load() says how to open it.
+  assert.throws(() => simhash.load(new nodeSqlite.DatabaseSync(":memory:")),
+                /open it with new DatabaseSync\(path, \{ allowExtension: true \}\)/);
 });
