@@ -212,7 +212,8 @@ node_client() {
     return 1
   fi
   tarball=$(bash scripts/build-npm.sh build/npm-dist | tail -n 1)
-  tar -tzf "$tarball" | grep -qx package/lib/linux-arm64/simhash.so ||
+  # (grep reads the whole list: -q would stop tar with SIGPIPE, a failure under pipefail)
+  tar -tzf "$tarball" | grep -x package/lib/linux-arm64/simhash.so >/dev/null ||
     { echo "$tarball holds no arm64 module" >&2; return 1; }
   mkdir -p "$scratch"
   [ -f "$scratch/package.json" ] || (cd "$scratch" && npm init -y >/dev/null)
