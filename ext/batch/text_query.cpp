@@ -139,12 +139,13 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
         // A table keyed by a URL or a name still has its rowid; say so with
         // the query's own text column.
         const char* text_column = sqlite3_column_name(statement, 1);
-        throw SqliteError(
-            SQLITE_ERROR,
-            std::string(who) + ": the query's first column (id) must be an INTEGER, got " +
-                type_name(id) + " in row " + std::to_string(row) +
-                "; a table without an INTEGER key has one in its rowid: 'SELECT rowid, " +
-                (text_column != nullptr ? text_column : "body") + " FROM ...'");
+        throw SqliteError(SQLITE_ERROR,
+                          std::string(who) +
+                              ": the query's first column (id) must be an INTEGER, got " +
+                              type_name(id) + " in row " + std::to_string(row) +
+                              "; a table keyed otherwise still has an INTEGER rowid (unless "
+                              "WITHOUT ROWID): 'SELECT rowid, " +
+                              (text_column != nullptr ? text_column : "body") + " FROM ...'");
       }
       every_id.push_back(sqlite3_value_int64(id));
       const std::optional<std::string_view> text = text_of(sqlite3_column_value(statement, 1));

@@ -400,7 +400,8 @@ TEST(SimhashDedup, ErrorsNameTheArgument) {
        "simhash_dedup: the query must only read"},
       {"SELECT * FROM simhash_dedup('SELECT body, body FROM docs')",
        "simhash_dedup: the query's first column (id) must be an INTEGER, got TEXT in row 1; a "
-       "table without an INTEGER key has one in its rowid: 'SELECT rowid, body FROM ...'"},
+       "table keyed otherwise still has an INTEGER rowid (unless WITHOUT ROWID): 'SELECT rowid, "
+       "body FROM ...'"},
       {"SELECT * FROM simhash_dedup('docs')",
        "simhash_dedup: the query does not prepare: near \"docs\": syntax error; it is SQL text "
        "returning (id, text), not a table's name: e.g. 'SELECT rowid, body FROM docs'"},
