@@ -32,9 +32,20 @@ self_contained=(dpkg-dev make icu-devtools)
 # the amalgamation (sqlite3.c) that the bundled-SQLite stage compiles in.
 # libdqlite-dev builds the dqlite node program (examples/dqlite/) and go-dqlite
 # brings the `dqlite` shell that docs/dqlite.md and its test use.
+# The client examples of docs/clients.md: Go with mattn/go-sqlite3
+# (golang-go, golang-github-mattn-go-sqlite3-dev), Rust with rusqlite (cargo,
+# librust-rusqlite-dev: the crates, built offline) and Ruby's sqlite3 gem
+# (ruby-sqlite3). nodejs runs the npm package's test (docs/node.md);
+# better-sqlite3 12 needs Node 20 or later, which Debian 12's nodejs (18) is
+# not: that stage was run with NodeSource's nodejs 20.
 tests=(libgtest-dev libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip
        python3-venv sqlite-utils clang g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu
-       qemu-user tcl libdqlite-dev go-dqlite "${self_contained[@]}")
+       qemu-user tcl libdqlite-dev go-dqlite golang-go golang-github-mattn-go-sqlite3-dev cargo
+       librust-rusqlite-dev ruby-sqlite3 nodejs "${self_contained[@]}")
+# npm and the Node headers that better-sqlite3 compiles against: Debian's
+# npm and libnode-dev, unless the Node installed brings its own (NodeSource's
+# nodejs package holds both, and conflicts with Debian's npm).
+command -v npm >/dev/null || tests+=(npm libnode-dev)
 need_sources=no
 case "${1:-}" in
   "") ;;

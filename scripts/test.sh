@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every test, each stage timed:
 #   the Release build (build/, g++) and the whole suite in it with ctest;
+#   the client examples of docs/clients.md against it: Go (mattn/go-sqlite3),
+#     Rust (rusqlite) and Ruby (the sqlite3 gem), Debian's packages, offline;
 #   a 3-node dqlite cluster on 127.0.0.1 (examples/dqlite/, SIMHASH_DQLITE=ON
 #     in build/): tests/dqlite/failover_test.py kills the leader twice under
 #     a writer and checks the index on the new and the restarted leader;
@@ -30,6 +32,10 @@
 #     from an empty build directory on two busy cores, seconds once built);
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
 #     SQL tests, running the tests that use several threads;
+#   the npm package (npm/, docs/node.md) with the self-contained x64 and the
+#     aarch64 modules, installed into a scratch project (build/npm-scratch/)
+#     next to better-sqlite3 12.11.1 from the npm registry (compiled there
+#     once, kept), and tests/node/test.js run in it;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
 #     replayed, then each target fuzzed for FUZZ_SECONDS (default 30).
 set -euo pipefail
@@ -190,6 +196,52 @@ S390X_SQL_TESTS='*-BatchInterrupt.*:*StopsSoonAfterAnInterrupt*:*ProgressHandler
 ':RecipesReplace.*:Recipes/RecipesUnderRandomWrites.*:Triggers/SimilarFollowTable.*'\
 ':SimilarFollowTableRecipe.*:SimilarRecipes.*:SimilarRefuseRecipe.*:LargeText.*'
 
+# The npm package (npm/, scripts/build-npm.sh: the self-contained x64 module
+# and the aarch64 cross build's) installed into a scratch project next to
+# better-sqlite3 12.11.1 from the npm registry, and tests/node/test.js run
+# there. better-sqlite3 compiles itself (SQLite included) with node-gyp
+# against Debian's Node headers (--nodedir=/usr) once: the scratch project
+# (build/npm-scratch/) is kept, so later runs only pack and install the
+# tarball (seconds).
+node_client() {
+  local scratch=build/npm-scratch tarball root=$PWD
+  # better-sqlite3 12 supports Node 20 and later (Debian 12's own nodejs is
+  # 18; NodeSource's 20 is what this was tested with).
+  if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    echo "better-sqlite3 12.11.1 needs Node 20 or later; this is Node $(node --version)" >&2
+    return 1
+  fi
+  tarball=$(bash scripts/build-npm.sh build/npm-dist | tail -n 1)
+  # (grep reads the whole list: -q would stop tar with SIGPIPE, a failure under pipefail)
+  tar -tzf "$tarball" | grep -x package/lib/linux-arm64/simhash.so >/dev/null ||
+    { echo "$tarball holds no arm64 module" >&2; return 1; }
+  mkdir -p "$scratch"
+  [ -f "$scratch/package.json" ] || (cd "$scratch" && npm init -y >/dev/null)
+  if [ ! -f "$scratch/node_modules/better-sqlite3/build/Release/better_sqlite3.node" ]; then
+    (cd "$scratch" && npm install --no-audit --no-fund --save-exact --nodedir=/usr better-sqlite3@12.11.1)
+  fi
+  (cd "$scratch" && npm install --no-audit --no-fund --nodedir=/usr "$tarball")
+  cp tests/node/test.js "$scratch/"
+  (cd "$scratch" && node test.js "$root")
+}
+
+# The examples of docs/clients.md, each against the Release build's module:
+# Go (mattn/go-sqlite3 in GOPATH mode, linked to the system's SQLite; its
+# build cache kept in build/go-cache), Rust (rusqlite from Debian's crates,
+# target kept in build/rust-example) and Ruby (the sqlite3 gem).
+go_client() {
+  GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$PWD/build/go-cache" GOFLAGS= \
+    go run -tags libsqlite3 ./examples/go build/simhash.so
+}
+
+rust_client() {
+  mkdir -p build/cargo-home
+  printf '%s\n' '[source.crates-io]' 'replace-with = "debian"' '[source.debian]' \
+    'directory = "/usr/share/cargo/registry"' >build/cargo-home/config.toml
+  CARGO_HOME="$PWD/build/cargo-home" CARGO_TARGET_DIR="$PWD/build/rust-example" \
+    /usr/bin/cargo run --offline --quiet --manifest-path examples/rust/Cargo.toml -- build/simhash.so
+}
+
 # $1: the processor, $2: a GoogleTest filter for the SQL tests, $3: one for
 # the engine tests (default: all).
 cross_tests() {
@@ -207,6 +259,9 @@ cross_tests() {
 
 stage "Release build (g++)" release_build
 stage "Release tests" ctest --test-dir build --output-on-failure -j"$jobs"
+stage "Go example (mattn/go-sqlite3)" go_client
+stage "Rust example (rusqlite)" rust_client
+stage "Ruby example (sqlite3 gem)" ruby examples/ruby/dedup.rb build/simhash.so
 stage "dqlite cluster failover (3 nodes, 127.0.0.1)" dqlite_failover
 stage "ASan+UBSan build" sanitizer_build
 stage "ASan+UBSan tests" sanitizer_tests
@@ -222,6 +277,7 @@ stage "bundled SQLite app (amalgamation, no load_extension)" bundled_sqlite
 stage "portable database file (Release)" portable_file
 stage "aarch64 cross build" cross_build arm64 aarch64
 stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
+stage "npm package (better-sqlite3)" node_client
 stage "i686 cross build (32-bit x86)" cross_build i386 i686
 stage "i686 tests (qemu-user)" cross_tests i686 "$I686_SQL_TESTS" "$I686_ENGINE_TESTS"
 stage "s390x cross build" cross_build s390x s390x

@@ -27,6 +27,14 @@ namespace {
 constexpr std::size_t kBatchBytes = std::size_t{1} << 17;
 constexpr std::size_t kBatchRows = 256;
 
+// Whether `query` is one word of name characters (a table's name, not SQL).
+bool is_bare_name(std::string_view query) {
+  return !query.empty() && std::all_of(query.begin(), query.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || static_cast<unsigned char>(c) >= 0x80;
+  });
+}
+
 }  // namespace
 
 Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_view who,
@@ -37,7 +45,16 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
   int rc = sqlite3_prepare_v2(db, query.c_str(), static_cast<int>(query.size()), &raw, &tail);
   Statement statement(raw);
   if (rc != SQLITE_OK) {
-    throw SqliteError(rc, prefix + "does not prepare: " + sqlite3_errmsg(db));
+    std::string message = prefix + "does not prepare: " + sqlite3_errmsg(db);
+    // A table's name where the SQL text goes (simhash_dedup('texts')) is
+    // the usual slip, and "syntax error" alone does not say what was meant.
+    if (is_bare_name(query)) {
+      message +=
+          "; it is SQL text returning (id, text), not a table's name: e.g. 'SELECT rowid, "
+          "body FROM " +
+          query + "'";
+    }
+    throw SqliteError(rc, message);
   }
   if (!statement) {
     throw SqliteError(SQLITE_ERROR, prefix + "is empty; " + std::string(usage));
@@ -119,10 +136,16 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
       ++row;
       sqlite3_value* id = sqlite3_column_value(statement, 0);
       if (sqlite3_value_type(id) != SQLITE_INTEGER) {
-        throw SqliteError(SQLITE_ERROR, std::string(who) +
-                                            ": the query's first column (id) must be an "
-                                            "INTEGER, got " +
-                                            type_name(id) + " in row " + std::to_string(row));
+        // A table keyed by a URL or a name still has its rowid; say so with
+        // the query's own text column.
+        const char* text_column = sqlite3_column_name(statement, 1);
+        throw SqliteError(SQLITE_ERROR,
+                          std::string(who) +
+                              ": the query's first column (id) must be an INTEGER, got " +
+                              type_name(id) + " in row " + std::to_string(row) +
+                              "; a table keyed otherwise still has an INTEGER rowid (unless "
+                              "WITHOUT ROWID): 'SELECT rowid, " +
+                              (text_column != nullptr ? text_column : "body") + " FROM ...'");
       }
       every_id.push_back(sqlite3_value_int64(id));
       const std::optional<std::string_view> text = text_of(sqlite3_column_value(statement, 1));

@@ -399,7 +399,12 @@ TEST(SimhashDedup, ErrorsNameTheArgument) {
       {"SELECT * FROM simhash_dedup('DELETE FROM docs RETURNING id, body')",
        "simhash_dedup: the query must only read"},
       {"SELECT * FROM simhash_dedup('SELECT body, body FROM docs')",
-       "simhash_dedup: the query's first column (id) must be an INTEGER, got TEXT in row 1"},
+       "simhash_dedup: the query's first column (id) must be an INTEGER, got TEXT in row 1; a "
+       "table keyed otherwise still has an INTEGER rowid (unless WITHOUT ROWID): 'SELECT rowid, "
+       "body FROM ...'"},
+      {"SELECT * FROM simhash_dedup('docs')",
+       "simhash_dedup: the query does not prepare: near \"docs\": syntax error; it is SQL text "
+       "returning (id, text), not a table's name: e.g. 'SELECT rowid, body FROM docs'"},
       {"SELECT * FROM simhash_dedup('SELECT 7, body FROM docs')",
        "simhash_dedup: the query returns id 7 more than once"},
       {"SELECT * FROM simhash_dedup('SELECT id, body FROM docs', 0)",

@@ -1,0 +1,111 @@
+"""The look-then-delete flow of docs/dedup.md
+(sql/recipes/dedup_look_then_delete.sql, run as it is): one simhash_dedup
+run kept in a temp table, its one-row summary (groups, rows to remove, their
+bytes, the least similar removal) and the list of least similar removals,
+each checked against brute force over every pair (and the leader grouping
+docs/dedup.md describes) on random texts with near copies (fixed seeds); then the DELETE from the temp table removes exactly
+those rows.
+
+Usage: python3 tests/python/test_dedup_flow.py path/to/simhash.so
+(run from the repository root, as ctest does).
+"""
+import os
+import random
+import sqlite3
+import sys
+import unittest
+
+EXTENSION = sys.argv.pop(1) if len(sys.argv) > 1 else "build/simhash"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RECIPE = os.path.join(ROOT, "sql", "recipes", "dedup_look_then_delete.sql")
+
+
+def statements(script):
+    """The script's statements, one by one (executescript drops results)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+
+
+def texts(seed):
+    """Random texts, each with 0-3 copies that change a few words (some
+    above the 0.8 threshold, some below), and an empty one."""
+    rng = random.Random(seed)
+    out = [""]
+    for _ in range(40):
+        words = [f"w{rng.randrange(3000)}" for _ in range(rng.randrange(20, 80))]
+        out.append(" ".join(words))
+        for _ in range(rng.randrange(4)):
+            copy = list(words)
+            for _ in range(rng.randrange(1, 5)):
+                copy[rng.randrange(len(copy))] = f"x{rng.randrange(100)}"
+            out.append(" ".join(copy))
+    rng.shuffle(out)
+    return out
+
+
+class LookThenDelete(unittest.TestCase):
+    def test_summary_and_delete_match_brute_force(self):
+        for seed in (1, 2, 3):
+            with self.subTest(seed=seed):
+                self.check(seed)
+
+    def check(self, seed):
+        conn = sqlite3.connect(":memory:")
+        conn.enable_load_extension(True)
+        conn.load_extension(EXTENSION)
+        conn.enable_load_extension(False)
+        conn.execute("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)")
+        conn.executemany("INSERT INTO docs(body) VALUES (?)", [(t,) for t in texts(seed)])
+        bodies = dict(conn.execute("SELECT id, body FROM docs"))
+
+        # Brute force: every pair at 0.8, then the leader grouping
+        # simhash_dedup documents: in id order each row joins the most similar
+        # leader before it (ties: the smallest id), else leads; groups of one
+        # are left out.
+        partners = {i: {} for i in bodies}
+        for a, b, similarity in conn.execute(
+            "SELECT a.id, b.id, simhash_jaccard(a.body, b.body, 'n=3 weight=binary') AS j"
+            " FROM docs AS a JOIN docs AS b ON a.id < b.id WHERE j >= 0.8"
+        ):
+            partners[a][b] = partners[b][a] = similarity
+        leader = {}
+        for i in sorted(bodies):
+            leaders = [(-s, o) for o, s in partners[i].items() if o < i and leader[o] == o]
+            leader[i] = min(leaders)[1] if leaders else i
+        sizes = {}
+        for i, kept in leader.items():
+            sizes[kept] = sizes.get(kept, 0) + 1
+        cluster = {i: kept for i, kept in leader.items() if sizes[kept] > 1}
+        removed = sorted(i for i, kept in cluster.items() if i != kept)
+        self.assertGreater(len(removed), 5)
+        similarity = {
+            i: conn.execute(
+                "SELECT simhash_jaccard(?, ?, 'n=3 weight=binary')", (bodies[i], bodies[cluster[i]])
+            ).fetchone()[0]
+            for i in removed
+        }
+
+        with open(RECIPE, encoding="utf-8") as f:
+            results = [conn.execute(s).fetchall() for s in statements(f.read())]
+        summary, least = [r for r in results if r]
+        self.assertEqual(
+            summary,
+            [(len(set(cluster.values())), len(removed),
+              sum(len(bodies[i].encode()) for i in removed), min(similarity.values()))],
+        )
+        expected_least = sorted(removed, key=lambda i: (similarity[i], i))[:5]
+        self.assertEqual([(r[0], r[1]) for r in least], [(i, cluster[i]) for i in expected_least])
+        self.assertEqual(sorted(conn.execute("SELECT id, cluster FROM temp.dupes")), sorted(cluster.items()))
+
+        conn.execute("DELETE FROM docs WHERE id IN (SELECT id FROM temp.dupes WHERE id <> cluster)")
+        self.assertEqual(
+            sorted(i for (i,) in conn.execute("SELECT id FROM docs")), sorted(set(bodies) - set(removed))
+        )
+
+
+if __name__ == "__main__":
+    unittest.main()
