@@ -65,7 +65,8 @@ TEST(SimhashOptions, ToStringRoundTripsEveryCombination) {
 }
 
 TEST(SimhashOptions, UnknownKeyIsNamed) {
-  EXPECT_EQ(parse_error("foo=1"), "simhash: unknown option \"foo\" (known: unit, n, weight, symbols)");
+  EXPECT_EQ(parse_error("foo=1"),
+            "simhash: unknown option \"foo\" (known: unit, n, weight, symbols)");
   EXPECT_EQ(parse_error("n=2 units=word"),
             "simhash: unknown option \"units\" (known: unit, n, weight, symbols)");
 }
