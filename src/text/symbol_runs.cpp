@@ -22,6 +22,12 @@ bool is_symbol_character(UChar32 c) {
   }
 }
 
+bool joins_symbol_run(UChar32 c) {
+  return u_charType(c) == U_DASH_PUNCTUATION ||
+         (u_charType(c) == U_OTHER_PUNCTUATION &&
+          u_hasBinaryProperty(c, UCHAR_TERMINAL_PUNCTUATION));
+}
+
 bool extends_symbol_run(UChar32 c) {
   const std::int8_t type = u_charType(c);
   return type == U_NON_SPACING_MARK || type == U_ENCLOSING_MARK;

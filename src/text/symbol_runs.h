@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include <unicode/uchar.h>
 #include <unicode/umachine.h>
 #include <unicode/utf8.h>
 
@@ -21,6 +22,13 @@ namespace simhash {
 // Ps, Pe, Pi, Pf, Pc) stay dropped: in prose they mark phrasing, not
 // content, and a text that only gains or loses them is still the same text.
 bool is_symbol_character(UChar32 c);
+
+// A dash (Pd) or a sentence punctuation mark (Terminal_Punctuation) that is
+// part of an operator when it touches a symbol: "!=", "-=", ":=", "->" and
+// "<-" are one run each, so "a != b" and "a -= b" differ. Before a symbol any
+// of them joins; after one only a dash does ("<-"), so that a full stop
+// after "C++." still ends the sentence and changes nothing.
+bool joins_symbol_run(UChar32 c);
 
 // A character that continues a symbol run once one is open without being a
 // symbol itself: a combining mark (Mn, Me). ZERO WIDTH JOINER and variation
@@ -40,6 +48,7 @@ class SymbolRuns {
   // Ends the open run, if any: call before each word and at the end.
   template <typename OnRun>
   void flush(OnRun&& on_run) {
+    pending_.clear();
     if (!run_.empty()) {
       on_run(std::string_view(run_));
       run_.clear();
@@ -47,7 +56,8 @@ class SymbolRuns {
   }
 
  private:
-  std::string run_;
+  std::string run_;      // the open run
+  std::string pending_;  // joiners since the last other character: they lead the next run
 };
 
 template <typename OnRun>
@@ -58,9 +68,19 @@ void SymbolRuns::feed(std::string_view utf8_gap, OnRun&& on_run) {
     const std::int32_t start = at;
     UChar32 c = 0;
     U8_NEXT(utf8_gap.data(), at, length, c);
-    if (is_symbol_character(c) || (!run_.empty() && extends_symbol_run(c))) {
-      run_.append(
-          utf8_gap.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(at - start)));
+    const std::string_view character =
+        utf8_gap.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(at - start));
+    if (is_symbol_character(c)) {
+      run_.append(pending_);  // "!" of "!=" (ICU gives it its own segment)
+      pending_.clear();
+      run_.append(character);
+    } else if (!run_.empty() && (extends_symbol_run(c) || u_charType(c) == U_DASH_PUNCTUATION)) {
+      run_.append(character);  // a mark on the symbol, or the "-" of "<-"
+    } else if (joins_symbol_run(c)) {
+      if (!run_.empty()) {
+        flush(on_run);
+      }
+      pending_.append(character);  // may lead the next run: "-=" after "<" ("<-=" is two)
     } else {
       flush(on_run);
     }

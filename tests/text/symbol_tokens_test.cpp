@@ -56,6 +56,12 @@ TEST(SymbolTokens, SymbolRunsAreTokensOnBothPaths) {
               (Tokens{"return", "~", "self", "or", "self"}));
     EXPECT_EQ(tokens_of("x<=y && 50% of $3", true, fast_path),
               (Tokens{"x", "<=", "y", "&&", "50", "%", "of", "$", "3"}));
+    // A dash or sentence mark touching a symbol is part of the operator;
+    // after one only a dash is, so "C++." still ends a sentence.
+    EXPECT_EQ(tokens_of("a != b, a -= b; x := y", true, fast_path),
+              (Tokens{"a", "!=", "b", "a", "-=", "b", "x", ":=", "y"}));
+    EXPECT_EQ(tokens_of("p->q <- r. Use C++. x++;", true, fast_path),
+              (Tokens{"p", "->", "q", "<-", "r", "use", "c", "++", "x", "++"}));
     // Sentence punctuation, quotes, brackets and dashes are not symbols.
     EXPECT_EQ(tokens_of("\"Hello,\" (she said); well-known: yes? no!", true, fast_path),
               (Tokens{"hello", "she", "said", "well", "known", "yes", "no"}));
@@ -202,6 +208,8 @@ constexpr Pair kSymbolPairs[] = {
     {"For C source code, use the C compiler.", "For C++ source code, use the C++ compiler."},
     {"Return -self.", "Return ~self."},
     {"Same as other % self.", "Same as other / self."},
+    {"Same as a != b.", "Same as a -= b."},
+    {"Same as a := b.", "Same as a = b."},
     {"Return a | b for the two sets.", "Return a ^ b for the two sets."},
 };
 
@@ -212,6 +220,7 @@ constexpr Pair kPunctuationPairs[] = {
      "\"The quick brown fox it jumps over the lazy dog!\""},
     {"Return a | b for the two sets.", "RETURN a | b; for the two sets..."},
     {"C++ source code: compile it", "c++ source code -- compile it?"},
+    {"Written in C++. Fast.", "Written in C++, fast"},
 };
 
 TEST(SymbolTokens, DefaultCheckTellsSymbolPairsApart) {
