@@ -40,9 +40,11 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row);
 
 // The defaults the text batch functions share: the README recipe's
-// verification, set Jaccard of word 3-shingles at 0.8 or more.
+// verification, set Jaccard of word 3-shingles at 0.8 or more, with symbol
+// runs as tokens so that texts differing only in an operator ("a < b", "a &
+// b") are not copies (issue 34; docs/dedup.md).
 inline constexpr double kDefaultThreshold = 0.8;
-inline constexpr const char* kDefaultVerification = "n=3 weight=binary";
+inline constexpr const char* kDefaultVerification = "n=3 weight=binary symbols=keep";
 
 // A similarity threshold argument: a number in (0, 1].
 double read_threshold(sqlite3_value* value, std::string_view who);

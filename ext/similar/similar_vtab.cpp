@@ -150,7 +150,10 @@ SimhashOptions served_options(const std::string& text) {
 SimilarConfig parse_arguments(int argc, const char* const* argv) {
   SimilarConfig config;
   config.threshold = kDefaultCreationThreshold;
-  std::string options = kDefaultVerification;
+  // Not kDefaultVerification: a table created without options reads this
+  // default again at every connect, so it must never change (its stored
+  // features were built with it). The recipes pass symbols=keep explicitly.
+  std::string options = "n=3 weight=binary";
   bool seen[2] = {false, false};
   for (int i = 3; i < argc; ++i) {
     const std::string_view argument = trimmed(argv[i]);

@@ -30,14 +30,14 @@ WHEN EXISTS (
     JOIN docs AS d ON d.id = n.rowid
    WHERE (n.rowid IS NOT new.id OR new.id = -1)
      AND CASE WHEN (SELECT length(CAST(new.body AS BLOB))) <= 100000
-              THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary')
+              THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary symbols=keep')
               ELSE (SELECT 1.0 * shared / (new_features + features - shared)
-                      FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary'))
+                      FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary symbols=keep'))
                                      AS new_features,
                                    count(*) AS features,
-                                   sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary')))
+                                   sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary symbols=keep')))
                                      AS shared
-                              FROM simhash_features(d.body, 'n=3 weight=binary')))
+                              FROM simhash_features(d.body, 'n=3 weight=binary symbols=keep')))
          END >= 0.8)
 BEGIN
   SELECT RAISE(IGNORE);

@@ -35,7 +35,7 @@ double log_tf_weight(std::uint64_t count) {
 struct FeatureExtractor::Impl {
   explicit Impl(const SimhashOptions& chosen) : options(chosen) {
     if (options.unit == TokenUnit::word) {
-      tokenizer.emplace();
+      tokenizer.emplace(options.keep_symbols);
     } else {
       normalizer.emplace();
     }
@@ -225,7 +225,9 @@ void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector&
 
 std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
     std::string_view utf8_text, FeatureExtractor& verification, FeatureVector& out) {
-  const bool same_unit = impl_->options.unit == verification.impl_->options.unit;
+  // The same units: the same unit and, for words, the same symbol tokens.
+  const bool same_unit = impl_->options.unit == verification.impl_->options.unit &&
+                         impl_->options.keep_symbols == verification.impl_->options.keep_symbols;
   if (!same_unit || impl_->counts_by_sorting(utf8_text.size())) {
     const std::optional<std::uint64_t> fingerprint = this->fingerprint(utf8_text);
     if (fingerprint) {

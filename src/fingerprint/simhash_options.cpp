@@ -89,15 +89,25 @@ bool parse_weight(std::string_view value, SimhashOptions& options, std::string& 
   return true;
 }
 
+bool parse_symbols(std::string_view value, SimhashOptions& options, std::string& error) {
+  if (value != "keep" && value != "drop") {
+    error = message_text({"simhash: option symbols must be keep or drop, got \"", value, "\""});
+    return false;
+  }
+  options.keep_symbols = value == "keep";
+  return true;
+}
+
 struct OptionKey {
   std::string_view name;
   bool (*parse)(std::string_view, SimhashOptions&, std::string&);
 };
 
-constexpr std::array<OptionKey, 3> kOptionKeys{{
+constexpr std::array<OptionKey, 4> kOptionKeys{{
     {"unit", parse_unit},
     {"n", parse_n},
     {"weight", parse_weight},
+    {"symbols", parse_symbols},
 }};
 
 }  // namespace
@@ -114,13 +124,19 @@ std::optional<SimhashOptions> parse_options(std::string_view text, std::string& 
   if (!parse_key_values(text, "simhash", names, read_value, error)) {
     return std::nullopt;
   }
+  if (options.keep_symbols && options.unit == TokenUnit::character) {
+    // Characters are the units there: every symbol is already kept.
+    error = "simhash: option symbols=keep needs unit=word (unit=char keeps every character)";
+    return std::nullopt;
+  }
   return options;
 }
 
 std::string to_string(const SimhashOptions& options) {
   return message_text({"unit=", spelling_of(kUnitSpellings, options.unit),
                        " n=", std::to_string(options.n),
-                       " weight=", spelling_of(kWeightSpellings, options.weight)});
+                       " weight=", spelling_of(kWeightSpellings, options.weight),
+                       options.keep_symbols ? " symbols=keep" : ""});
 }
 
 }  // namespace simhash

@@ -27,6 +27,12 @@ struct SimhashOptions {
   TokenUnit unit = TokenUnit::word;
   int n = 1;
   WeightScheme weight = WeightScheme::tf;
+  // symbols=keep (unit=word only): runs of symbol characters between words
+  // are tokens too (text/symbol_runs.h), so "a < b" and "a & b" differ.
+  // Off for simhash() (frozen); on in the default check of simhash_dedup and
+  // the recipes, where texts that differ only in an operator must not be
+  // taken for copies of each other (issue 34).
+  bool keep_symbols = false;
 
   bool operator==(const SimhashOptions&) const = default;
 };
@@ -35,7 +41,9 @@ struct SimhashOptions {
 // and sets `error` to a message naming the offending key or value.
 std::optional<SimhashOptions> parse_options(std::string_view text, std::string& error);
 
-// The canonical option string, e.g. "unit=word n=1 weight=tf".
+// The canonical option string, e.g. "unit=word n=1 weight=tf"; " symbols=keep"
+// is appended only when set, so the strings of existing option sets (stored in
+// users' schemas and messages) do not change.
 std::string to_string(const SimhashOptions& options);
 
 }  // namespace simhash

@@ -15,6 +15,7 @@
 
 #include "text/ascii_words.h"
 #include "text/icu_error.h"
+#include "text/symbol_runs.h"
 #include "text/utf16_normalizer.h"
 #include "text/utf16_to_utf8.h"
 
@@ -41,7 +42,8 @@ class ScopedUText {
 
 }  // namespace
 
-WordTokenizer::WordTokenizer() : normalizer_(std::make_unique<Utf16Normalizer>()) {
+WordTokenizer::WordTokenizer(bool keep_symbols)
+    : keep_symbols_(keep_symbols), normalizer_(std::make_unique<Utf16Normalizer>()) {
   UErrorCode status = U_ZERO_ERROR;
   word_breaker_.reset(icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
   if (U_FAILURE(status) || !word_breaker_) {
@@ -58,7 +60,9 @@ void WordTokenizer::tokenize(std::string_view utf8, TokenSink on_token) {
   }
   // All-ASCII lines: the same tokens as ICU, without ICU (ascii_words.h).
   for_each_ascii_line_run(utf8, [&](std::string_view run, bool ascii) {
-    if (ascii) {
+    if (ascii && keep_symbols_) {
+      tokenize_ascii_with_symbols(run, on_token);
+    } else if (ascii) {
       tokenize_ascii(run, lowercase_, on_token);
     } else {
       tokenize_with_icu(run, on_token);
@@ -76,17 +80,39 @@ void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_token)
   // normalized_; it is re-targeted by the next call before it is used again.
   word_breaker_->setText(text.get(), status);
   throw_if_icu_failed(status, "ICU word segmentation failed");
+  SymbolRuns symbols;
   std::int32_t start = word_breaker_->first();
   for (std::int32_t end = word_breaker_->next(); end != icu::BreakIterator::DONE;
        start = end, end = word_breaker_->next()) {
+    const std::u16string_view segment =
+        normalized.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start));
     // Rule status ranges (ubrk.h): NONE [0,100), NUMBER [100,200), LETTER,
     // KANA, IDEO above; only the word-like ones are tokens.
     if (word_breaker_->getRuleStatus() >= UBRK_WORD_NUMBER) {
-      on_token(utf16_to_utf8(
-          normalized.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start)),
-          token_));
+      symbols.flush(on_token);
+      on_token(utf16_to_utf8(segment, token_));
+    } else if (keep_symbols_) {
+      // ICU cuts "++" into two segments: the run spans them (SymbolRuns).
+      symbols.feed(utf16_to_utf8(segment, gap_), on_token);
     }
   }
+  symbols.flush(on_token);
+}
+
+void WordTokenizer::tokenize_ascii_with_symbols(std::string_view ascii, TokenSink on_token) {
+  // The fast path's words are views into lowercase_: what lies between two
+  // of them is exactly what ICU's non-word segments cover there.
+  SymbolRuns symbols;
+  std::size_t gap_start = 0;
+  tokenize_ascii(ascii, lowercase_, [&](std::string_view word) {
+    const auto word_start = static_cast<std::size_t>(word.data() - lowercase_.data());
+    symbols.feed(std::string_view(lowercase_).substr(gap_start, word_start - gap_start), on_token);
+    symbols.flush(on_token);
+    on_token(word);
+    gap_start = word_start + word.size();
+  });
+  symbols.feed(std::string_view(lowercase_).substr(gap_start), on_token);
+  symbols.flush(on_token);
 }
 
 }  // namespace simhash

@@ -1,7 +1,9 @@
 // Text to word tokens: NFKC_Casefold normalization, then the ICU word break
 // iterator (root locale: UAX #29 plus dictionary segmentation of Chinese,
 // Japanese, Thai, Khmer, Lao, Burmese), keeping only word-like segments:
-// numbers, letters, kana and ideographs, never spaces, punctuation or emoji.
+// numbers, letters, kana and ideographs, never spaces, punctuation or emoji;
+// with keep_symbols (option symbols=keep) also the runs of symbol characters
+// between them (text/symbol_runs.h).
 #pragma once
 
 #include <concepts>
@@ -53,7 +55,9 @@ class TokenSink {
 // thread-safe. ICU failures throw std::runtime_error.
 class WordTokenizer {
  public:
-  WordTokenizer();
+  // keep_symbols: each run of symbol characters between words (+, <=, &,
+  // C++'s ++) is a token too, in text order (symbols=keep).
+  explicit WordTokenizer(bool keep_symbols = false);
   ~WordTokenizer();
   WordTokenizer(const WordTokenizer&) = delete;
   WordTokenizer& operator=(const WordTokenizer&) = delete;
@@ -67,12 +71,15 @@ class WordTokenizer {
 
  private:
   void tokenize_with_icu(std::string_view utf8, TokenSink on_token);
+  void tokenize_ascii_with_symbols(std::string_view ascii, TokenSink on_token);
 
+  bool keep_symbols_;
   std::unique_ptr<Utf16Normalizer> normalizer_;
   std::unique_ptr<icu::BreakIterator> word_breaker_;
   std::string lowercase_;          // reused buffer: an ASCII line, lowercased
   icu::UnicodeString normalized_;  // reused buffer: the normalized text, UTF-16
   std::string token_;              // reused buffer: one token, UTF-8
+  std::string gap_;                // reused buffer: the text between two words, UTF-8
 };
 
 }  // namespace simhash

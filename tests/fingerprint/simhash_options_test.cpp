@@ -65,9 +65,10 @@ TEST(SimhashOptions, ToStringRoundTripsEveryCombination) {
 }
 
 TEST(SimhashOptions, UnknownKeyIsNamed) {
-  EXPECT_EQ(parse_error("foo=1"), "simhash: unknown option \"foo\" (known: unit, n, weight)");
+  EXPECT_EQ(parse_error("foo=1"),
+            "simhash: unknown option \"foo\" (known: unit, n, weight, symbols)");
   EXPECT_EQ(parse_error("n=2 units=word"),
-            "simhash: unknown option \"units\" (known: unit, n, weight)");
+            "simhash: unknown option \"units\" (known: unit, n, weight, symbols)");
 }
 
 // Issue 11 item 8: a NUL (or another control byte) in the options is shown
@@ -77,7 +78,7 @@ TEST(SimhashOptions, ControlBytesAreEscapedInMessages) {
   EXPECT_EQ(parse_error("n=3\0x=1"s),
             "simhash: option n must be an integer from 1 to 16, got \"3\\x00x=1\"");
   EXPECT_EQ(parse_error("col\x01our=1"),
-            "simhash: unknown option \"col\\x01our\" (known: unit, n, weight)");
+            "simhash: unknown option \"col\\x01our\" (known: unit, n, weight, symbols)");
 }
 
 TEST(SimhashOptions, PairWithoutEqualsIsNamed) {

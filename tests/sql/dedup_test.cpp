@@ -258,10 +258,11 @@ TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
   // No radius: every pair at the recipe's threshold and verification.
   EXPECT_EQ(defaults,
             groups_of_two_or_more(brute_force_groups(db, "SELECT id, body FROM docs ORDER BY id",
-                                                     0.8, 64, "n=3 weight=binary")));
+                                                     0.8, 64, "n=3 weight=binary symbols=keep")));
   for (const std::string arguments :
-       {", 0.8", ", 0.8, NULL", ", 0.8, NULL, NULL", ", 0.8, NULL, 'n=3 weight=binary'",
-        ", 0.8, NULL, NULL, NULL", ", 0.8, NULL, NULL, 1", ", 0.8, NULL, NULL, 3"}) {
+       {", 0.8", ", 0.8, NULL", ", 0.8, NULL, NULL",
+        ", 0.8, NULL, 'n=3 weight=binary symbols=keep'", ", 0.8, NULL, NULL, NULL",
+        ", 0.8, NULL, NULL, 1", ", 0.8, NULL, NULL, 3"}) {
     EXPECT_EQ(grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
                                    query + arguments + ")"),
               defaults)
@@ -270,12 +271,12 @@ TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
   // A radius gives the recipe's groups.
   EXPECT_EQ(grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
                                  query + ", 0.8, 10)"),
-            groups_of_two_or_more(recipe_groups(db, "0.8", 10, "n=3 weight=binary")));
+            groups_of_two_or_more(recipe_groups(db, "0.8", 10, "n=3 weight=binary symbols=keep")));
   const std::vector<Row> used = db.rows(
       "SELECT DISTINCT query, threshold, radius, options FROM simhash_dedup(" + query + ")");
   ASSERT_EQ(used.size(), 1U);
   EXPECT_EQ(used[0], (Row{"SELECT id, body FROM docs ORDER BY id", "0.8", std::nullopt,
-                          "n=3 weight=binary"}));
+                          "n=3 weight=binary symbols=keep"}));
   EXPECT_GE(db.integer("SELECT DISTINCT threads FROM simhash_dedup(" + query + ")"), 1);
   EXPECT_EQ(
       db.integer("SELECT DISTINCT threads FROM simhash_dedup(" + query + ", 0.8, NULL, NULL, 2)"),
@@ -308,6 +309,50 @@ TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
 // The headline use: keep one of each group in one DELETE, whose subquery
 // reads the very table it deletes from.
 // Features built on 1 to 4 threads: the same rows, in both candidate modes.
+// Issue 34: texts that differ only in an operator are different texts, texts
+// that differ only in case, whitespace or sentence punctuation are copies.
+// Python's operator docstrings and copies of them with their punctuation
+// changed: the default check groups each with its copies and nothing else,
+// exactly as the brute-force groups under the same options do.
+TEST(SimhashDedup, DefaultCheckTellsOperatorsApartNotPunctuation) {
+  TestDatabase db;
+  db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
+  const std::vector<std::string> operators = {"<", "<=", "&", "|", "^",  "**",
+                                              "*", "%",  "/", "+", ">>", ">="};
+  const std::vector<std::string> punctuated = {"same as a {} b", "SAME AS a {} b!",
+                                               "\"Same as  a {} b.\"", "Same, as a {} b..."};
+  std::mt19937 random(3434);
+  std::map<std::int64_t, std::int64_t>
+      original_of;  // every row: the id of its operator's first row
+  std::int64_t id = 0;
+  for (const std::string& op : operators) {
+    const std::int64_t first = ++id;
+    db.exec("INSERT INTO docs VALUES (" + std::to_string(first) + ", 'Same as a " + op + " b.')");
+    original_of[first] = first;
+    for (int copy = 0; copy < 2; ++copy) {
+      std::string text = punctuated[random() % punctuated.size()];
+      text.replace(text.find("{}"), 2, op);
+      db.exec("INSERT INTO docs VALUES (" + std::to_string(++id) + ", " + quoted_sql(text) + ")");
+      original_of[id] = first;
+    }
+  }
+  const std::string query = "SELECT id, body FROM docs ORDER BY id";
+  const std::vector<Grouped> groups = grouped_rows(
+      db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" + quoted_sql(query) + ")");
+  ASSERT_EQ(groups.size(), original_of.size()) << "every row is in its operator's group";
+  for (const Grouped& row : groups) {
+    EXPECT_EQ(row.cluster, original_of.at(row.id)) << "row " << row.id;
+    EXPECT_DOUBLE_EQ(row.similarity, 1.0) << "row " << row.id;
+  }
+  EXPECT_EQ(groups_of_two_or_more(groups),
+            groups_of_two_or_more(
+                brute_force_groups(db, query, 0.8, 64, "n=3 weight=binary symbols=keep")));
+  // Without symbols, every docstring would be one group: what issue 34 saw.
+  EXPECT_EQ(db.integer("SELECT count(DISTINCT cluster) FROM simhash_dedup(" + quoted_sql(query) +
+                       ", 0.8, NULL, 'n=3 weight=binary')"),
+            1);
+}
+
 TEST(SimhashDedup, TheThreadCountChangesNothing) {
   TestDatabase db;
   fill_docs(db, 150, 35);

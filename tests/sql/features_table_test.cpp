@@ -131,7 +131,7 @@ TEST(SimhashFeatures, Errors) {
                 .find("missing text argument"),
             std::string::npos);
   EXPECT_EQ(db.error("SELECT * FROM simhash_features('text', 'colour=red')"),
-            "simhash_features: unknown option \"colour\" (known: unit, n, weight)");
+            "simhash_features: unknown option \"colour\" (known: unit, n, weight, symbols)");
   EXPECT_EQ(db.error("SELECT * FROM simhash_features('text', 'n=0')"),
             "simhash_features: option n must be an integer from 1 to 16, got \"0\"");
   EXPECT_EQ(db.error("SELECT * FROM simhash_features('text', 2)"),

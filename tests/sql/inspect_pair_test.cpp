@@ -72,7 +72,7 @@ TEST(Containment, KnownValuesNullsAndErrors) {
   EXPECT_EQ(db.error("SELECT simhash_containment('a', 'b', 3)"),
             "simhash_containment: options must be TEXT, got INTEGER");
   EXPECT_EQ(db.error("SELECT simhash_containment('a', 'b', 'colour=red')"),
-            "simhash_containment: unknown option \"colour\" (known: unit, n, weight)");
+            "simhash_containment: unknown option \"colour\" (known: unit, n, weight, symbols)");
   EXPECT_NE(db.error("SELECT simhash_containment('a')").find("wrong number of arguments"),
             std::string::npos);
 }
@@ -114,7 +114,7 @@ TEST(SharedFeatures, ErrorsNameTheFunction) {
   EXPECT_EQ(db.error("SELECT * FROM simhash_shared_features('a', 'b', 3)"),
             "simhash_shared_features: options must be TEXT, got INTEGER");
   EXPECT_EQ(db.error("SELECT * FROM simhash_shared_features('a', 'b', 'colour=red')"),
-            "simhash_shared_features: unknown option \"colour\" (known: unit, n, weight)");
+            "simhash_shared_features: unknown option \"colour\" (known: unit, n, weight, symbols)");
   EXPECT_NE(
       db.error("SELECT * FROM simhash_shared_features('a', 'b', '', 4)").find("too many arguments"),
       std::string::npos);

@@ -69,7 +69,7 @@ TEST(Simhash, OptionErrorsNameWhatIsWrong) {
   TestDatabase db;
   // The engine's message, prefixed once with the function's name.
   EXPECT_EQ(db.error("SELECT simhash('text', 'colour=red')"),
-            "simhash: unknown option \"colour\" (known: unit, n, weight)");
+            "simhash: unknown option \"colour\" (known: unit, n, weight, symbols)");
   const std::string bad_n = db.error("SELECT simhash('text', 'n=99')");
   EXPECT_NE(bad_n.find("99"), std::string::npos) << bad_n;
   const std::string bad_unit = db.error("SELECT simhash('text', 'unit=sentence')");

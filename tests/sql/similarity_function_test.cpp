@@ -96,9 +96,9 @@ TEST(Similarity, NullInNullOutAndTextsWithoutFeatures) {
 TEST(Similarity, OptionErrorsNameTheFunctionAndTheOption) {
   TestDatabase db;
   EXPECT_EQ(db.error("SELECT simhash_jaccard('a', 'b', 'colour=red')"),
-            "simhash_jaccard: unknown option \"colour\" (known: unit, n, weight)");
+            "simhash_jaccard: unknown option \"colour\" (known: unit, n, weight, symbols)");
   EXPECT_EQ(db.error("SELECT simhash_cosine('a', 'b', 'colour=red')"),
-            "simhash_cosine: unknown option \"colour\" (known: unit, n, weight)");
+            "simhash_cosine: unknown option \"colour\" (known: unit, n, weight, symbols)");
   // Checked even when a text is NULL.
   EXPECT_NE(db.error("SELECT simhash_cosine(NULL, 'b', 'n=99')").find("99"), std::string::npos);
   EXPECT_EQ(db.error("SELECT simhash_jaccard('a', 'b', 3)"),

@@ -1,0 +1,282 @@
+// symbols=keep (issue 34): runs of symbol characters between words are
+// tokens, sentence punctuation is not; the ASCII fast path and ICU agree;
+// the check's similarity against a brute-force reference on random texts;
+// pairs that differ only in a symbol are told apart, pairs that differ only
+// in case, whitespace or sentence punctuation are not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fast_path_switch.h"
+#include "fingerprint/feature_extractor.h"
+#include "fingerprint/feature_similarity.h"
+#include "fingerprint/simhash_options.h"
+#include "text/symbol_runs.h"
+#include "text/word_tokenizer.h"
+
+namespace simhash {
+namespace {
+
+using Tokens = std::vector<std::string>;
+
+Tokens tokens_of(std::string_view text, bool keep_symbols, bool fast_path = true) {
+  WordTokenizer tokenizer(keep_symbols);
+  return testing::tokens_with_fast_path(tokenizer, text, fast_path);
+}
+
+SimhashOptions options_of(std::string_view text) {
+  std::string error;
+  const auto options = parse_options(text, error);
+  EXPECT_TRUE(options.has_value()) << error;
+  return options.value_or(SimhashOptions{});
+}
+
+double jaccard(std::string_view a, std::string_view b, std::string_view options) {
+  FeatureExtractor extractor(options_of(options));
+  FeatureVector x;
+  FeatureVector y;
+  extractor.feature_vector(a, x);
+  extractor.feature_vector(b, y);
+  return weighted_jaccard(x, y);
+}
+
+TEST(SymbolTokens, SymbolRunsAreTokensOnBothPaths) {
+  for (const bool fast_path : {true, false}) {
+    EXPECT_EQ(tokens_of("Same as a < b.", true, fast_path), (Tokens{"same", "as", "a", "<", "b"}));
+    EXPECT_EQ(tokens_of("For C++ source code", true, fast_path),
+              (Tokens{"for", "c", "++", "source", "code"}));
+    EXPECT_EQ(tokens_of("Same as a ** b.", true, fast_path),
+              (Tokens{"same", "as", "a", "**", "b"}));
+    EXPECT_EQ(tokens_of("Return ~self, or -self!", true, fast_path),
+              (Tokens{"return", "~", "self", "or", "self"}));
+    EXPECT_EQ(tokens_of("x<=y && 50% of $3", true, fast_path),
+              (Tokens{"x", "<=", "y", "&&", "50", "%", "of", "$", "3"}));
+    // A dash or sentence mark touching a symbol is part of the operator;
+    // after one only a dash is, so "C++." still ends a sentence.
+    EXPECT_EQ(tokens_of("a != b, a -= b; x := y", true, fast_path),
+              (Tokens{"a", "!=", "b", "a", "-=", "b", "x", ":=", "y"}));
+    EXPECT_EQ(tokens_of("p->q <- r. Use C++. x++;", true, fast_path),
+              (Tokens{"p", "->", "q", "<-", "r", "use", "c", "++", "x", "++"}));
+    // Sentence punctuation, quotes, brackets and dashes are not symbols.
+    EXPECT_EQ(tokens_of("\"Hello,\" (she said); well-known: yes? no!", true, fast_path),
+              (Tokens{"hello", "she", "said", "well", "known", "yes", "no"}));
+  }
+  // Off, the tokens are the frozen ones of simhash().
+  EXPECT_EQ(tokens_of("Same as a < b.", false), (Tokens{"same", "as", "a", "b"}));
+  EXPECT_EQ(tokens_of("For C++ source", false), (Tokens{"for", "c", "source"}));
+}
+
+TEST(SymbolTokens, NonAsciiSymbolsAndEmojiSequences) {
+  EXPECT_EQ(tokens_of("a ≤ b, 5 €", true), (Tokens{"a", "≤", "b", "5", "€"}));
+  // An emoji with a skin tone and a ZWJ sequence stay one run each (the
+  // normalization drops U+200D, a default ignorable), as does a symbol with a
+  // combining mark (U+20D2 LONG VERTICAL LINE OVERLAY on '=').
+  EXPECT_EQ(tokens_of("ok \U0001F44D\U0001F3FD and \U0001F469\u200D\U0001F4BB", true),
+            (Tokens{"ok", "\U0001F44D\U0001F3FD", "and", "\U0001F469\U0001F4BB"}));
+  EXPECT_EQ(tokens_of("a =\u20D2 b", true), (Tokens{"a", "=\u20D2", "b"}));
+  // Full-width and CJK sentence punctuation are dropped (after NFKC).
+  EXPECT_EQ(tokens_of("好。是，ＡＢ＋ＣＤ", true), (Tokens{"好", "是", "ab", "+", "cd"}));
+  EXPECT_FALSE(is_symbol_character(U'。'));
+  EXPECT_FALSE(is_symbol_character(U'«'));
+  EXPECT_FALSE(is_symbol_character(U'-'));
+  EXPECT_TRUE(is_symbol_character(U'&'));
+  EXPECT_TRUE(is_symbol_character(U'/'));
+}
+
+// Random ASCII texts dense in symbols, punctuation and ICU's joiners ('.',
+// '\'', ',', '_', '@', digits): the fast path's symbol runs equal ICU's.
+TEST(SymbolTokens, FastPathEqualsIcuOnRandomAscii) {
+  constexpr std::string_view kAlphabet = "ab Z9_@.',;:!?\"()-+<>=&*/%~|^#$\\`\n\t";
+  std::mt19937 random(34);
+  WordTokenizer tokenizer(true);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text(random() % 24, ' ');
+    for (char& c : text) {
+      c = kAlphabet[random() % kAlphabet.size()];
+    }
+    ASSERT_EQ(testing::tokens_with_fast_path(tokenizer, text, true),
+              testing::tokens_with_fast_path(tokenizer, text, false))
+        << "text: [" << text << "]";
+  }
+}
+
+// A tokenizer written independently for texts of lowercase words, symbol
+// characters and sentence punctuation, where punctuation is always followed
+// by a space (so ICU never joins it into a word): words are runs of a-z,
+// symbols runs of "+<>=&*/%~|^#$", anything else separates.
+Tokens reference_tokens(std::string_view text) {
+  constexpr std::string_view kSymbols = "+<>=&*/%~|^#$";
+  Tokens tokens;
+  std::string current;
+  int kind = 0;  // 0 none, 1 word, 2 symbols
+  for (const char c : text) {
+    const int c_kind = (c >= 'a' && c <= 'z')                       ? 1
+                       : kSymbols.find(c) != std::string_view::npos ? 2
+                                                                    : 0;
+    if (c_kind != kind && !current.empty()) {
+      tokens.push_back(current);
+      current.clear();
+    }
+    kind = c_kind;
+    if (c_kind != 0) {
+      current.push_back(c);
+    }
+  }
+  if (!current.empty()) {
+    tokens.push_back(current);
+  }
+  return tokens;
+}
+
+std::set<std::string> reference_shingles(const Tokens& tokens, std::size_t n) {
+  std::set<std::string> shingles;
+  if (tokens.empty()) {
+    return shingles;
+  }
+  const std::size_t count = tokens.size() < n ? 1 : tokens.size() - n + 1;
+  for (std::size_t start = 0; start < count; ++start) {
+    std::string shingle;
+    for (std::size_t k = start; k < std::min(tokens.size(), start + n); ++k) {
+      shingle += (k == start ? "" : " ") + tokens[k];
+    }
+    shingles.insert(shingle);
+  }
+  return shingles;
+}
+
+double reference_jaccard(std::string_view a, std::string_view b, std::size_t n) {
+  const auto x = reference_shingles(reference_tokens(a), n);
+  const auto y = reference_shingles(reference_tokens(b), n);
+  std::size_t shared = 0;
+  for (const auto& s : x) {
+    shared += y.count(s);
+  }
+  const std::size_t all = x.size() + y.size() - shared;
+  return all == 0 ? 0.0 : static_cast<double>(shared) / static_cast<double>(all);
+}
+
+std::string random_text(std::mt19937& random) {
+  static const std::vector<std::string> kPieces = {
+      "same", "as", "a", "b", "source", "code", "self", "other", "+",  "<",  "&",
+      "**",   "~",  "%", "/", "<=",     "c++",  "x|y",  ", ",    ". ", "? ", "\" "};
+  std::string text;
+  const std::size_t pieces = 1 + random() % 12;
+  for (std::size_t k = 0; k < pieces; ++k) {
+    text += kPieces[random() % kPieces.size()];
+    text += random() % 3 == 0 ? "" : " ";
+  }
+  return text;
+}
+
+// Each random pair's similarity under symbols=keep, on both tokenizer
+// paths, equals the brute-force Jaccard of the reference shingles.
+TEST(SymbolTokens, JaccardEqualsBruteForceOnRandomTexts) {
+  std::mt19937 random(3434);
+  for (const std::size_t n : {1U, 2U, 3U}) {
+    const std::string options = "weight=binary symbols=keep n=" + std::to_string(n);
+    for (int round = 0; round < 300; ++round) {
+      const std::string a = random_text(random);
+      // Half the pairs share a beginning: one is the other with more added.
+      const std::string b = round % 2 == 0 ? random_text(random) : a + random_text(random);
+      if (reference_tokens(a).empty() || reference_tokens(b).empty()) {
+        continue;  // no features: simhash_jaccard is NULL there, not a number
+      }
+      const double expected = reference_jaccard(a, b, n);
+      for (const bool fast_path : {true, false}) {
+        const testing::FastPathSwitch use(fast_path);
+        ASSERT_DOUBLE_EQ(jaccard(a, b, options), expected)
+            << "[" << a << "] [" << b << "] n=" << n << " fast path " << fast_path;
+      }
+    }
+  }
+}
+
+struct Pair {
+  std::string_view a;
+  std::string_view b;
+};
+
+// Real pairs from issue 34: equal words, different symbols.
+constexpr Pair kSymbolPairs[] = {
+    {"Same as a < b.", "Same as a & b."},
+    {"Same as a ** b.", "Same as a * b."},
+    {"For C source code, use the C compiler.", "For C++ source code, use the C++ compiler."},
+    {"Return -self.", "Return ~self."},
+    {"Same as other % self.", "Same as other / self."},
+    {"Same as a != b.", "Same as a -= b."},
+    {"Same as a := b.", "Same as a = b."},
+    {"Return a | b for the two sets.", "Return a ^ b for the two sets."},
+};
+
+// Equal text up to case, whitespace and sentence punctuation.
+constexpr Pair kPunctuationPairs[] = {
+    {"Same as a < b.", "same as  a < b"},
+    {"The quick brown fox, it jumps over the lazy dog.",
+     "\"The quick brown fox it jumps over the lazy dog!\""},
+    {"Return a | b for the two sets.", "RETURN a | b; for the two sets..."},
+    {"C++ source code: compile it", "c++ source code -- compile it?"},
+    {"Written in C++. Fast.", "Written in C++, fast"},
+};
+
+TEST(SymbolTokens, DefaultCheckTellsSymbolPairsApart) {
+  for (const Pair& pair : kSymbolPairs) {
+    // Without symbols these pairs score 1.0 (the words are equal) ...
+    EXPECT_DOUBLE_EQ(jaccard(pair.a, pair.b, "n=3 weight=binary"), 1.0) << pair.a;
+    // ... with them, well below the default threshold 0.8.
+    EXPECT_LT(jaccard(pair.a, pair.b, "n=3 weight=binary symbols=keep"), 0.8) << pair.a;
+    // Characters count every symbol already (one character in a sentence of
+    // thirty may still leave 0.8: the threshold is the user's under unit=char).
+    EXPECT_LT(jaccard(pair.a, pair.b, "unit=char n=3 weight=binary"), 1.0) << pair.a;
+  }
+}
+
+TEST(SymbolTokens, DefaultCheckKeepsPunctuationPairsTogether) {
+  for (const Pair& pair : kPunctuationPairs) {
+    EXPECT_DOUBLE_EQ(jaccard(pair.a, pair.b, "n=3 weight=binary symbols=keep"), 1.0) << pair.a;
+    EXPECT_DOUBLE_EQ(jaccard(pair.a, pair.b, "n=1 weight=binary symbols=keep"), 1.0) << pair.a;
+  }
+  // Under unit=char case and whitespace are free; punctuation counts.
+  EXPECT_DOUBLE_EQ(jaccard("Same as a < b.", "SAME  as a < b.", "unit=char n=3 weight=binary"),
+                   1.0);
+}
+
+TEST(SymbolTokens, OptionParsing) {
+  std::string error;
+  EXPECT_TRUE(parse_options("symbols=keep", error)->keep_symbols);
+  EXPECT_FALSE(parse_options("symbols=drop", error)->keep_symbols);
+  EXPECT_FALSE(parse_options("", error)->keep_symbols);
+  EXPECT_EQ(to_string(*parse_options("n=3 weight=binary symbols=keep", error)),
+            "unit=word n=3 weight=binary symbols=keep");
+  EXPECT_EQ(to_string(*parse_options("n=3 weight=binary symbols=drop", error)),
+            "unit=word n=3 weight=binary");
+  EXPECT_FALSE(parse_options("symbols=yes", error));
+  EXPECT_EQ(error, "simhash: option symbols must be keep or drop, got \"yes\"");
+  EXPECT_FALSE(parse_options("unit=char symbols=keep", error));
+  EXPECT_EQ(error,
+            "simhash: option symbols=keep needs unit=word (unit=char keeps every character)");
+}
+
+// fingerprint_and_feature_vector shares the cut units only when both
+// extractors cut alike: the fingerprint stays simhash()'s, the vector has
+// the symbols.
+TEST(SymbolTokens, SharedCuttingKeepsEachExtractorsUnits) {
+  FeatureExtractor fingerprints(SimhashOptions{});
+  FeatureExtractor check(options_of("n=3 weight=binary symbols=keep"));
+  FeatureExtractor plain(SimhashOptions{});
+  FeatureExtractor alone(options_of("n=3 weight=binary symbols=keep"));
+  const std::string text = "Same as a < b, and C++ source & more";
+  FeatureVector shared;
+  FeatureVector separate;
+  EXPECT_EQ(fingerprints.fingerprint_and_feature_vector(text, check, shared),
+            plain.fingerprint(text));
+  alone.feature_vector(text, separate);
+  EXPECT_EQ(shared.hashes, separate.hashes);
+}
+
+}  // namespace
+}  // namespace simhash
