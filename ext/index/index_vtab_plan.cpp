@@ -79,6 +79,17 @@ std::string above_k_description(const IndexStorage& storage, int radius) {
   return description;
 }
 
+// The n nearest at any distance, as EXPLAIN QUERY PLAN shows them (the
+// same for `nearest = n`, near(:q, 64, n) and ORDER BY distance LIMIT n).
+std::string nearest_description(int k) {
+  std::string description =
+      "nearest (index, k=";  // appends: GCC 12 warns on "literal" + std::string
+  description += std::to_string(k);
+  description +=
+      ", the radius grown while a multi-probe beats a scan of the packed codes; then that scan)";
+  return description;
+}
+
 }  // namespace
 
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -193,16 +204,20 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         info->orderByConsumed = 1;
         description += ", sorted by distance";
       }
+      // A bound the distance cannot exceed (64 bits and up) is no bound: the
+      // n nearest then take the same path as with none (xFilter reads the
+      // bound as kMaxRadius and agrees).
+      const bool unbounded =
+          radius_constraints.empty() || (all_known && known_radius && *known_radius >= kMaxRadius);
       if (nearest_eq >= 0) {
         info->aConstraintUsage[nearest_eq].argvIndex = ++argument;
         info->aConstraintUsage[nearest_eq].omit = 1;
         codes += kArgNearest;
-        description =
-            (radius_constraints.empty() ? "nearest (index, k=" + k +
-                                              ", the radius grown while a multi-probe "
-                                              "beats a scan; then a scan)"
-                                        : "nearest within the bound (" + description + ")") +
-            (sorted ? ", sorted by distance" : "");
+        description = (unbounded ? nearest_description(plan.k())
+                                 : "nearest within the bound (" + description +
+                                       "; the radius grown to it while a multi-probe beats a "
+                                       "scan of the packed codes)") +
+                      (sorted ? ", sorted by distance" : "");
       }
       // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
       // produce the first LIMIT + OFFSET rows in order.
@@ -213,9 +228,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           info->aConstraintUsage[offset].argvIndex = ++argument;
           codes += kArgOffset;
         }
-        description = "nearest (index, k=" + k +
-                      ", the radius grown while a multi-probe beats a "
-                      "scan; then a scan), sorted by distance";
+        description = nearest_description(plan.k()) + ", sorted by distance";
       }
       info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
       info->estimatedCost = 20.0 * plan.table_count();

@@ -76,6 +76,12 @@ bool MultiProbePlan::cheaper_than_scan(std::int64_t rows) const {
   return kBucketReadCost * bucket_reads_ + kEntryCost * n * row_fraction_ < kScanCostPerRow * n;
 }
 
+bool MultiProbePlan::cheaper_than_packed_scan(std::int64_t rows, std::int64_t buckets) const {
+  const double n = static_cast<double>(rows);
+  return kBucketReadCost * bucket_reads_ + kEntryCost * n * row_fraction_ <
+         kPackedBucketCost * static_cast<double>(buckets) + kPackedEntryCost * n;
+}
+
 std::int64_t MultiProbePlan::rows_where_cheaper() const {
   const double saving_per_row = kScanCostPerRow - kEntryCost * row_fraction_;
   if (saving_per_row <= 0) {

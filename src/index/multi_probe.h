@@ -65,6 +65,14 @@ class MultiProbePlan {
   static constexpr double kEntryCost = 10;
   // Whether searching beats scanning a table of `rows` rows.
   bool cheaper_than_scan(std::int64_t rows) const;
+  // The n nearest scan the packed buckets of one copy instead
+  // (nearest_scan.h): kPackedBucketCost a stored bucket (SQLite steps over
+  // its row) plus kPackedEntryCost an entry (a popcount and a compare).
+  // Measured by bench/nearest_benchmark.cpp (BENCH.md, issue 37).
+  static constexpr double kPackedBucketCost = 250;
+  static constexpr double kPackedEntryCost = 4;
+  // Whether searching beats that scan of `rows` rows in `buckets` buckets.
+  bool cheaper_than_packed_scan(std::int64_t rows, std::int64_t buckets) const;
   // The fewest rows at which it does; -1 if it never does.
   std::int64_t rows_where_cheaper() const;
 
