@@ -108,6 +108,10 @@ class IndexStorage {
   // Whether a multi-probe at `radius` beats packed_nearest's scan (the n
   // nearest grow their radius while it does).
   bool multi_probe_beats_packed_scan(int radius);
+  // Where the growth of the n nearest goes after radius k found too few:
+  // the radius uniform rows would fill with `count` (MultiProbePlan::
+  // expected_radius), at least k + 1; k + 1 when the row count is unknown.
+  int nearest_growth_start(std::size_t count);
   // A new statement over every (id, fp) of the data table in id order, for a
   // caller that steps it itself (a full-scan cursor; several may be open).
   Statement select_all_rows() const;

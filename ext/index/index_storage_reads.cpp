@@ -82,6 +82,17 @@ bool IndexStorage::multi_probe_beats_packed_scan(int radius) {
   return MultiProbePlan(plan_, layout_, radius).cheaper_than_packed_scan(all, buckets);
 }
 
+int IndexStorage::nearest_growth_start(std::size_t count) {
+  const std::optional<std::int64_t> rows = stored_row_count();
+  const int next = plan_.k() + 1;
+  if (!rows) {
+    return next;
+  }
+  return std::max(
+      next, MultiProbePlan::expected_radius(*rows + static_cast<std::int64_t>(pending_.size()),
+                                            static_cast<double>(count)));
+}
+
 void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
   const std::size_t first = out.size();
   with_current_layout(out, [&] { return probe_with_layout(query, radius, out); });

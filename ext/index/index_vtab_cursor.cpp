@@ -41,16 +41,23 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
 // at any distance), ties by rowid. Searching within a radius r finds every
 // row within r; once those are at least `wanted`, or r is the bound, the
 // first `wanted` of them are the answer (any nearer row is within r too).
-// So the radius grows from k (Multi-Index Hashing's kNN) while a search is
-// cheaper than scanning the packed buckets of one copy; past that, one pass
-// over them keeps the nearest.
+// So the radius grows from k (Multi-Index Hashing's kNN), up to the bound,
+// while a search is cheaper than scanning the packed buckets of one copy;
+// past that, one pass over them keeps the nearest.
 void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted, int bound,
                   IndexCursor& cursor) {
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
   const int first = std::min(storage.plan().k(), bound);
-  for (int radius = first;
-       radius <= bound && (radius == first || storage.multi_probe_beats_packed_scan(radius));
-       ++radius) {
+  // Radius k (one bucket a copy) answers queries inside a cluster; past it
+  // the growth starts where uniform rows would hold `count` (the radii
+  // below would most likely fall short, and each search starts afresh).
+  for (int radius = first; radius <= bound;
+       radius = radius == first
+                    ? std::min(bound, std::max(radius + 1, storage.nearest_growth_start(count)))
+                    : radius + 1) {
+    if (radius != first && !storage.multi_probe_beats_packed_scan(radius)) {
+      break;
+    }
     cursor.hits.clear();
     storage.search(query, radius, cursor.hits);
     cursor.radius = radius;

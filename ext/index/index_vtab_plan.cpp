@@ -11,6 +11,7 @@
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_storage.h"
 #include "ext/index/index_vtab_internal.h"
+#include "index/multi_probe.h"
 #include "index/permutation_plan.h"
 
 namespace simhash::sql::index_vtab {
@@ -44,6 +45,9 @@ char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint)
              ? kArgRadius
              : 0;
 }
+
+// The rows the planner's estimates assume (xBestIndex reads no table).
+constexpr std::int64_t kPlannerRows = 1000000;
 
 // What a search at a radius above k does, for EXPLAIN QUERY PLAN: the
 // multi-probe's bucket reads and the row count from which they beat a scan
@@ -232,6 +236,16 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       }
       info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
       info->estimatedCost = 20.0 * plan.table_count();
+      if (nearest_eq >= 0 || (codes.back() == kArgLimit || codes.back() == kArgOffset)) {
+        // The n nearest cost at most the scan of the packed codes of one
+        // copy, priced for the rows the full scan's estimate assumes, in
+        // units of that estimate (one row read through SQLite).
+        const std::int64_t rows = kPlannerRows;
+        const int bits = storage.layout().bucket_bits(0);
+        const std::int64_t buckets = std::min(rows, std::int64_t{1} << bits);
+        info->estimatedCost +=
+            MultiProbePlan::packed_scan_cost(rows, buckets) / MultiProbePlan::kScanCostPerRow;
+      }
       info->estimatedRows = 10;
     } else if (command_eq >= 0) {
       info->aConstraintUsage[command_eq].argvIndex = 1;
@@ -255,8 +269,8 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       description = "full scan";
       info->idxNum = kPlanScan;
       // Without its MATCH operand the plan cannot run: make it a last resort.
-      info->estimatedCost = match_unusable ? 1e15 : 1e6;
-      info->estimatedRows = 1000000;
+      info->estimatedCost = match_unusable ? 1e15 : static_cast<double>(kPlannerRows);
+      info->estimatedRows = kPlannerRows;
     }
     info->idxStr = sqlite3_mprintf("%s %s", codes.c_str(), description.c_str());
     if (info->idxStr == nullptr) {
