@@ -225,7 +225,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       }
       // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
       // produce the first LIMIT + OFFSET rows in order.
-      if (sorted && radius_constraints.empty() && nearest_eq < 0 && limit >= 0) {
+      if (sorted && unbounded && nearest_eq < 0 && limit >= 0) {
         info->aConstraintUsage[limit].argvIndex = ++argument;
         codes += kArgLimit;
         if (offset >= 0) {

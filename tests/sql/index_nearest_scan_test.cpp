@@ -94,6 +94,7 @@ class NearestScan : public ::testing::Test {
                  "SELECT rowid, distance FROM near(?1, 64, " + count + ")",
                  "SELECT rowid, distance FROM near(?1, 1000, " + count + ")",
                  "SELECT rowid, distance FROM near(?1) ORDER BY distance LIMIT " + count,
+                 "SELECT rowid, distance FROM near(?1, 64) ORDER BY distance LIMIT " + count,
              }) {
           EXPECT_EQ(rows_of(db.handle(), sql, query), expected) << when << ": " << sql;
         }
@@ -123,6 +124,9 @@ TEST_F(NearestScan, NoBoundAndABoundOf64AreOneQueryWithOnePlan) {
   EXPECT_NE(where.find("nearest (index, k=3"), std::string::npos) << where;
   EXPECT_EQ(nearest_plan(db, "SELECT * FROM near(1, 64, 10)"), where);
   EXPECT_EQ(nearest_plan(db, "SELECT * FROM near(1, 500, 10)"), where);
+  // ORDER BY distance LIMIT n: a bound of 64 hands the LIMIT over as none does.
+  EXPECT_EQ(nearest_plan(db, "SELECT * FROM near(1, 64) ORDER BY distance LIMIT 10"),
+            nearest_plan(db, "SELECT * FROM near(1) ORDER BY distance LIMIT 10"));
   EXPECT_EQ(nearest_plan(db,
                          "SELECT * FROM near WHERE query = 1 AND nearest = 10 AND "
                          "distance <= 64"),
