@@ -91,8 +91,8 @@ std::vector<std::uint64_t> make_codes(sqlite3* db, std::int64_t rows, const std:
 
 // The `count` nearest of `codes` (rowid = index + 1), ties by rowid; with
 // the POPCNT instruction where the CPU has it, as the index's scan of rests.
-SIMHASH_POPCNT_CLONES Answer popcount_nearest(const std::vector<std::uint64_t>& codes, std::uint64_t query,
-                        std::size_t count) {
+SIMHASH_POPCNT_CLONES Answer popcount_nearest(const std::vector<std::uint64_t>& codes,
+                                              std::uint64_t query, std::size_t count) {
   // Max-heap on (distance, rowid): its front is the farthest kept.
   std::vector<std::pair<int, std::int64_t>> heap;
   heap.reserve(count + 1);
