@@ -72,8 +72,8 @@ bool IndexStorage::step_row(sqlite3_stmt* statement) {
 void IndexStorage::finalize_statements() {
   for (CachedStatement* statement :
        {&insert_data_, &select_data_, &delete_data_, &update_data_, &select_bucket_,
-        &select_bucket_below_, &write_bucket_, &delete_bucket_, &scan_data_, &select_bucket_bits_,
-        &select_row_count_, &store_row_count_}) {
+        &select_bucket_below_, &write_bucket_, &delete_bucket_, &scan_data_, &scan_buckets_,
+        &select_bucket_bits_, &select_row_count_, &store_row_count_}) {
     statement->finalize();
   }
   for (CachedStatement& statement : probe_by_parts_) {

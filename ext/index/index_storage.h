@@ -99,6 +99,19 @@ class IndexStorage {
   // The `count` rows nearest to `query` at any distance, ties by rowid, by
   // one pass over the data table keeping only `count` of them; sorted.
   void scan_nearest(std::uint64_t query, std::size_t count, std::vector<IndexHit>& out);
+  // The same within `bound` bits (kMaxRadius: any distance) from the packed
+  // buckets of one copy (index/nearest_scan.h) with the pending changes
+  // applied; from the data table when so many changes are pending that
+  // applying them costs more (kMaxPendingForPackedScan).
+  void packed_nearest(std::uint64_t query, std::size_t count, int bound,
+                      std::vector<IndexHit>& out);
+  // Whether a multi-probe at `radius` beats packed_nearest's scan (the n
+  // nearest grow their radius while it does).
+  bool multi_probe_beats_packed_scan(int radius);
+  // Where the growth of the n nearest goes after radius k found too few:
+  // the radius uniform rows would fill with `count` (MultiProbePlan::
+  // expected_radius), at least k + 1; k + 1 when the row count is unknown.
+  int nearest_growth_start(std::size_t count);
   // A new statement over every (id, fp) of the data table in id order, for a
   // caller that steps it itself (a full-scan cursor; several may be open).
   Statement select_all_rows() const;
@@ -124,6 +137,9 @@ class IndexStorage {
   // rebuild() and integrity_problem() look for an interrupt this often (and
   // between their phases); the statements they step stop by themselves.
   static constexpr std::size_t kBucketsBetweenInterruptChecks = 4096;
+  // packed_nearest sorts the pending changes by id each query; past this
+  // many, the data table's scan is cheaper.
+  static constexpr std::size_t kMaxPendingForPackedScan = std::size_t{1} << 16;
   // A merge sorts changes by bucket with this many counters at most (64 MB).
   static constexpr std::size_t kMaxCountingSortBuckets = std::size_t{1} << 24;
   // Flush when this many changes are pending, to bound memory (at most 24
@@ -238,6 +254,7 @@ class IndexStorage {
   CachedStatement write_bucket_;
   CachedStatement delete_bucket_;
   CachedStatement scan_data_;
+  CachedStatement scan_buckets_;  // one copy's buckets, after the bucket bits
   CachedStatement select_bucket_bits_;
   CachedStatement select_row_count_;
   CachedStatement store_row_count_;

@@ -11,6 +11,7 @@
 #include "ext/index/index_shadow_tables.h"
 #include "ext/index/index_storage_internal.h"
 #include "fingerprint/hamming.h"
+#include "index/nearest_scan.h"
 
 namespace simhash::sql {
 
@@ -64,6 +65,32 @@ bool IndexStorage::multi_probe_pays(int radius) {
   const std::optional<std::int64_t> rows = stored_row_count();
   return rows && MultiProbePlan(plan_, layout_, radius)
                      .cheaper_than_scan(*rows + static_cast<std::int64_t>(pending_.size()));
+}
+
+bool IndexStorage::multi_probe_beats_packed_scan(int radius) {
+  if (radius <= plan_.k() || radius >= kMaxRadius) {
+    return false;
+  }
+  const std::optional<std::int64_t> rows = stored_row_count();
+  if (!rows) {
+    return false;
+  }
+  const std::int64_t all = *rows + static_cast<std::int64_t>(pending_.size());
+  // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
+  const int bits = layout_.bucket_bits(0);
+  const std::int64_t buckets = bits >= 62 ? all : std::min(all, std::int64_t{1} << bits);
+  return MultiProbePlan(plan_, layout_, radius).cheaper_than_packed_scan(all, buckets);
+}
+
+int IndexStorage::nearest_growth_start(std::size_t count) {
+  const std::optional<std::int64_t> rows = stored_row_count();
+  const int next = plan_.k() + 1;
+  if (!rows) {
+    return next;
+  }
+  return std::max(
+      next, MultiProbePlan::expected_radius(*rows + static_cast<std::int64_t>(pending_.size()),
+                                            static_cast<double>(count)));
 }
 
 void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
@@ -294,6 +321,63 @@ void IndexStorage::scan_nearest(std::uint64_t query, std::size_t count,
     }
   }
   std::sort_heap(out.begin(), out.end(), nearer);
+}
+
+void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bound,
+                                  std::vector<IndexHit>& out) {
+  out.clear();
+  if (count == 0) {
+    return;
+  }
+  if (pending_.size() > kMaxPendingForPackedScan) {
+    scan_nearest(query, count, out);
+    if (bound < kMaxRadius) {
+      out.erase(std::find_if(out.begin(), out.end(),
+                             [&](const IndexHit& hit) { return hit.distance > bound; }),
+                out.end());
+    }
+    return;
+  }
+  // Copy 0's buckets, after the stored bucket bits (as a probe reads them,
+  // in the same statement, so they agree).
+  sqlite3_stmt* statement = scan_buckets_.get_with(db_, [&] {
+    return table_sql(kSelectBucketBitsRow) + " UNION ALL " +
+           table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= 0 AND id < ?1");
+  });
+  with_current_layout(out, [&] {
+    ResetOnExit reset(statement);
+    sqlite3_bind_int64(statement, 1, layout_.first_row_id(1));
+    NearestScan scan(plan_, layout_, 0, query, count, bound, pending_);
+    bool bits_checked = false;
+    std::size_t buckets_read = 0;
+    while (step_row(statement)) {
+      const std::int64_t row_id = sqlite3_column_int64(statement, 0);
+      if (!bits_checked) {
+        bits_checked = true;
+        const std::optional<int> stored =
+            row_id == -1 ? bucket_bits_in_probe_row(statement) : BucketLayout::kDefaultBucketBits;
+        if (stored != layout_.bits()) {
+          return false;
+        }
+        if (row_id == -1) {
+          continue;
+        }
+      }
+      if (++buckets_read % kBucketsBetweenInterruptChecks == 0) {
+        throw_if_interrupted(db_);
+      }
+      if (!scan.add_bucket(row_id,
+                           static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
+                           static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)))) {
+        throw_malformed(row_id);
+      }
+    }
+    if (!bits_checked && layout_.bits() != BucketLayout::kDefaultBucketBits) {
+      return false;
+    }
+    scan.finish(out);
+    return true;
+  });
 }
 
 Statement IndexStorage::select_all_rows() const { return prepare_table_sql(kSelectAllRows); }

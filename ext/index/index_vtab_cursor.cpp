@@ -37,28 +37,42 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
   }
 }
 
-// The `wanted` rows nearest to the query at any distance, ties by rowid.
-// Searching within a radius r finds every row within r; once those are at
-// least `wanted`, the first `wanted` of them are the answer (any nearer row
-// is within r too). So the radius grows from k (Multi-Index Hashing's kNN)
-// while a search is cheaper than a scan; past that, one pass over the data
-// keeps the nearest.
-void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted,
+// The `wanted` rows nearest to the query within `bound` bits (kMaxRadius:
+// at any distance), ties by rowid. Searching within a radius r finds every
+// row within r; once those are at least `wanted`, or r is the bound, the
+// first `wanted` of them are the answer (any nearer row is within r too).
+// So the radius grows from k (Multi-Index Hashing's kNN), up to the bound,
+// while a search is cheaper than scanning the packed buckets of one copy;
+// past that, one pass over them keeps the nearest.
+void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted, int bound,
                   IndexCursor& cursor) {
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
-  for (int radius = storage.plan().k();
-       radius == storage.plan().k() || storage.multi_probe_pays(radius); ++radius) {
+  const int first = std::min(storage.plan().k(), bound);
+  // Radius k (one bucket a copy) answers queries inside a cluster; past it
+  // the growth starts where uniform rows would hold `count` (the radii
+  // below would most likely fall short, and each search starts afresh).
+  for (int radius = first; radius <= bound;
+       radius = radius == first
+                    ? std::min(bound, std::max(radius + 1, storage.nearest_growth_start(count)))
+                    : radius + 1) {
+    if (radius != first && !storage.multi_probe_beats_packed_scan(radius)) {
+      break;
+    }
     cursor.hits.clear();
     storage.search(query, radius, cursor.hits);
     cursor.radius = radius;
-    if (cursor.hits.size() >= count) {
+    if (cursor.hits.size() >= count || radius == bound) {
+      cursor.hits_charge.set(cursor.hits.capacity() * sizeof(IndexHit));
       std::sort(cursor.hits.begin(), cursor.hits.end(), nearer);
-      cursor.hits.resize(count);
+      if (cursor.hits.size() > count) {
+        cursor.hits.resize(count);
+      }
       return;
     }
   }
-  cursor.radius = kMaxRadius;
-  storage.scan_nearest(query, count, cursor.hits);
+  cursor.radius = bound;
+  storage.packed_nearest(query, count, bound, cursor.hits);
+  cursor.hits_charge.set(cursor.hits.capacity() * sizeof(IndexHit));
 }
 
 // The count of `nearest = value`: an integer >= 0 (an integral REAL such as
@@ -184,17 +198,11 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
     cursor->query = sqlite3_value_int64(query);
     cursor->radius = radius.value_or(storage.plan().k());
     const auto query_bits = static_cast<std::uint64_t>(cursor->query);
-    if (nearest && !radius) {
-      find_nearest(storage, query_bits, static_cast<std::uint64_t>(*nearest), *cursor);
-      return SQLITE_OK;
-    }
-    if (nearest) {  // the n nearest within the bound
-      storage.search(query_bits, cursor->radius, cursor->hits);
-      cursor->hits_charge.set(cursor->hits.capacity() * sizeof(IndexHit));
-      std::sort(cursor->hits.begin(), cursor->hits.end(), nearer);
-      // Compared as 64 bits: a count past SIZE_MAX (a 32-bit size_t) keeps all.
-      if (static_cast<std::uint64_t>(*nearest) < cursor->hits.size()) {
-        cursor->hits.resize(static_cast<std::size_t>(*nearest));
+    if (nearest) {  // the n nearest, within the bound if there is one
+      find_nearest(storage, query_bits, static_cast<std::uint64_t>(*nearest),
+                   radius.value_or(kMaxRadius), *cursor);
+      if (radius) {
+        cursor->radius = *radius;  // the column shows the bound asked for
       }
       return SQLITE_OK;
     }

@@ -11,6 +11,7 @@
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_storage.h"
 #include "ext/index/index_vtab_internal.h"
+#include "index/multi_probe.h"
 #include "index/permutation_plan.h"
 
 namespace simhash::sql::index_vtab {
@@ -45,6 +46,9 @@ char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint)
              : 0;
 }
 
+// The rows the planner's estimates assume (xBestIndex reads no table).
+constexpr std::int64_t kPlannerRows = 1000000;
+
 // What a search at a radius above k does, for EXPLAIN QUERY PLAN: the
 // multi-probe's bucket reads and the row count from which they beat a scan
 // (the choice is made again when the query runs, with the rows then stored).
@@ -76,6 +80,17 @@ std::string above_k_description(const IndexStorage& storage, int radius) {
   description += " bits; a scan below ";
   description += std::to_string(rows);
   description += " rows)";
+  return description;
+}
+
+// The n nearest at any distance, as EXPLAIN QUERY PLAN shows them (the
+// same for `nearest = n`, near(:q, 64, n) and ORDER BY distance LIMIT n).
+std::string nearest_description(int k) {
+  std::string description =
+      "nearest (index, k=";  // appends: GCC 12 warns on "literal" + std::string
+  description += std::to_string(k);
+  description +=
+      ", the radius grown while a multi-probe beats a scan of the packed codes; then that scan)";
   return description;
 }
 
@@ -193,32 +208,44 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         info->orderByConsumed = 1;
         description += ", sorted by distance";
       }
+      // A bound the distance cannot exceed (64 bits and up) is no bound: the
+      // n nearest then take the same path as with none (xFilter reads the
+      // bound as kMaxRadius and agrees).
+      const bool unbounded =
+          radius_constraints.empty() || (all_known && known_radius && *known_radius >= kMaxRadius);
       if (nearest_eq >= 0) {
         info->aConstraintUsage[nearest_eq].argvIndex = ++argument;
         info->aConstraintUsage[nearest_eq].omit = 1;
         codes += kArgNearest;
-        description =
-            (radius_constraints.empty() ? "nearest (index, k=" + k +
-                                              ", the radius grown while a multi-probe "
-                                              "beats a scan; then a scan)"
-                                        : "nearest within the bound (" + description + ")") +
-            (sorted ? ", sorted by distance" : "");
+        description = (unbounded ? nearest_description(plan.k())
+                                 : "nearest within the bound (" + description +
+                                       "; the radius grown to it while a multi-probe beats a "
+                                       "scan of the packed codes)") +
+                      (sorted ? ", sorted by distance" : "");
       }
       // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
       // produce the first LIMIT + OFFSET rows in order.
-      if (sorted && radius_constraints.empty() && nearest_eq < 0 && limit >= 0) {
+      if (sorted && unbounded && nearest_eq < 0 && limit >= 0) {
         info->aConstraintUsage[limit].argvIndex = ++argument;
         codes += kArgLimit;
         if (offset >= 0) {
           info->aConstraintUsage[offset].argvIndex = ++argument;
           codes += kArgOffset;
         }
-        description = "nearest (index, k=" + k +
-                      ", the radius grown while a multi-probe beats a "
-                      "scan; then a scan), sorted by distance";
+        description = nearest_description(plan.k()) + ", sorted by distance";
       }
       info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
       info->estimatedCost = 20.0 * plan.table_count();
+      if (nearest_eq >= 0 || (codes.back() == kArgLimit || codes.back() == kArgOffset)) {
+        // The n nearest cost at most the scan of the packed codes of one
+        // copy, priced for the rows the full scan's estimate assumes, in
+        // units of that estimate (one row read through SQLite).
+        const std::int64_t rows = kPlannerRows;
+        const int bits = storage.layout().bucket_bits(0);
+        const std::int64_t buckets = std::min(rows, std::int64_t{1} << bits);
+        info->estimatedCost +=
+            MultiProbePlan::packed_scan_cost(rows, buckets) / MultiProbePlan::kScanCostPerRow;
+      }
       info->estimatedRows = 10;
     } else if (command_eq >= 0) {
       info->aConstraintUsage[command_eq].argvIndex = 1;
@@ -242,8 +269,8 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       description = "full scan";
       info->idxNum = kPlanScan;
       // Without its MATCH operand the plan cannot run: make it a last resort.
-      info->estimatedCost = match_unusable ? 1e15 : 1e6;
-      info->estimatedRows = 1000000;
+      info->estimatedCost = match_unusable ? 1e15 : static_cast<double>(kPlannerRows);
+      info->estimatedRows = kPlannerRows;
     }
     info->idxStr = sqlite3_mprintf("%s %s", codes.c_str(), description.c_str());
     if (info->idxStr == nullptr) {

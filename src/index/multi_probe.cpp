@@ -76,6 +76,21 @@ bool MultiProbePlan::cheaper_than_scan(std::int64_t rows) const {
   return kBucketReadCost * bucket_reads_ + kEntryCost * n * row_fraction_ < kScanCostPerRow * n;
 }
 
+bool MultiProbePlan::cheaper_than_packed_scan(std::int64_t rows, std::int64_t buckets) const {
+  const double n = static_cast<double>(rows);
+  return kBucketReadCost * bucket_reads_ + kEntryCost * n * row_fraction_ <
+         packed_scan_cost(rows, buckets);
+}
+
+int MultiProbePlan::expected_radius(std::int64_t rows, double wanted) {
+  for (int radius = 0; radius < 64; ++radius) {
+    if (static_cast<double>(rows) * std::ldexp(ball_size(64, radius), -64) >= wanted) {
+      return radius;
+    }
+  }
+  return 64;
+}
+
 std::int64_t MultiProbePlan::rows_where_cheaper() const {
   const double saving_per_row = kScanCostPerRow - kEntryCost * row_fraction_;
   if (saving_per_row <= 0) {

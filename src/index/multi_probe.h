@@ -65,6 +65,24 @@ class MultiProbePlan {
   static constexpr double kEntryCost = 10;
   // Whether searching beats scanning a table of `rows` rows.
   bool cheaper_than_scan(std::int64_t rows) const;
+  // The n nearest scan the packed buckets of one copy instead
+  // (nearest_scan.h): kPackedBucketCost a stored bucket (SQLite steps over
+  // its row) plus kPackedEntryCost an entry (a popcount and a compare).
+  // Measured by bench/nearest_benchmark.cpp (BENCH.md, issue 37).
+  static constexpr double kPackedBucketCost = 100;
+  static constexpr double kPackedEntryCost = 2;
+  // That scan's cost over `rows` rows in `buckets` buckets, in nanoseconds.
+  static double packed_scan_cost(std::int64_t rows, std::int64_t buckets) {
+    return kPackedBucketCost * static_cast<double>(buckets) +
+           kPackedEntryCost * static_cast<double>(rows);
+  }
+  // Whether searching beats that scan.
+  bool cheaper_than_packed_scan(std::int64_t rows, std::int64_t buckets) const;
+  // The smallest radius within which `rows` uniform fingerprints put at
+  // least `wanted` rows around a query (64 if none does): where the n
+  // nearest's growth can start once radius k fell short, as the radii
+  // below it would most likely fall short too.
+  static int expected_radius(std::int64_t rows, double wanted);
   // The fewest rows at which it does; -1 if it never does.
   std::int64_t rows_where_cheaper() const;
 

@@ -1,0 +1,63 @@
+// The n nearest rows by one pass over the packed buckets of one permuted
+// copy: every row is in every copy once, so one copy's buckets hold them all,
+// and a bucket's rests are scanned with a popcount loop without decoding ids
+// (bucket_codec.h). A bounded heap keeps the nearest; ids are decoded only
+// in buckets with an entry that enters it. A bucket farther from the query's
+// than the farthest row kept is skipped whole. The changes not yet merged
+// into the buckets (pending_changes.h) are applied at the end, so the answer
+// is the one the merged buckets would give.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "index/bucket_codec.h"
+#include "index/pending_changes.h"
+#include "index/permutation_plan.h"
+
+namespace simhash {
+
+class NearestScan {
+ public:
+  // The `count` rows nearest to `query` within `bound` bits (64: any
+  // distance), ties by id, from the buckets of copy `table` under `layout`
+  // with `pending` applied. `pending` is read here only.
+  NearestScan(const PermutationPlan& plan, const BucketLayout& layout, int table,
+              std::uint64_t query, std::size_t count, int bound, const PendingChanges& pending);
+
+  // The rows the scan keeps before the pending changes are applied: `count`
+  // plus one for each row the changes touch (a touched row's stored entry
+  // may be among the nearest, and is dropped at the end).
+  std::size_t capacity() const { return capacity_; }
+
+  // Scans the stored bucket `row_id` (a row id of the copy under the layout)
+  // with its blob; false if the blob is malformed. Any order of buckets.
+  bool add_bucket(std::int64_t row_id, const unsigned char* data, std::size_t size);
+
+  // The answer, sorted by nearer(); call once, after every bucket.
+  void finish(std::vector<IndexHit>& out);
+
+ private:
+  bool full() const { return heap_.size() >= capacity_; }
+  void offer(const IndexHit& hit);
+
+  const PermutationPlan& plan_;
+  const BucketLayout& layout_;
+  int table_;
+  std::uint64_t query_;
+  std::uint64_t query_key_;
+  std::size_t count_;
+  int bound_;
+  std::size_t capacity_;
+  // The rows the pending changes touch, by id: their fingerprint now, or
+  // none if deleted (the last change of an id wins).
+  std::vector<std::pair<std::int64_t, std::optional<std::uint64_t>>> changed_;
+  // A max-heap by nearer() (its front is the farthest row kept); fp holds
+  // the permuted key until finish().
+  std::vector<IndexHit> heap_;
+  std::vector<CloseEntry> close_;
+};
+
+}  // namespace simhash

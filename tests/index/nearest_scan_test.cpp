@@ -1,0 +1,170 @@
+// NearestScan against brute force: the n nearest (ties by id) within a
+// bound, from the packed buckets of one copy built as the index stores them,
+// with pending inserts, deletes and updates applied; for several plans,
+// bucket bits (small ones make large buckets), copies, counts and bounds;
+// and a damaged blob is refused.
+#include "index/nearest_scan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "plan_case.h"
+
+namespace simhash::testing {
+namespace {
+
+PermutationPlan make_plan(int k, int blocks) {
+  std::string error;
+  auto plan = PermutationPlan::create(k, blocks, error);
+  EXPECT_TRUE(plan.has_value()) << error;
+  return *plan;
+}
+
+// The blobs of copy `table` for `rows`, by bucket row id, as the index writes them.
+std::map<std::int64_t, std::string> encode_copy(const PermutationPlan& plan,
+                                                const BucketLayout& layout, int table,
+                                                const std::map<std::int64_t, std::uint64_t>& rows) {
+  std::map<std::uint64_t, std::vector<BucketEntry>> buckets;
+  for (const auto& [id, fp] : rows) {  // id order, as a bucket wants
+    const std::uint64_t key = plan.permute(table, fp);
+    buckets[layout.bucket_of(table, key)].push_back(BucketEntry{id, layout.rest_of(table, key)});
+  }
+  std::map<std::int64_t, std::string> blobs;
+  for (const auto& [bucket, entries] : buckets) {
+    encode_bucket(entries, layout.rest_bytes(table), blobs[layout.row_id(table, bucket)]);
+  }
+  return blobs;
+}
+
+std::vector<IndexHit> brute_force(const std::map<std::int64_t, std::uint64_t>& rows,
+                                  std::uint64_t query, std::size_t count, int bound) {
+  std::vector<IndexHit> hits;
+  for (const auto& [id, fp] : rows) {
+    const int distance = std::popcount(fp ^ query);
+    if (distance <= bound) {
+      hits.push_back(IndexHit{id, static_cast<std::int64_t>(fp), distance});
+    }
+  }
+  std::sort(hits.begin(), hits.end(), nearer);
+  hits.resize(std::min(hits.size(), count));
+  return hits;
+}
+
+std::string shown(const std::vector<IndexHit>& hits) {
+  std::string text;
+  for (const IndexHit& hit : hits) {
+    text += std::to_string(hit.id) + ":" + std::to_string(hit.distance) + ":" +
+            std::to_string(hit.fp) + " ";
+  }
+  return text;
+}
+
+std::uint64_t near_to(std::uint64_t center, std::mt19937_64& random) {
+  std::uint64_t fp = center;
+  for (int flips = static_cast<int>(random() % 12); flips > 0; --flips) {
+    fp ^= std::uint64_t{1} << (random() % 64);
+  }
+  return fp;
+}
+
+class NearestScanTest : public ::testing::TestWithParam<PlanCase> {};
+
+TEST_P(NearestScanTest, MatchesBruteForceWithPendingChanges) {
+  const auto [k, blocks, bucket_bits] = GetParam();
+  const PermutationPlan plan = make_plan(k, blocks);
+  const BucketLayout layout(plan, bucket_bits);
+  std::mt19937_64 random(4242 + k * 31 + blocks * 7 + bucket_bits);
+  const std::uint64_t center = random();
+  // Stored rows: half clustered around `center` (many ties), half random;
+  // ids negative and positive, in no order.
+  std::map<std::int64_t, std::uint64_t> stored;
+  while (stored.size() < 2000) {
+    const auto id = static_cast<std::int64_t>(random() % 20001) - 10000;
+    stored[id] = random() % 2 == 0 ? near_to(center, random) : random();
+  }
+  std::map<int, std::map<std::int64_t, std::string>> blobs_of_table;
+  for (const int table : {0, plan.table_count() - 1}) {
+    blobs_of_table[table] = encode_copy(plan, layout, table, stored);
+  }
+  for (const int changes : {0, 1, 40, 700}) {
+    // The pending changes as IndexStorage pushes them (an update is a
+    // delete, then an insert), and the rows as they are after them.
+    PendingChanges pending(plan);
+    std::map<std::int64_t, std::uint64_t> now = stored;
+    for (int i = 0; i < changes; ++i) {
+      const auto id = static_cast<std::int64_t>(random() % 24001) - 12000;
+      const auto found = now.find(id);
+      const std::uint64_t fp = random() % 2 == 0 ? near_to(center, random) : random();
+      if (found == now.end()) {
+        pending.push(id, fp, true);
+        now[id] = fp;
+      } else {
+        pending.push(id, found->second, false);
+        if (random() % 2 == 0) {
+          now.erase(found);
+        } else {
+          pending.push(id, fp, true);
+          found->second = fp;
+        }
+      }
+    }
+    for (const int table : {0, plan.table_count() - 1}) {
+      const std::map<std::int64_t, std::string>& blobs = blobs_of_table[table];
+      for (int trial = 0; trial < 12; ++trial) {
+        const std::uint64_t query = trial % 2 == 0 ? near_to(center, random) : random();
+        const std::size_t count = std::vector<std::size_t>{0, 1, 10, 57, 5000}[trial % 5];
+        const int bound = trial % 3 == 0 ? 64 : static_cast<int>(random() % 30);
+        NearestScan scan(plan, layout, table, query, count, bound, pending);
+        // Buckets in a shuffled order: the answer must not depend on it.
+        std::vector<std::pair<std::int64_t, std::string>> order(blobs.begin(), blobs.end());
+        std::shuffle(order.begin(), order.end(), random);
+        for (const auto& [row_id, blob] : order) {
+          ASSERT_TRUE(scan.add_bucket(row_id, reinterpret_cast<const unsigned char*>(blob.data()),
+                                      blob.size()));
+        }
+        std::vector<IndexHit> found;
+        scan.finish(found);
+        EXPECT_EQ(shown(found), shown(brute_force(now, query, count, bound)))
+            << "changes " << changes << " table " << table << " count " << count << " bound "
+            << bound;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Plans, NearestScanTest,
+                         ::testing::Values(PlanCase{3, 4, 16}, PlanCase{3, 4, 4},
+                                           PlanCase{2, 5, 16}, PlanCase{6, 8, 8}),
+                         [](const auto& info) { return plan_case_name(info.param); });
+
+TEST(NearestScan, RefusesADamagedBucket) {
+  const PermutationPlan plan = make_plan(3, 4);
+  const BucketLayout layout(plan, 2);
+  std::map<std::int64_t, std::uint64_t> rows;
+  std::mt19937_64 random(9);
+  for (std::int64_t id = 1; id <= 200; ++id) {
+    rows[id] = random();
+  }
+  const std::map<std::int64_t, std::string> blobs = encode_copy(plan, layout, 0, rows);
+  const PendingChanges pending(plan);
+  // A blob cut short in its id section: the entry nearest the query reads ids.
+  const auto& [row_id, blob] = *blobs.begin();
+  const std::string cut = blob.substr(0, blob.size() - 1);
+  NearestScan scan(plan, layout, 0, rows.begin()->second, 5, 64, pending);
+  EXPECT_FALSE(
+      scan.add_bucket(row_id, reinterpret_cast<const unsigned char*>(cut.data()), cut.size()));
+  NearestScan header(plan, layout, 0, 0, 5, 64, pending);
+  const std::string bad = "\x7f";
+  EXPECT_FALSE(
+      header.add_bucket(row_id, reinterpret_cast<const unsigned char*>(bad.data()), bad.size()));
+}
+
+}  // namespace
+}  // namespace simhash::testing
