@@ -7,7 +7,8 @@
 // rollbacks and a crash leave rows and postings together.
 //
 //   <name>_config(key TEXT PRIMARY KEY, value) WITHOUT ROWID
-//       'format'    1 (kSimilarFormat)
+//       'format'    2 (kSimilarFormat); 1 for a table made before
+//                   <name>_counts, which is read and written without it
 //       'threshold' REAL, the lowest threshold a query may ask for
 //       'options'   TEXT, the verification options in canonical form
 //                   (to_string of simhash_options.h), unit and n; weight=binary
@@ -21,6 +22,11 @@
 //       one entry per feature of each row, the hash as a signed integer;
 //       the row's size in the key lets a search read only the rows whose
 //       size can reach the threshold.
+//   <name>_counts(feature INTEGER PRIMARY KEY, count INTEGER NOT NULL)
+//       (format 2) how many postings each feature has, of any size; a
+//       feature no row holds has no entry. Written in the same statement as
+//       the postings, so it is exact under savepoints and rollbacks; a
+//       search ranks the query's features by it with one lookup each.
 #pragma once
 
 #include <cstdint>
@@ -39,13 +45,18 @@
 
 namespace simhash::sql {
 
-inline constexpr int kSimilarFormat = 1;
-inline constexpr const char* kSimilarShadowSuffixes[] = {"config", "rows", "sizes", "postings"};
+inline constexpr int kSimilarFormat = 2;
+// The format before <name>_counts: still read and written, ranked by
+// counting postings.
+inline constexpr int kSimilarFormatWithoutCounts = 1;
+inline constexpr const char* kSimilarShadowSuffixes[] = {"config", "rows", "sizes", "postings",
+                                                         "counts"};
 bool is_similar_shadow_suffix(const char* suffix);
 
 struct SimilarConfig {
   double threshold = 0.5;
   SimhashOptions options;
+  int format = kSimilarFormat;
 };
 
 // Makes the shadow tables of a new table. Throws SqliteError.
@@ -98,6 +109,8 @@ class SimilarStorage final : public SimilarStore {
                  const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
                      on_row) override;
   void read_row(std::int64_t id, std::vector<std::uint64_t>& out) override;
+  bool keeps_feature_counts() override { return config_.format >= kSimilarFormat; }
+  std::uint64_t feature_count(std::uint64_t feature) override;
 
  public:
   // The cached statements, by the SQL they run (similar_storage.cpp).
@@ -116,6 +129,10 @@ class SimilarStorage final : public SimilarStore {
     kDeleteSize,
     kHasSize,
     kHasPosting,
+    kAddCount,
+    kDropLastCount,
+    kLowerCount,
+    kSelectCount,
     kStatementCount,
   };
 
@@ -127,6 +144,11 @@ class SimilarStorage final : public SimilarStore {
   void write_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void erase_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void features_of(StoredText text, std::vector<std::uint64_t>& out);
+  // <name>_counts (format 2) by one row's features, added or removed.
+  void add_feature_counts(std::span<const std::uint64_t> hashes);
+  void remove_feature_counts(std::span<const std::uint64_t> hashes);
+  // "" when <name>_counts holds each feature's postings, else what is wrong.
+  std::string counts_problem();
 
   sqlite3* db_;
   std::string schema_;
