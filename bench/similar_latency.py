@@ -1,24 +1,43 @@
 """simhash_similar measured on real text: the Debian changelog entries of this
-machine (/usr/share/doc/*/changelog.Debian.gz, one entry per text), topped up
-to ROWS with copies edited in a few words (seeded). Loads them into a table
+machine (/usr/share/doc/*/changelog.Debian.gz, one entry per text) and, when
+CORPUS names it, the package descriptions of translations.db (every
+language; bench/corpus/fetch_translations.sh), topped up to ROWS with copies
+edited in a few words (seeded). Loads them into a table
 in one transaction (the insert rate), states the bytes per row (the file
 over the rows, and the shadow tables one by one from dbstat), then times
 QUERIES queries one by one after an untimed pass: half edited copies of
 stored texts, half texts not stored; median, p90, p99 and max in
 microseconds at thresholds 0.8 and 0.6, with the rows found. A sample of
 the queries is checked against a simhash_jaccard scan of the stored texts
-(recall and precision must both be 1).
+(recall and precision must both be 1), CHECKED queries a threshold. Then a
+10 MB query text (real texts joined) at t=0.8, its CPU time.
+
+With PG=1, PostgreSQL 15's pg_trgm on the same texts side by side: a
+private cluster (initdb in a temporary directory, run as the user nobody,
+listening on 127.0.0.1 only, started and stopped here), a GIN trigram
+index, and the first PG_QUERIES queries as `body % q` with set_limit(t). pg_trgm's
+similarity is the Jaccard of character trigram sets, not the word-shingle
+Jaccard simhash_similar answers, so its recall against our exact answers
+measures how far the two notions agree, not a fault of either. Its times
+are the server's (clock_timestamp around each query in a PL/pgSQL loop, no
+client round trip) and the backend's CPU time over all the queries.
 
 Usage: /usr/bin/python3 bench/similar_latency.py [ROWS=100000] [QUERIES=1000]
        [OPTIONS='n=3 weight=binary'] [EXTENSION=build/simhash] [CACHE_MIB=1024]
+       [CORPUS=''] [PG=0] [CHECKED=20] [PG_QUERIES=100]
+With SIMILAR_FORMAT1=1 in the environment the table is made as format 1
+(no sim_counts), to compare the two rankings on one build.
 """
+import csv
 import glob
 import gzip
 import os
 import random
 import re
+import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +47,11 @@ query_count = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 options = sys.argv[3] if len(sys.argv) > 3 else "n=3 weight=binary"
 extension = sys.argv[4] if len(sys.argv) > 4 else "build/simhash"
 cache_mib = int(sys.argv[5]) if len(sys.argv) > 5 else 1024
+corpus = sys.argv[6] if len(sys.argv) > 6 else ""
+with_pg = len(sys.argv) > 7 and sys.argv[7] == "1"
+checked = int(sys.argv[8]) if len(sys.argv) > 8 else 20
+pg_queries = int(sys.argv[9]) if len(sys.argv) > 9 else 100
+PG_BIN = "/usr/lib/postgresql/15/bin"
 
 HEADER = re.compile(r"^\S.*\(.*\).*;.*urgency=", re.M)
 
@@ -63,6 +87,12 @@ def percentile(values, p):
 def main():
     generator = random.Random(20261126)
     real = changelog_entries()
+    changelog_count = len(real)
+    if corpus:
+        source = sqlite3.connect(corpus)
+        real += [body for (body,) in source.execute(
+            "SELECT DISTINCT body FROM texts WHERE length(body) > 0 ORDER BY id")]
+        source.close()
     generator.shuffle(real)
     held_out = real[: query_count // 2]
     stored_real = real[query_count // 2:]
@@ -70,7 +100,7 @@ def main():
     texts = stored_real[:rows]
     while len(texts) < rows:
         texts.append(edited(generator.choice(stored_real), generator, words))
-    print(f"{len(real)} real changelog entries; {rows} rows ({min(rows, len(stored_real))} real), "
+    print(f"{len(real)} real texts ({changelog_count} changelog entries); {rows} rows ({min(rows, len(stored_real))} real), "
           f"median {statistics.median(len(t.split()) for t in texts[:10000])} words; "
           f"options '{options}'")
 
@@ -83,6 +113,17 @@ def main():
     conn.execute(f"PRAGMA cache_size = -{cache_mib * 1024}")
     conn.execute(f"CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.5, options='{options}')")
     conn.execute("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)")
+    if os.environ.get("SIMILAR_FORMAT1") == "1":
+        # As a table made before sim_counts: the search counts postings to
+        # rank (the comparison of the two rankings on the same build).
+        conn.execute("DROP TABLE sim_counts")
+        conn.execute("UPDATE sim_config SET value = 1 WHERE key = 'format'")
+        conn.close()
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.enable_load_extension(True)
+        conn.load_extension(extension)
+        conn.execute(f"PRAGMA cache_size = -{cache_mib * 1024}")
+        print("format 1: no sim_counts, ranked by counting postings")
     start = time.perf_counter()
     cpu = time.process_time()
     conn.execute("BEGIN")
@@ -114,6 +155,7 @@ def main():
         else:
             queries.append(held_out[i // 2 % len(held_out)])
 
+    answers = {}
     for threshold in (0.8, 0.6):
         statement = "SELECT rowid, similarity FROM sim(?, ?)"
         for q in queries:  # untimed pass: the cache warm, as in a running application
@@ -134,7 +176,7 @@ def main():
                   f"{percentile(values, 0.9):.0f}, p99 {percentile(values, 0.99):.0f}, max "
                   f"{max(values):.0f}")
         print(f"  {found / len(queries):.2f} rows a query")
-        sample = queries[:20]
+        sample = queries[:checked]
         agree = 0
         for q in sample:
             expected = conn.execute(
@@ -143,8 +185,119 @@ def main():
             got = conn.execute(statement, (q, threshold)).fetchall()
             agree += expected == got
         print(f"  checked against a simhash_jaccard scan: {agree} of {len(sample)} answers equal")
+        answers[threshold] = [
+            {r for (r,) in conn.execute("SELECT rowid FROM sim(?, ?)", (q, threshold))}
+            for q in queries]
+
+    huge = ""
+    for text in real:
+        if len(huge) >= 10 << 20:
+            break
+        huge += text + "\n"
+    start = time.perf_counter()
+    cpu = time.thread_time()
+    found = len(conn.execute("SELECT rowid FROM sim(?, 0.8)", (huge,)).fetchall())
+    print(f"a {len(huge) / 1e6:.1f} MB query text at t=0.8: {time.thread_time() - cpu:.2f} s of CPU, "
+          f"{time.perf_counter() - start:.2f} s wall, {found} rows")
     conn.close()
     os.remove(path)
+    if with_pg:
+        pg_trgm(texts, queries, answers)
+
+
+def pg_trgm(texts, queries, answers):
+    """pg_trgm on the same texts: a private cluster, started and stopped here."""
+    work = tempfile.mkdtemp(prefix="similar_pg_")
+    os.chmod(work, 0o777)
+    data = os.path.join(work, "data")
+    as_nobody = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+    port = str(54000 + os.getpid() % 1000)
+    subprocess.run(as_nobody + [f"{PG_BIN}/initdb", "-D", data, "-A", "trust", "-U", "bench",
+                                "--no-sync"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(as_nobody + [f"{PG_BIN}/pg_ctl", "-D", data, "-l", os.path.join(work, "log"),
+                                "-w", "-o", f"-c listen_addresses=127.0.0.1 -c port={port} "
+                                f"-c unix_socket_directories={work} -c shared_buffers=1GB "
+                                "-c fsync=off -c maintenance_work_mem=1GB", "start"],
+                   check=True, stdout=subprocess.DEVNULL)
+    try:
+        psql = [f"{PG_BIN}/psql", "-h", "127.0.0.1", "-p", port, "-U", "bench", "-d", "postgres",
+                "-v", "ON_ERROR_STOP=1", "-q", "-A", "-t"]
+        texts_file = os.path.join(work, "texts.csv")
+        with open(texts_file, "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerows(enumerate(texts, 1))
+        queries_file = os.path.join(work, "queries.csv")
+        with open(queries_file, "w", newline="") as out:
+            csv.writer(out).writerows(enumerate(queries[:pg_queries]))
+        os.chmod(texts_file, 0o644)
+        os.chmod(queries_file, 0o644)
+
+        def run(sql):
+            return subprocess.run(psql, input=sql, text=True, check=True,
+                                  capture_output=True).stdout
+        run("CREATE EXTENSION pg_trgm; CREATE TABLE docs(id int PRIMARY KEY, body text);"
+            "CREATE TABLE queries(i int, q text);"
+            "CREATE TABLE timings(i int, t real, us float8, ids int[]);"
+            f"COPY docs FROM '{texts_file}' CSV; COPY queries FROM '{queries_file}' CSV;")
+        start = time.perf_counter()
+        run("CREATE INDEX docs_trgm ON docs USING gin (body gin_trgm_ops); ANALYZE;")
+        print(f"pg_trgm: GIN index built in {time.perf_counter() - start:.1f} s wall")
+        index, table = map(int, run(
+            "SELECT pg_relation_size('docs_trgm'), pg_total_relation_size('docs') - "
+            "pg_relation_size('docs_trgm')").split("|"))
+        print(f"pg_trgm: GIN index {index / len(texts):.0f} bytes a row; the table (texts, "
+              f"TOAST, primary key) {table / len(texts):.0f}")
+        for threshold in (0.8, 0.6):
+            loop = (f"SELECT set_limit({threshold}); DELETE FROM timings; DO $$ DECLARE r record; "
+                    "t0 timestamptz; found int[]; BEGIN FOR r IN SELECT * FROM queries ORDER BY i "
+                    "LOOP t0 := clock_timestamp(); SELECT array_agg(id) INTO found FROM docs "
+                    "WHERE body % r.q; INSERT INTO timings VALUES (r.i, "
+                    f"{threshold}, extract(epoch FROM clock_timestamp() - t0) * 1e6, found); "
+                    "END LOOP; END $$;")
+            session = subprocess.Popen(psql, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       text=True)
+            session.stdin.write("SELECT pg_backend_pid();\n")
+            session.stdin.flush()
+            backend = int(session.stdout.readline())
+            session.stdin.write(loop + "\n")  # untimed pass: the cache warm
+            session.stdin.write("SELECT 'warm';\n")
+            session.stdin.flush()
+            while session.stdout.readline().strip() != "warm":
+                pass
+            cpu = backend_cpu(backend)
+            session.stdin.write(loop + "\nSELECT 'done';\n")
+            session.stdin.flush()
+            while session.stdout.readline().strip() != "done":
+                pass
+            cpu = backend_cpu(backend) - cpu
+            session.stdin.close()
+            session.wait()
+            rows = [line.split("|", 2) for line in run(
+                "SELECT i, us, coalesce(array_to_string(ids, ','), '') FROM timings ORDER BY i"
+            ).splitlines()]
+            times = [float(us) for _, us, _ in rows]
+            found = [{int(x) for x in ids.split(",") if x} for _, _, ids in rows]
+            ours = answers[threshold][:len(found)]
+            both = sum(len(a & b) for a, b in zip(ours, found))
+            print(f"pg_trgm t={threshold} server wall: median {statistics.median(times):.0f} us, "
+                  f"p90 {percentile(times, 0.9):.0f}, p99 {percentile(times, 0.99):.0f}, max "
+                  f"{max(times):.0f}; backend CPU {1e6 * cpu / len(times):.0f} us a query "
+                  f"(mean)")
+            print(f"  {sum(map(len, found)) / len(found):.2f} rows a query; of our "
+                  f"{sum(map(len, ours))} exact answers it returned {both} "
+                  f"(recall {both / max(1, sum(map(len, ours))):.3f}), and "
+                  f"{sum(map(len, found)) - both} rows ours did not")
+    finally:
+        subprocess.run(as_nobody + [f"{PG_BIN}/pg_ctl", "-D", data, "-m", "fast", "stop"],
+                       stdout=subprocess.DEVNULL)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def backend_cpu(pid):
+    """User and system CPU seconds of a process, from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def sizes_of_docs(conn):

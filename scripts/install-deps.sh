@@ -8,8 +8,11 @@
 #                                            module's ICU build needs
 #   scripts/install-deps.sh --tests          everything scripts/test.sh runs
 #                                            (the README's test command)
-#   scripts/install-deps.sh --bench          --tests, and the quality
-#                                            benchmark's Chinese corpus
+#   scripts/install-deps.sh --bench          --tests, the quality
+#                                            benchmark's Chinese corpus, and
+#                                            PostgreSQL 15 (pg_trgm, beside
+#                                            simhash_similar in
+#                                            bench/similar_latency.py)
 set -euo pipefail
 
 # The extension and the demo: a compiler, CMake, SQLite (library and shell),
@@ -51,7 +54,7 @@ case "${1:-}" in
   "") ;;
   --self-contained) packages+=("${self_contained[@]}") need_sources=yes ;;
   --tests) packages+=("${tests[@]}") need_sources=yes ;;
-  --bench) packages+=("${tests[@]}" manpages-zh) need_sources=yes ;;
+  --bench) packages+=("${tests[@]}" manpages-zh postgresql-15) need_sources=yes ;;
   *)
     echo "usage: $0 [--self-contained | --tests | --bench]" >&2
     exit 2

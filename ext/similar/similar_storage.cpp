@@ -3,6 +3,7 @@
 // engine's search makes, and the integrity check.
 #include "ext/similar/similar_storage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -39,6 +40,11 @@ constexpr const char* kStatementSql[] = {
     "DELETE FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
     "SELECT count(*) FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
     "SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
+    "INSERT INTO \"%w\".\"%w_counts\"(feature, count) VALUES (?1, 1) ON CONFLICT(feature) DO "
+    "UPDATE SET count = count + 1",
+    "DELETE FROM \"%w\".\"%w_counts\" WHERE feature = ?1 AND count = 1",
+    "UPDATE \"%w\".\"%w_counts\" SET count = count - 1 WHERE feature = ?1",
+    "SELECT count FROM \"%w\".\"%w_counts\" WHERE feature = ?1",
 };
 
 static_assert(std::size(kStatementSql) == SimilarStorage::kStatementCount);
@@ -96,9 +102,11 @@ void create_similar_tables(sqlite3* db, const std::string& schema, const std::st
                           "KEY(size, id)) WITHOUT ROWID;"
                           "CREATE TABLE \"%w\".\"%w_postings\"(feature INTEGER, size INTEGER, id "
                           "INTEGER, PRIMARY KEY(feature, size, id)) WITHOUT ROWID;"
+                          "CREATE TABLE \"%w\".\"%w_counts\"(feature INTEGER PRIMARY KEY, count "
+                          "INTEGER NOT NULL);"
                           "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES ('format', %d), "
                           "('threshold', %!.17g), ('options', %Q);",
-                          s, n, s, n, s, n, s, n, s, n, kSimilarFormat, config.threshold,
+                          s, n, s, n, s, n, s, n, s, n, s, n, kSimilarFormat, config.threshold,
                           to_string(config.options).c_str()));
 }
 
@@ -137,13 +145,14 @@ SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const 
   if (!format || !threshold || !options) {
     throw damaged("'format' (INTEGER), 'threshold' (REAL) and 'options' (TEXT) are needed");
   }
-  if (*format != kSimilarFormat) {
+  if (*format != kSimilarFormat && *format != kSimilarFormatWithoutCounts) {
     throw SqliteError(SQLITE_ERROR, prefix(name) + "storage format " + std::to_string(*format) +
                                         " is not one this extension reads (it reads " +
                                         std::to_string(kSimilarFormat) +
                                         "); upgrade the extension");
   }
   SimilarConfig config;
+  config.format = static_cast<int>(*format);
   config.threshold = *threshold;
   if (!(config.threshold > 0 && config.threshold <= 1)) {
     throw damaged("threshold " + format_sql("%!.15g", config.threshold) + " is not in (0, 1]");
@@ -244,6 +253,7 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
       throw_sqlite(db_, rc);
     }
   }
+  add_feature_counts(hashes);
 }
 
 void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
@@ -258,6 +268,7 @@ void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> h
       throw_sqlite(db_, rc);
     }
   }
+  remove_feature_counts(hashes);
   {
     sqlite3_stmt* remove = statement(kDeleteSize);
     ResetOnExit reset(remove);
@@ -465,13 +476,92 @@ std::string SimilarStorage::integrity_problem() {
     return prefix(name_) + std::to_string(sizes) + " sizes for " + std::to_string(row_count) +
            " rows: a size names no row";
   }
-  return "";
+  return counts_problem();
+}
+
+// <name>_counts is written in the same statement as the postings (write_row,
+// erase_row), so a savepoint or rollback undoes both together.
+void SimilarStorage::add_feature_counts(std::span<const std::uint64_t> hashes) {
+  if (!keeps_feature_counts()) {
+    return;
+  }
+  sqlite3_stmt* add = statement(kAddCount);
+  for (const std::uint64_t hash : hashes) {
+    ResetOnExit reset(add);
+    sqlite3_bind_int64(add, 1, as_sql(hash));
+    if (const int rc = sqlite3_step(add); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+}
+
+void SimilarStorage::remove_feature_counts(std::span<const std::uint64_t> hashes) {
+  if (!keeps_feature_counts()) {
+    return;
+  }
+  // The last holder's entry goes; otherwise the count drops by one (the
+  // UPDATE finds nothing where the DELETE removed the entry).
+  for (const std::uint64_t hash : hashes) {
+    for (const Kind kind : {kDropLastCount, kLowerCount}) {
+      sqlite3_stmt* write = statement(kind);
+      ResetOnExit reset(write);
+      sqlite3_bind_int64(write, 1, as_sql(hash));
+      if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
+        throw_sqlite(db_, rc);
+      }
+    }
+  }
+}
+
+std::uint64_t SimilarStorage::feature_count(std::uint64_t feature) {
+  sqlite3_stmt* select = statement(kSelectCount);
+  ResetOnExit reset(select);
+  sqlite3_bind_int64(select, 1, as_sql(feature));
+  if (!step_row(db_, select)) {
+    return 0;
+  }
+  // A negative count (a damaged file) ranks first; the answer stays exact.
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(select, 0)));
+}
+
+std::string SimilarStorage::counts_problem() {
+  if (!keeps_feature_counts()) {
+    return "";
+  }
+  // Both ways: every feature of the postings with its number of postings,
+  // and no entry for a feature without postings.
+  Statement check;
+  const char* s = schema_.c_str();
+  const char* n = name_.c_str();
+  const std::string sql = format_sql(
+      "SELECT feature, held, (SELECT count FROM \"%w\".\"%w_counts\" AS c WHERE c.feature = "
+      "p.feature) FROM (SELECT feature, count(*) AS held FROM \"%w\".\"%w_postings\" GROUP BY "
+      "feature) AS p WHERE held IS NOT (SELECT count FROM \"%w\".\"%w_counts\" AS c WHERE "
+      "c.feature = p.feature) "
+      "UNION ALL SELECT feature, 0, count FROM \"%w\".\"%w_counts\" AS c WHERE NOT EXISTS "
+      "(SELECT 1 FROM \"%w\".\"%w_postings\" AS p WHERE p.feature = c.feature) LIMIT 1",
+      s, n, s, n, s, n, s, n, s, n);
+  if (const int rc = prepare(db_, sql, check); rc != SQLITE_OK) {
+    throw_sqlite(db_, rc);
+  }
+  if (!step_row(db_, check.get())) {
+    return "";
+  }
+  const auto kept = sqlite3_column_type(check.get(), 2) == SQLITE_NULL
+                        ? std::string("none")
+                        : std::to_string(sqlite3_column_int64(check.get(), 2));
+  return prefix(name_) + "feature " + std::to_string(sqlite3_column_int64(check.get(), 0)) +
+         " has " + std::to_string(sqlite3_column_int64(check.get(), 1)) +
+         " postings but its count is " + kept;
 }
 
 void SimilarStorage::rename(const std::string& new_name) {
   finalize_statements();
   const char* s = schema_.c_str();
   for (const char* suffix : kSimilarShadowSuffixes) {
+    if (!keeps_feature_counts() && std::string_view(suffix) == "counts") {
+      continue;  // format 1 has none
+    }
     exec_sql(db_, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", s, name_.c_str(),
                              suffix, new_name.c_str(), suffix));
   }

@@ -7,9 +7,9 @@
 // rollbacks and a crash leave rows and postings together.
 //
 //
-// The tables (<name>_config, <name>_rows, <name>_sizes, <name>_postings) and
-// their format are specified in docs/format.md; kSimilarFormat is its
-// 'format' row.
+// The tables (<name>_config, <name>_rows, <name>_sizes, <name>_postings and,
+// from format 2, <name>_counts) and their formats are specified in
+// docs/format.md; kSimilarFormat is the 'format' row of a new table.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +28,18 @@
 
 namespace simhash::sql {
 
-inline constexpr int kSimilarFormat = 1;
-inline constexpr const char* kSimilarShadowSuffixes[] = {"config", "rows", "sizes", "postings"};
+inline constexpr int kSimilarFormat = 2;
+// The format before <name>_counts: still read and written, ranked by
+// counting postings.
+inline constexpr int kSimilarFormatWithoutCounts = 1;
+inline constexpr const char* kSimilarShadowSuffixes[] = {"config", "rows", "sizes", "postings",
+                                                         "counts"};
 bool is_similar_shadow_suffix(const char* suffix);
 
 struct SimilarConfig {
   double threshold = 0.5;
   SimhashOptions options;
+  int format = kSimilarFormat;
 };
 
 // Makes the shadow tables of a new table. Throws SqliteError.
@@ -87,6 +92,8 @@ class SimilarStorage final : public SimilarStore {
                  const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
                      on_row) override;
   void read_row(std::int64_t id, std::vector<std::uint64_t>& out) override;
+  bool keeps_feature_counts() override { return config_.format >= kSimilarFormat; }
+  std::uint64_t feature_count(std::uint64_t feature) override;
 
  public:
   // The cached statements, by the SQL they run (similar_storage.cpp).
@@ -105,6 +112,10 @@ class SimilarStorage final : public SimilarStore {
     kDeleteSize,
     kHasSize,
     kHasPosting,
+    kAddCount,
+    kDropLastCount,
+    kLowerCount,
+    kSelectCount,
     kStatementCount,
   };
 
@@ -116,6 +127,11 @@ class SimilarStorage final : public SimilarStore {
   void write_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void erase_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void features_of(StoredText text, std::vector<std::uint64_t>& out);
+  // <name>_counts (format 2) by one row's features, added or removed.
+  void add_feature_counts(std::span<const std::uint64_t> hashes);
+  void remove_feature_counts(std::span<const std::uint64_t> hashes);
+  // "" when <name>_counts holds each feature's postings, else what is wrong.
+  std::string counts_problem();
 
   sqlite3* db_;
   std::string schema_;

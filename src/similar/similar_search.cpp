@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <compare>
 #include <utility>
 
 #include "fingerprint/feature_similarity.h"
@@ -26,6 +27,65 @@ constexpr double kLargestSize = 9.0e18;
 constexpr std::size_t kFeaturesBetweenChecks = 256;
 constexpr std::size_t kPostingsBetweenChecks = std::size_t{1} << 14;
 constexpr std::size_t kRowsBetweenChecks = 1024;
+
+// A query feature and how many rows hold it (kept, or counted to a cap).
+struct Ranked {
+  std::uint64_t postings = 0;
+  std::uint64_t hash = 0;
+  auto operator<=>(const Ranked&) const = default;
+};
+
+// The plan's probe_count features with the fewest holders (then by hash),
+// rarest first: `ranked` cut to them.
+std::vector<Ranked> keep_rarest(std::vector<Ranked> ranked, std::size_t probe_count) {
+  const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(probe_count);
+  std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+  ranked.erase(chosen_end, ranked.end());
+  std::sort(ranked.begin(), ranked.end());
+  return ranked;
+}
+
+// Ranks by the store's kept counts: one lookup a feature.
+std::vector<Ranked> rank_by_kept_counts(std::span<const std::uint64_t> query,
+                                        const SimilarPlan& plan, SimilarStore& store,
+                                        const CheckPoint& check, SimilarCounts& count) {
+  std::vector<Ranked> ranked;
+  ranked.reserve(query.size());
+  for (std::size_t i = 0; i < query.size(); ++i) {
+    ranked.push_back({store.feature_count(query[i]), query[i]});
+    check_after_every(i, kFeaturesBetweenChecks, check);
+  }
+  count.ranking_steps += query.size();
+  return keep_rarest(std::move(ranked), plan.probe_count);
+}
+
+// Ranks by postings in the size range counted up to a cap: first up to
+// kFirstRankingCap each; only when the rarer ones are too few are the
+// features at that cap counted again, up to kRankingCap.
+std::vector<Ranked> rank_by_postings(std::span<const std::uint64_t> query, const SimilarPlan& plan,
+                                     SimilarStore& store, const CheckPoint& check,
+                                     SimilarCounts& count) {
+  std::vector<Ranked> ranked;
+  ranked.reserve(query.size());
+  for (std::size_t i = 0; i < query.size(); ++i) {
+    ranked.push_back({store.count_postings(query[i], plan.sizes, kFirstRankingCap), query[i]});
+    count.ranking_steps += ranked.back().postings;
+    check_after_every(i, kFeaturesBetweenChecks, check);
+  }
+  const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
+  std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+  if ((chosen_end - 1)->postings >= kFirstRankingCap) {
+    std::size_t recounted = 0;
+    for (Ranked& feature : ranked) {
+      if (feature.postings >= kFirstRankingCap) {
+        feature.postings = store.count_postings(feature.hash, plan.sizes, kRankingCap);
+        count.ranking_steps += feature.postings;
+        check_after_every(recounted++, kFeaturesBetweenChecks / 16, check);
+      }
+    }
+  }
+  return keep_rarest(std::move(ranked), plan.probe_count);
+}
 
 }  // namespace
 
@@ -103,42 +163,29 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
   std::vector<std::int64_t> candidates;
   bool scan = store.count_rows(plan.sizes, kDirectRows + 1) <= kDirectRows;
   if (!scan) {
-    // The query's features by (postings up to a cap, hash): rarest first.
-    // Counted first up to kFirstRankingCap each; only when the rarer ones
-    // are too few are the features at that cap counted again, further.
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranked;
-    ranked.reserve(query.size());
-    for (std::size_t i = 0; i < query.size(); ++i) {
-      ranked.emplace_back(store.count_postings(query[i], plan.sizes, kFirstRankingCap), query[i]);
-      check_after_every(i, kFeaturesBetweenChecks, check);
-    }
-    const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
-    std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
-    if ((chosen_end - 1)->first >= kFirstRankingCap) {
-      std::size_t recounted = 0;
-      for (auto& [postings, hash] : ranked) {
-        if (postings >= kFirstRankingCap) {
-          postings = store.count_postings(hash, plan.sizes, kRankingCap);
-          check_after_every(recounted++, kFeaturesBetweenChecks / 16, check);
-        }
-      }
-      std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
-    }
-    std::sort(ranked.begin(), chosen_end);
-    std::uint64_t expected = 0;
-    for (auto it = ranked.begin(); it != chosen_end; ++it) {
-      expected += it->first;
-    }
+    const bool kept = store.keeps_feature_counts();
+    const std::vector<Ranked> ranked = kept ? rank_by_kept_counts(query, plan, store, check, count)
+                                            : rank_by_postings(query, plan, store, check, count);
     // Bounded work: postings beyond the rows of these sizes are not read;
     // those rows are verified instead. The rows are counted up to what the
     // postings are known to hold, and again, twice as far, each time the
     // postings read pass that (so counting costs at most twice the reading).
-    std::uint64_t rows_at_least = store.count_rows(plan.sizes, expected + 1);
-    scan = rows_at_least <= expected;
+    // Kept counts hold every size, so they may be far above the postings in
+    // the range: then only the postings read decide (the rows are known to
+    // be more than kDirectRows).
+    std::uint64_t rows_at_least = kDirectRows + 1;
+    if (!kept) {
+      std::uint64_t expected = 0;
+      for (const Ranked& feature : ranked) {
+        expected += feature.postings;
+      }
+      rows_at_least = store.count_rows(plan.sizes, expected + 1);
+      scan = rows_at_least <= expected;
+    }
     std::uint64_t read = 0;
-    for (auto it = ranked.begin(); it != chosen_end && !scan; ++it) {
+    for (auto it = ranked.begin(); it != ranked.end() && !scan; ++it) {
       ++count.probed_features;
-      store.read_postings(it->second, plan.sizes, [&](std::int64_t id) {
+      store.read_postings(it->hash, plan.sizes, [&](std::int64_t id) {
         candidates.push_back(id);
         ++read;
         check_after_every(static_cast<std::size_t>(read), kPostingsBetweenChecks, check);

@@ -73,6 +73,11 @@ class SimilarStore {
           on_row) = 0;
   // Row `id`'s ascending hashes into `out`.
   virtual void read_row(std::int64_t id, std::vector<std::uint64_t>& out) = 0;
+  // Whether the store keeps, per feature, how many rows hold it (of any
+  // size); then feature_count is that number, one lookup, and the search
+  // ranks by it instead of counting postings (count_postings).
+  virtual bool keeps_feature_counts() { return false; }
+  virtual std::uint64_t feature_count(std::uint64_t /*feature*/) { return 0; }
 };
 
 struct SimilarMatch {
@@ -87,9 +92,15 @@ struct SimilarCounts {
   std::uint64_t probed_features = 0;  // features whose postings were read
   std::uint64_t postings = 0;         // postings read
   std::uint64_t checked = 0;          // rows verified
+  std::uint64_t ranking_steps = 0;    // kept counts looked up, or postings counted to rank
   bool scanned_sizes = false;         // verified the rows of the size range instead
 };
 
+// Where the store keeps a count per feature (keeps_feature_counts), the
+// ranking is one lookup a feature: the count covers every size, so it only
+// bounds the postings in the size range from above, and the search does not
+// use it to choose the size scan up front; the postings read decide that
+// (bounded work below). Where it keeps none (a table of format 1):
 // Postings counted exactly up to this many when ranking a query's features:
 // a feature held by more rows is ranked after every rarer one, and among its
 // like by hash. Any p features serve (above), so the cap only costs time

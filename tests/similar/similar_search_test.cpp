@@ -3,7 +3,8 @@
 // threshold, the byte form pinned, and find_similar over an in-memory store
 // against a scan of every row with the exact weighted Jaccard that
 // simhash_jaccard computes, on randomized sets with near copies (fixed seeds),
-// through the postings path, the direct path and the bounded-work scan.
+// through the postings path, the direct path and the bounded-work scan,
+// ranked by counting postings or by kept counts (right or wrong).
 #include "similar/similar_search.h"
 
 #include <gtest/gtest.h>
@@ -37,20 +38,27 @@ FeatureVector vector_of(const Hashes& hashes) {
   return vector;
 }
 
-// A store kept in maps, as the shadow tables keep it.
+// A store kept in maps, as the shadow tables keep it; with `kept_counts`,
+// a count of holders per feature as <name>_counts keeps it (format 2).
 class ModelStore : public SimilarStore {
  public:
+  explicit ModelStore(bool kept_counts = false) : kept_counts_(kept_counts) {}
   void add(std::int64_t id, const Hashes& hashes) {
     rows_[id] = hashes;
     vectors_[id] = vector_of(hashes);
     for (const std::uint64_t hash : hashes) {
       postings_[hash].insert({hashes.size(), id});
+      ++counts_[hash];
     }
   }
+  // Makes a kept count wrong (as a damaged file could): the search must stay exact.
+  void set_count(std::uint64_t hash, std::uint64_t count) { counts_[hash] = count; }
+  int postings_counted = 0;  // count_postings calls
   const std::map<std::int64_t, FeatureVector>& vectors() const { return vectors_; }
 
   std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
                                std::uint64_t limit) override {
+    ++postings_counted;
     std::uint64_t count = 0;
     read_postings(feature, sizes, [&](std::int64_t) { return ++count < limit; });
     return std::min(count, limit);
@@ -85,6 +93,11 @@ class ModelStore : public SimilarStore {
     }
   }
   void read_row(std::int64_t id, Hashes& out) override { out = rows_.at(id); }
+  bool keeps_feature_counts() override { return kept_counts_; }
+  std::uint64_t feature_count(std::uint64_t feature) override {
+    const auto found = counts_.find(feature);
+    return found == counts_.end() ? 0 : found->second;
+  }
 
  private:
   static bool in(SizeRange sizes, std::size_t size) {
@@ -93,6 +106,8 @@ class ModelStore : public SimilarStore {
   std::map<std::int64_t, Hashes> rows_;
   std::map<std::int64_t, FeatureVector> vectors_;  // the rows as simhash_jaccard sees them
   std::map<std::uint64_t, std::set<std::pair<std::uint64_t, std::int64_t>>> postings_;
+  std::map<std::uint64_t, std::uint64_t> counts_;
+  bool kept_counts_;
 };
 
 // Every row's similarity to `query` (each row's vector made once).
@@ -218,9 +233,10 @@ TEST(SimilarCodec, BytesAreLittleEndianOnEveryMachine) {
 // Random stores of families of near copies; every query (a stored row's near
 // copy or a fresh set) answered as the scan answers, similarity bit for bit.
 void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t seed,
-                  bool* saw_scan = nullptr, bool* saw_postings = nullptr) {
+                  bool* saw_scan = nullptr, bool* saw_postings = nullptr, bool kept_counts = false,
+                  bool wrong_counts = false) {
   SetMaker maker(universe, seed);
-  ModelStore store;
+  ModelStore store(kept_counts);
   std::vector<Hashes> bases;
   std::int64_t id = 0;
   for (int family = 0; family < 40; ++family) {
@@ -231,6 +247,13 @@ void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t se
     }
   }
   store.add(++id, {});  // a row without features: never found
+  if (wrong_counts) {
+    // Any p features serve: counts that rank the common ones first, or
+    // say nothing (0), change the cost only.
+    for (std::uint64_t k = 0; k < universe; k += 3) {
+      store.set_count((k + 1) * 0x9E3779B97F4A7C15ULL, (k * 7919) % 5);
+    }
+  }
   for (int q = 0; q < 60; ++q) {
     const Hashes query = q % 4 == 3 ? maker.fresh(1 + maker.random()() % max_size)
                                     : maker.near(bases[maker.random()() % bases.size()],
@@ -266,6 +289,57 @@ TEST(FindSimilar, EqualsTheScanOnCommonFeatures) {
     expect_exact(60, 40, seed, &scan);
   }
   EXPECT_TRUE(scan);
+}
+
+TEST(FindSimilar, EqualsTheScanWithKeptCounts) {
+  bool postings = false;
+  bool scan = false;
+  for (std::uint64_t seed = 21; seed <= 23; ++seed) {
+    expect_exact(100000, 60, seed, nullptr, &postings, true);
+    expect_exact(60, 40, seed, &scan, nullptr, true);
+  }
+  EXPECT_TRUE(postings);
+  EXPECT_TRUE(scan);  // common features: the postings read pass the rows
+}
+
+TEST(FindSimilar, EqualsTheScanWithWrongKeptCounts) {
+  for (std::uint64_t seed = 31; seed <= 32; ++seed) {
+    expect_exact(2000, 60, seed, nullptr, nullptr, true, true);
+  }
+}
+
+TEST(FindSimilar, KeptCountsRankWithoutCountingPostings) {
+  // As ReadsOnlyTheRarestPostings, ranked by the kept counts: one lookup a
+  // query feature, no posting counted, the same two probes.
+  ModelStore store(true);
+  for (std::int64_t id = 1; id <= 200; ++id) {
+    Hashes hashes = {1, 2, 3, 4, 5};
+    for (std::uint64_t k = 0; k < 5; ++k) {
+      hashes.push_back(1000 * static_cast<std::uint64_t>(id) + k);
+    }
+    store.add(id, hashes);
+  }
+  const Hashes query = {1, 2, 3, 4, 5, 7000, 7001, 7002, 7003, 7004};
+  SimilarCounts counts;
+  EXPECT_EQ(find_similar(query, 0.9, store, {}, &counts), (std::vector<SimilarMatch>{{7, 1.0}}));
+  EXPECT_EQ(store.postings_counted, 0);
+  EXPECT_EQ(counts.ranking_steps, 10U);
+  EXPECT_EQ(counts.probed_features, 2U);
+  EXPECT_EQ(counts.postings, 2U);
+  EXPECT_EQ(counts.checked, 1U);
+  EXPECT_FALSE(counts.scanned_sizes);
+  // Without kept counts the same query counts postings to rank.
+  ModelStore counting;
+  for (std::int64_t id = 1; id <= 200; ++id) {
+    Hashes hashes;
+    store.read_row(id, hashes);
+    counting.add(id, hashes);
+  }
+  SimilarCounts counted;
+  EXPECT_EQ(find_similar(query, 0.9, counting, {}, &counted),
+            (std::vector<SimilarMatch>{{7, 1.0}}));
+  EXPECT_GT(counting.postings_counted, 0);
+  EXPECT_GT(counted.ranking_steps, counts.ranking_steps);
 }
 
 TEST(FindSimilar, EmptyQueryFindsNothingAndFewRowsAreVerifiedDirectly) {

@@ -1,5 +1,5 @@
 // A database file simhash_similar did not write: a shadow table (alike_rows,
-// alike_postings, alike_sizes, alike_config) replaced by a view that reads
+// alike_postings, alike_sizes, alike_counts, alike_config) replaced by a view that reads
 // the similar table, or by a virtual table, or a trigger on a shadow table
 // that uses the similar table. Every use must then fail with an error naming
 // what is wrong, never recurse until the stack overflows, with PRAGMA
@@ -78,6 +78,9 @@ const Replacement kReplacements[] = {
     {"sizes", "a view",
      "DROP TABLE alike_sizes; CREATE VIEW alike_sizes(size, id) AS "
      "SELECT 8, rowid FROM alike"},
+    {"counts", "a view",
+     "DROP TABLE alike_counts; CREATE VIEW alike_counts(feature, count) AS "
+     "SELECT rowid, 1 FROM alike('the cat sat on the mat by the door')"},
     {"config", "a view",
      "DROP TABLE alike_config; CREATE VIEW alike_config(key, value) AS SELECT 'format', 1 "
      "UNION ALL SELECT 'threshold', (SELECT max(similarity) FROM alike('the cat sat on the mat')) "

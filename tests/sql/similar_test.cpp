@@ -95,8 +95,10 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 // `vocabulary` words, texts of about `length` words: short texts of a small
 // vocabulary put many rows exactly at a threshold (6 of 10 features is 0.6)
 // and make every feature common, so the bounded-work scan runs too.
-void run_random_workload(const std::string& options, std::uint64_t seed, int vocabulary,
-                         int length) {
+// `format1`: the table is turned into one of format 1 (no <name>_counts)
+// first, as an older build made it; it must stay exact without the counts.
+void run_random_workload(const std::string& options, std::uint64_t seed, int vocabulary, int length,
+                         bool format1 = false) {
   TempDatabaseFile file("similar_differential");
   const TextFamilies families(vocabulary, 30, length, seed);
   std::mt19937_64 random(seed);
@@ -115,6 +117,12 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
   };
   auto db = open();
   SimilarModel(*db, options).create(0.5);
+  if (format1) {
+    db->exec("DROP TABLE sim_counts");
+    db->exec("UPDATE sim_config SET value = 1 WHERE key = 'format'");
+    db.reset();
+    db = open();
+  }
   std::size_t found = 0;
   std::int64_t next_id = 1;
   int savepoints = 0;
@@ -172,9 +180,12 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
       db->exec("ROLLBACK");
       savepoints = 0;
     } else if (what < 83 && savepoints == 0) {
-      // Close and open again: everything is in the file.
+      // Close and open again: everything is in the file, the counts
+      // per feature (the integrity check compares them with the postings)
+      // as exact as the postings after every savepoint and rollback.
       db.reset();
       db = open();
+      db->exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
     } else {
       ASSERT_EQ(db->rows("SELECT rowid FROM sim"), db->rows("SELECT id FROM docs ORDER BY id"))
           << "step " << step;
@@ -194,6 +205,8 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
     db->exec("RELEASE s0");
   }
   db->exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  EXPECT_EQ(db->integer("SELECT count(*) FROM sqlite_schema WHERE name = 'sim_counts'"),
+            format1 ? 0 : 1);
   // The stored texts themselves, each at every threshold.
   SimilarModel model(*db, options);
   for (const auto& row : db->rows("SELECT body FROM docs WHERE body IS NOT NULL LIMIT 40")) {
@@ -220,6 +233,46 @@ TEST(SimilarTable, EqualsTheScanThroughRandomWritesWords) {
 
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesCharacters) {
   run_random_workload("unit=char n=4 weight=binary", 4, 100, 6);
+}
+
+TEST(SimilarTable, EqualsTheScanThroughRandomWritesInFormat1) {
+  // A table made before <name>_counts: read and written without it.
+  run_random_workload("n=3 weight=binary", 6, 40, 10, true);
+}
+
+TEST(SimilarTable, CountsPerFeatureFollowEveryWrite) {
+  // The kept count of each feature is its number of postings, through
+  // inserts, replaces, moves, text updates, deletes and a rolled-back
+  // savepoint; a feature no row holds has no entry.
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  const std::string counts = "SELECT feature, count FROM sim_counts ORDER BY feature";
+  const std::string postings =
+      "SELECT feature, count(*) FROM sim_postings GROUP BY feature ORDER BY feature";
+  db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'a b c'), (2, 'a b d'), (3, 'a e')");
+  EXPECT_EQ(db.integer("SELECT count FROM sim_counts WHERE feature = (SELECT feature FROM "
+                       "sim_postings WHERE id = 3 AND feature IN (SELECT feature FROM "
+                       "sim_postings WHERE id = 1) AND feature IN (SELECT feature FROM "
+                       "sim_postings WHERE id = 2))"),
+            3);  // 'a'
+  EXPECT_EQ(db.rows(counts), db.rows(postings));
+  db.exec("SAVEPOINT s");
+  db.exec("DELETE FROM sim WHERE rowid = 3");
+  db.exec("UPDATE sim SET text = 'x y' WHERE rowid = 1");
+  EXPECT_EQ(db.rows(counts), db.rows(postings));
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_counts"), 5);  // a b d x y
+  db.exec("ROLLBACK TO s");
+  db.exec("RELEASE s");
+  EXPECT_EQ(db.rows(counts), db.rows(postings));
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_counts"), 5);  // a b c d e
+  db.exec("INSERT OR REPLACE INTO sim(rowid, text) VALUES (2, 'e f')");
+  db.exec("UPDATE sim SET rowid = 9 WHERE rowid = 3");
+  db.exec("UPDATE sim SET text = NULL WHERE rowid = 1");
+  EXPECT_EQ(db.rows(counts), db.rows(postings));
+  EXPECT_EQ(db.integer("SELECT sum(count) FROM sim_counts"), 4);  // a e | e f
+  db.exec("DELETE FROM sim");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_counts"), 0);
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
 }
 
 TEST(SimilarTable, QueryForms) {
@@ -356,6 +409,26 @@ TEST(SimilarTable, IntegrityCheckFindsDamage) {
   EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
             "simhash_similar sim: row 2: its features are not ascending 8-byte hashes");
   db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  db.exec("UPDATE sim_counts SET count = 7 WHERE feature = " + posting);
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
+            "simhash_similar sim: feature " + posting + " has 1 postings but its count is 7");
+  db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  db.exec("DELETE FROM sim_counts WHERE feature = " + posting);
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
+            "simhash_similar sim: feature " + posting + " has 1 postings but its count is none");
+  db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  db.exec("INSERT INTO sim_counts VALUES (7, 1)");
+  EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"),
+            "simhash_similar sim: feature 7 has 0 postings but its count is 1");
+  db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  // A wrong count only misranks: the answers stay exact.
+  db.exec("UPDATE sim_counts SET count = -5");
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim('alpha beta gamma', 1.0)"), (std::vector<Row>{{"1"}}));
+  db.exec("ROLLBACK");
   db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
 }
 
@@ -386,7 +459,7 @@ TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
   EXPECT_EQ(db.integer("SELECT size FROM sim_rows WHERE id = 1"), 6);
   EXPECT_EQ(db.cell("SELECT group_concat(value, ' ') FROM (SELECT value FROM sim_config ORDER BY "
                     "key)"),
-            "1 unit=word n=2 weight=binary 0.5");
+            "2 unit=word n=2 weight=binary 0.5");
 }
 
 TEST(SimilarTable, DamagedConfigIsNamedAndTheTableStillDrops) {
@@ -440,6 +513,24 @@ TEST(SimilarTable, RenameAndDrop) {
   db.exec("INSERT INTO other(other) VALUES ('integrity-check')");
   db.exec("DROP TABLE other");
   db.exec("DROP TABLE sim");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+TEST(SimilarTable, RenameAndDropInFormat1) {
+  TempDatabaseFile file("similar_format1");
+  {
+    TestDatabase db(file.path());
+    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+    db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'a b c d e f')");
+    db.exec("DROP TABLE sim_counts");
+    db.exec("UPDATE sim_config SET value = 1 WHERE key = 'format'");
+  }
+  TestDatabase db(file.path());
+  db.exec("ALTER TABLE sim RENAME TO other");
+  EXPECT_EQ(db.rows("SELECT rowid FROM other('a b c d e f')"), (std::vector<Row>{{"1"}}));
+  db.exec("INSERT INTO other(other) VALUES ('integrity-check')");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema WHERE name LIKE '%counts'"), 0);
+  db.exec("DROP TABLE other");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
 }
 
