@@ -90,6 +90,19 @@ TEST(SymbolTokens, NonAsciiSymbolsAndEmojiSequences) {
   EXPECT_TRUE(is_symbol_character(U'/'));
 }
 
+// symbol_class (a table for ASCII) answers what the three functions answer,
+// for every code point.
+TEST(SymbolTokens, SymbolClassEqualsTheFunctions) {
+  for (UChar32 c = 0; c <= 0x10FFFF; ++c) {
+    const std::uint8_t kind = symbol_class(c);
+    ASSERT_EQ((kind & kSymbolCharacter) != 0, is_symbol_character(c)) << c;
+    ASSERT_EQ((kind & kContinuesRun) != 0,
+              extends_symbol_run(c) || u_charType(c) == U_DASH_PUNCTUATION)
+        << c;
+    ASSERT_EQ((kind & kJoinsRun) != 0, joins_symbol_run(c)) << c;
+  }
+}
+
 // Random ASCII texts dense in symbols, punctuation and ICU's joiners ('.',
 // '\'', ',', '_', '@', digits): the fast path's symbol runs equal ICU's.
 TEST(SymbolTokens, FastPathEqualsIcuOnRandomAscii) {
