@@ -225,23 +225,49 @@ void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector&
 
 std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
     std::string_view utf8_text, FeatureExtractor& verification, FeatureVector& out) {
+  Impl& fingerprints = *impl_;
+  Impl& check = *verification.impl_;
   // The same units: the same unit and, for words, the same symbol tokens.
-  const bool same_unit = impl_->options.unit == verification.impl_->options.unit &&
-                         impl_->options.keep_symbols == verification.impl_->options.keep_symbols;
-  if (!same_unit || impl_->counts_by_sorting(utf8_text.size())) {
+  const bool same_unit = fingerprints.options.unit == check.options.unit &&
+                         fingerprints.options.keep_symbols == check.options.keep_symbols;
+  // Words both, one with symbols and one without: still one cut (below).
+  const bool split_symbols = fingerprints.options.unit == TokenUnit::word &&
+                             check.options.unit == TokenUnit::word && !same_unit;
+  if (!split_symbols && (!same_unit || fingerprints.counts_by_sorting(utf8_text.size()))) {
     const std::optional<std::uint64_t> fingerprint = this->fingerprint(utf8_text);
     if (fingerprint) {
       verification.feature_vector(utf8_text, out);
     }
     return fingerprint;
   }
-  const std::string_view valid = repair_utf8(utf8_text, impl_->repaired);
-  impl_->assign_units(valid);
-  impl_->count_shingles(impl_->units, valid.size(), [](std::string_view) {});
-  const std::optional<std::uint64_t> fingerprint = impl_->vote();
+  const std::string_view valid = repair_utf8(utf8_text, fingerprints.repaired);
+  if (same_unit) {
+    fingerprints.assign_units(valid);
+  } else {
+    // Words with symbols in one and without in the other (simhash_dedup's
+    // default: simhash()'s fingerprint drops them, the check keeps them). One
+    // cut with the symbol runs kept and told apart gives both sequences: the
+    // words alone are the other's tokens (tokenize_words_and_symbols).
+    Impl& keeper = fingerprints.options.keep_symbols ? fingerprints : check;
+    Impl& dropper = fingerprints.options.keep_symbols ? check : fingerprints;
+    keeper.units.start_words(valid.size());
+    dropper.units.start_words(valid.size());
+    keeper.tokenizer->tokenize_words_and_symbols(
+        valid,
+        [&](std::string_view word) {
+          keeper.units.add_word(word);
+          dropper.units.add_word(word);
+        },
+        [&](std::string_view symbols) { keeper.units.add_word(symbols); });
+    keeper.units.finish_words();
+    dropper.units.finish_words();
+  }
+  fingerprints.count_shingles(fingerprints.units, valid.size(), [](std::string_view) {});
+  const std::optional<std::uint64_t> fingerprint = fingerprints.vote();
   if (fingerprint) {
-    verification.impl_->count_shingles(impl_->units, valid.size(), [](std::string_view) {});
-    verification.impl_->sorted_vector(out);
+    check.count_shingles(same_unit ? fingerprints.units : check.units, valid.size(),
+                         [](std::string_view) {});
+    check.sorted_vector(out);
   }
   return fingerprint;
 }

@@ -59,8 +59,10 @@ class FeatureExtractor {
 
   // fingerprint(utf8_text), and when there is one, `verification`'s
   // feature_vector(utf8_text, out): the same results, but the text is
-  // repaired and cut into units once when both extractors use the same unit
-  // (simhash_dedup needs both of every text; cutting was half the work).
+  // repaired and cut into units once when both extractors use the same unit,
+  // or both words with symbols kept in one and dropped in the other (the
+  // default of simhash_dedup, which needs both of every text; cutting was
+  // half the work).
   std::optional<std::uint64_t> fingerprint_and_feature_vector(std::string_view utf8_text,
                                                               FeatureExtractor& verification,
                                                               FeatureVector& out);

@@ -9,29 +9,29 @@
 #include "text/word_tokenizer.h"
 
 namespace simhash {
-namespace {
-
-std::uint32_t checked_offset(std::size_t offset) {
+std::uint32_t UnitSequence::checked_offset(std::size_t offset) {
   if (offset > UINT32_MAX) {
     throw std::length_error("simhash: text too long");
   }
   return static_cast<std::uint32_t>(offset);
 }
 
-}  // namespace
-
 void UnitSequence::assign_words(WordTokenizer& tokenizer, std::string_view utf8) {
+  start_words(utf8.size());
+  tokenizer.tokenize(utf8, [this](std::string_view token) { add_word(token); });
+  finish_words();
+}
+
+void UnitSequence::start_words(std::size_t text_bytes) {
   bytes_.clear();
   starts_.clear();
   separator_ = 1;
   // Tokens plus separators never exceed twice the text ("a b" -> "a b "), and
   // the capacity stays for the next text: no reallocation per token.
-  bytes_.reserve(2 * utf8.size());
-  tokenizer.tokenize(utf8, [this](std::string_view token) {
-    starts_.push_back(checked_offset(bytes_.size()));
-    bytes_.append(token);
-    bytes_.push_back(' ');
-  });
+  bytes_.reserve(2 * text_bytes);
+}
+
+void UnitSequence::finish_words() {
   if (!starts_.empty()) {
     starts_.push_back(checked_offset(bytes_.size()));
   }

@@ -22,6 +22,17 @@ class UnitSequence {
   // each followed by one U+0020 in the buffer.
   void assign_words(WordTokenizer& tokenizer, std::string_view utf8);
 
+  // The same built token by token, for a caller that fills two sequences
+  // from one cut (FeatureExtractor::fingerprint_and_feature_vector):
+  // start_words, add_word for each token in order, finish_words.
+  void start_words(std::size_t text_bytes);
+  void add_word(std::string_view token) {
+    starts_.push_back(checked_offset(bytes_.size()));
+    bytes_.append(token);
+    bytes_.push_back(' ');
+  }
+  void finish_words();
+
   // Replaces the content with the code points of `normalized` after
   // collapsing every run of White_Space characters to one U+0020 and trimming
   // whitespace at both ends.
@@ -46,6 +57,9 @@ class UnitSequence {
   }
 
  private:
+  // A byte offset as stored in starts_; std::length_error past 4 GiB.
+  static std::uint32_t checked_offset(std::size_t offset);
+
   std::string bytes_;                  // the units, each followed by separator_ bytes
   std::vector<std::uint32_t> starts_;  // start of each unit in bytes_, then bytes_.size()
   std::size_t separator_ = 0;          // 1 for words (the U+0020 after each), 0 for chars

@@ -36,6 +36,19 @@ bool joins_symbol_run(UChar32 c);
 // so an emoji sequence is a run of symbols already.
 bool extends_symbol_run(UChar32 c);
 
+// The three questions above for one character at once, as bits.
+enum SymbolClass : std::uint8_t {
+  kSymbolCharacter = 1,  // is_symbol_character
+  kContinuesRun = 2,     // extends_symbol_run, or a dash (the "-" of "<-")
+  kJoinsRun = 4,         // joins_symbol_run
+};
+
+// The SymbolClass bits of `c`. ASCII characters, nearly all the gaps
+// between words, are read from a table that is computed once from the
+// functions above (so the two cannot disagree) instead of asking ICU's
+// property tables two or three times per character.
+std::uint8_t symbol_class(UChar32 c);
+
 // Collects symbol runs from the characters between two word tokens, in text
 // order; a run ends at any other character and at a word token (flush()).
 class SymbolRuns {
@@ -70,13 +83,14 @@ void SymbolRuns::feed(std::string_view utf8_gap, OnRun&& on_run) {
     U8_NEXT(utf8_gap.data(), at, length, c);
     const std::string_view character =
         utf8_gap.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(at - start));
-    if (is_symbol_character(c)) {
+    const std::uint8_t kind = symbol_class(c);
+    if ((kind & kSymbolCharacter) != 0) {
       run_.append(pending_);  // "!" of "!=" (ICU gives it its own segment)
       pending_.clear();
       run_.append(character);
-    } else if (!run_.empty() && (extends_symbol_run(c) || u_charType(c) == U_DASH_PUNCTUATION)) {
+    } else if (!run_.empty() && (kind & kContinuesRun) != 0) {
       run_.append(character);  // a mark on the symbol, or the "-" of "<-"
-    } else if (joins_symbol_run(c)) {
+    } else if ((kind & kJoinsRun) != 0) {
       if (!run_.empty()) {
         flush(on_run);
       }

@@ -54,23 +54,34 @@ WordTokenizer::WordTokenizer(bool keep_symbols)
 WordTokenizer::~WordTokenizer() = default;
 
 void WordTokenizer::tokenize(std::string_view utf8, TokenSink on_token) {
+  tokenize_split(utf8, on_token, keep_symbols_ ? &on_token : nullptr);
+}
+
+void WordTokenizer::tokenize_words_and_symbols(std::string_view utf8, TokenSink on_word,
+                                               TokenSink on_symbol) {
+  tokenize_split(utf8, on_word, &on_symbol);
+}
+
+void WordTokenizer::tokenize_split(std::string_view utf8, TokenSink on_word,
+                                   const TokenSink* on_symbol) {
   if (!ascii_fast_path_enabled()) {
-    tokenize_with_icu(utf8, on_token);
+    tokenize_with_icu(utf8, on_word, on_symbol);
     return;
   }
   // All-ASCII lines: the same tokens as ICU, without ICU (ascii_words.h).
   for_each_ascii_line_run(utf8, [&](std::string_view run, bool ascii) {
-    if (ascii && keep_symbols_) {
-      tokenize_ascii_with_symbols(run, on_token);
+    if (ascii && on_symbol != nullptr) {
+      tokenize_ascii_with_symbols(run, on_word, *on_symbol);
     } else if (ascii) {
-      tokenize_ascii(run, lowercase_, on_token);
+      tokenize_ascii(run, lowercase_, on_word);
     } else {
-      tokenize_with_icu(run, on_token);
+      tokenize_with_icu(run, on_word, on_symbol);
     }
   });
 }
 
-void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_token) {
+void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_word,
+                                      const TokenSink* on_symbol) {
   normalizer_->normalize(utf8, normalized_);
   ScopedUText text(normalized_);
   const std::u16string_view normalized(normalized_.getBuffer(),
@@ -89,30 +100,35 @@ void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_token)
     // Rule status ranges (ubrk.h): NONE [0,100), NUMBER [100,200), LETTER,
     // KANA, IDEO above; only the word-like ones are tokens.
     if (word_breaker_->getRuleStatus() >= UBRK_WORD_NUMBER) {
-      symbols.flush(on_token);
-      on_token(utf16_to_utf8(segment, token_));
-    } else if (keep_symbols_) {
+      if (on_symbol != nullptr) {
+        symbols.flush(*on_symbol);
+      }
+      on_word(utf16_to_utf8(segment, token_));
+    } else if (on_symbol != nullptr) {
       // ICU cuts "++" into two segments: the run spans them (SymbolRuns).
-      symbols.feed(utf16_to_utf8(segment, gap_), on_token);
+      symbols.feed(utf16_to_utf8(segment, gap_), *on_symbol);
     }
   }
-  symbols.flush(on_token);
+  if (on_symbol != nullptr) {
+    symbols.flush(*on_symbol);
+  }
 }
 
-void WordTokenizer::tokenize_ascii_with_symbols(std::string_view ascii, TokenSink on_token) {
+void WordTokenizer::tokenize_ascii_with_symbols(std::string_view ascii, TokenSink on_word,
+                                                TokenSink on_symbol) {
   // The fast path's words are views into lowercase_: what lies between two
   // of them is exactly what ICU's non-word segments cover there.
   SymbolRuns symbols;
   std::size_t gap_start = 0;
   tokenize_ascii(ascii, lowercase_, [&](std::string_view word) {
     const auto word_start = static_cast<std::size_t>(word.data() - lowercase_.data());
-    symbols.feed(std::string_view(lowercase_).substr(gap_start, word_start - gap_start), on_token);
-    symbols.flush(on_token);
-    on_token(word);
+    symbols.feed(std::string_view(lowercase_).substr(gap_start, word_start - gap_start), on_symbol);
+    symbols.flush(on_symbol);
+    on_word(word);
     gap_start = word_start + word.size();
   });
-  symbols.feed(std::string_view(lowercase_).substr(gap_start), on_token);
-  symbols.flush(on_token);
+  symbols.feed(std::string_view(lowercase_).substr(gap_start), on_symbol);
+  symbols.flush(on_symbol);
 }
 
 }  // namespace simhash

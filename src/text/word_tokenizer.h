@@ -65,13 +65,24 @@ class WordTokenizer {
   // Calls `on_token` with each word token of `utf8` (well-formed UTF-8, see
   // repair_utf8), in text order. Tokens are normalized, never empty and never
   // contain U+0020. A token's bytes are valid only during the call.
-  // This is the single entry point of tokenization: any faster path for some
-  // inputs must live here and give exactly the same tokens.
+  // This and tokenize_words_and_symbols() are the only entry points of
+  // tokenization, one implementation behind both: any faster path for some
+  // inputs must live there and give exactly the same tokens.
   void tokenize(std::string_view utf8, TokenSink on_token);
 
+  // One cut for two settings of symbols: the tokens of tokenize() with
+  // symbols kept (whatever this tokenizer's option), in text order, the word
+  // tokens to `on_word` and the symbol runs to `on_symbol`. The word tokens
+  // alone are exactly tokenize()'s under symbols=drop: a symbol run only ever
+  // adds a token between two words, never changes one.
+  void tokenize_words_and_symbols(std::string_view utf8, TokenSink on_word, TokenSink on_symbol);
+
  private:
-  void tokenize_with_icu(std::string_view utf8, TokenSink on_token);
-  void tokenize_ascii_with_symbols(std::string_view ascii, TokenSink on_token);
+  // The one implementation behind both entry points; on_symbol null: symbol
+  // runs are dropped.
+  void tokenize_split(std::string_view utf8, TokenSink on_word, const TokenSink* on_symbol);
+  void tokenize_with_icu(std::string_view utf8, TokenSink on_word, const TokenSink* on_symbol);
+  void tokenize_ascii_with_symbols(std::string_view ascii, TokenSink on_word, TokenSink on_symbol);
 
   bool keep_symbols_;
   std::unique_ptr<Utf16Normalizer> normalizer_;

@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "fast_path_switch.h"
 #include "fingerprint/feature_hash.h"
 #include "fingerprint/fingerprint_accumulator.h"
 #include "parsed_options.h"
+#include "random_symbol_texts.h"
 #include "text/text_normalizer.h"
 #include "text/word_tokenizer.h"
 
@@ -325,6 +327,65 @@ TEST(FeatureExtractor, FingerprintAndFeatureVectorEqualTheTwoCalls) {
         ASSERT_EQ(combined.sum_of_squares, alone.sum_of_squares);
       }
       EXPECT_GT(without, 0) << "no text without features was tried";
+    }
+  }
+}
+
+// The same across the two settings of symbols (simhash_dedup's default:
+// simhash()'s fingerprint drops them, the check keeps them), where the
+// combined call cuts the text once with the symbol runs told apart: every
+// pair of word options that differ in symbols, either way round, on random
+// texts in several scripts with symbols and invalid UTF-8, on the ASCII fast
+// path and on ICU alone.
+TEST(FeatureExtractor, FingerprintAndFeatureVectorEqualTheTwoCallsAcrossSymbols) {
+  const std::vector<std::string> all = {"n=1 weight=tf",
+                                        "n=1 weight=tf symbols=keep",
+                                        "n=3 weight=binary",
+                                        "n=3 weight=binary symbols=keep",
+                                        "n=2 weight=log",
+                                        "n=2 weight=log symbols=keep",
+                                        "n=1 weight=binary symbols=keep"};
+  for (const bool fast_path : {true, false}) {
+    const testing::FastPathSwitch use(fast_path);
+    std::mt19937 random(20261126);
+    for (const std::string& fingerprint_options : all) {
+      for (const std::string& verification_options : all) {
+        FeatureExtractor fingerprints(options_of(fingerprint_options));
+        FeatureExtractor verification(options_of(verification_options));
+        FeatureExtractor fingerprints_alone(options_of(fingerprint_options));
+        FeatureExtractor verification_alone(options_of(verification_options));
+        int without = 0;
+        int with = 0;
+        for (int round = 0; round < 60; ++round) {
+          std::string text = testing::random_multiscript_text(random);
+          if (round % 10 == 0) {
+            // No features at all; and symbols only: features only with them.
+            text = round % 20 == 0 ? " ,. !\t" : "<= & \xE2\x82\xAC ->";
+          }
+          FeatureVector combined;
+          combined.hashes = {7};  // stays when there is no fingerprint
+          combined.weights = {1.0};
+          const std::optional<std::uint64_t> fingerprint =
+              fingerprints.fingerprint_and_feature_vector(text, verification, combined);
+          ASSERT_EQ(fingerprint, fingerprints_alone.fingerprint(text))
+              << fingerprint_options << " | " << text << " | fast path " << fast_path;
+          if (!fingerprint) {
+            ++without;
+            EXPECT_EQ(combined.hashes, std::vector<std::uint64_t>{7});
+            continue;
+          }
+          ++with;
+          FeatureVector alone;
+          verification_alone.feature_vector(text, alone);
+          ASSERT_EQ(combined.hashes, alone.hashes)
+              << verification_options << " | " << text << " | fast path " << fast_path;
+          ASSERT_EQ(combined.weights, alone.weights);
+          ASSERT_EQ(combined.sum_of_weights, alone.sum_of_weights);
+          ASSERT_EQ(combined.sum_of_squares, alone.sum_of_squares);
+        }
+        EXPECT_GT(without, 0) << "no text without features was tried";
+        EXPECT_GT(with, 40) << "too few texts with features";
+      }
     }
   }
 }

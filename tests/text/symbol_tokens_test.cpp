@@ -16,7 +16,9 @@
 #include "fingerprint/feature_extractor.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"
+#include "random_symbol_texts.h"
 #include "text/symbol_runs.h"
+#include "text/utf8_repair.h"
 #include "text/word_tokenizer.h"
 
 namespace simhash {
@@ -88,6 +90,20 @@ TEST(SymbolTokens, NonAsciiSymbolsAndEmojiSequences) {
   EXPECT_TRUE(is_symbol_character(U'/'));
 }
 
+// symbol_class (a table for ASCII) answers what the three functions answer,
+// for every character of the Basic Multilingual Plane (beyond it the same
+// function asks ICU, as below ASCII's table it does not).
+TEST(SymbolTokens, SymbolClassEqualsTheFunctions) {
+  for (UChar32 c = 0; c <= 0xFFFF; ++c) {
+    const std::uint8_t kind = symbol_class(c);
+    ASSERT_EQ((kind & kSymbolCharacter) != 0, is_symbol_character(c)) << c;
+    ASSERT_EQ((kind & kContinuesRun) != 0,
+              extends_symbol_run(c) || u_charType(c) == U_DASH_PUNCTUATION)
+        << c;
+    ASSERT_EQ((kind & kJoinsRun) != 0, joins_symbol_run(c)) << c;
+  }
+}
+
 // Random ASCII texts dense in symbols, punctuation and ICU's joiners ('.',
 // '\'', ',', '_', '@', digits): the fast path's symbol runs equal ICU's.
 TEST(SymbolTokens, FastPathEqualsIcuOnRandomAscii) {
@@ -103,6 +119,49 @@ TEST(SymbolTokens, FastPathEqualsIcuOnRandomAscii) {
               testing::tokens_with_fast_path(tokenizer, text, false))
         << "text: [" << text << "]";
   }
+}
+
+// tokenize_words_and_symbols (one cut serving symbols=keep and =drop):
+// words and symbol runs together, in order, are exactly the tokens under
+// symbols=keep, and the words alone exactly those under symbols=drop, on
+// both tokenizer paths and whatever the tokenizer's own option.
+TEST(SymbolTokens, WordsAndSymbolsSplitEqualsBothSettings) {
+  std::mt19937 random(3435);
+  WordTokenizer keeping(true);
+  WordTokenizer dropping(false);
+  int with_symbols = 0;
+  int with_icu_lines = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const std::string text = testing::random_multiscript_text(random);
+    std::string repaired;
+    const std::string_view input = repair_utf8(text, repaired);  // the tokenizer's input
+    for (const bool fast_path : {true, false}) {
+      const Tokens kept = testing::tokens_with_fast_path(keeping, input, fast_path);
+      const Tokens dropped = testing::tokens_with_fast_path(dropping, input, fast_path);
+      for (WordTokenizer* tokenizer : {&keeping, &dropping}) {
+        const testing::FastPathSwitch use(fast_path);
+        Tokens all;
+        Tokens words;
+        tokenizer->tokenize_words_and_symbols(
+            input,
+            [&](std::string_view word) {
+              all.emplace_back(word);
+              words.emplace_back(word);
+            },
+            [&](std::string_view symbols) { all.emplace_back(symbols); });
+        ASSERT_EQ(all, kept) << "[" << input << "] fast path " << fast_path;
+        ASSERT_EQ(words, dropped) << "[" << input << "] fast path " << fast_path;
+      }
+      with_symbols += kept.size() > dropped.size() ? 1 : 0;
+    }
+    with_icu_lines +=
+        input.find('\n') != std::string_view::npos &&
+                std::any_of(input.begin(), input.end(), [](char c) { return (c & 0x80) != 0; })
+            ? 1
+            : 0;
+  }
+  EXPECT_GT(with_symbols, 1000) << "too few texts had symbol runs";
+  EXPECT_GT(with_icu_lines, 200) << "too few texts mixed ASCII and other lines";
 }
 
 // A tokenizer written independently for texts of lowercase words, symbol
