@@ -244,6 +244,7 @@ void IndexStorage::flush() {
       merge_table(table);
     }
   }
+  marks_.before_merge(pending_);
   pending_.clear();
   sqlite3_set_last_insert_rowid(db_, last_rowid);
 }
