@@ -3,6 +3,7 @@
 // engine's search makes, and the integrity check.
 #include "ext/similar/similar_storage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -26,7 +27,9 @@ constexpr const char* kStatementSql[] = {
     "DELETE FROM \"%w\".\"%w_rows\" WHERE id = ?1",
     "SELECT size, features FROM \"%w\".\"%w_rows\" WHERE id = ?1",
     "SELECT max(id) FROM \"%w\".\"%w_rows\"",
-    "INSERT INTO \"%w\".\"%w_postings\"(feature, size, id) VALUES (?1, ?2, ?3)",
+    // OR IGNORE: a flush that failed half-way, in a statement SQLite does
+    // not roll back, is written again whole (a delete is as repeatable).
+    "INSERT OR IGNORE INTO \"%w\".\"%w_postings\"(feature, size, id) VALUES (?1, ?2, ?3)",
     "DELETE FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
     "BETWEEN ?2 AND ?3 LIMIT ?4)",
@@ -234,29 +237,21 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
       throw_sqlite(db_, rc);
     }
   }
-  sqlite3_stmt* posting = statement(kInsertPosting);
+  if (pending_.size() + hashes.size() > kMaxPending) {
+    flush();
+  }
   for (const std::uint64_t hash : hashes) {
-    ResetOnExit reset(posting);
-    sqlite3_bind_int64(posting, 1, as_sql(hash));
-    sqlite3_bind_int64(posting, 2, size);
-    sqlite3_bind_int64(posting, 3, id);
-    if (const int rc = sqlite3_step(posting); rc != SQLITE_DONE) {
-      throw_sqlite(db_, rc);
-    }
+    pending_.push({hash, size, id, true});
   }
 }
 
 void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
   const auto size = static_cast<std::int64_t>(hashes.size());
-  sqlite3_stmt* posting = statement(kDeletePosting);
+  if (pending_.size() + hashes.size() > kMaxPending) {
+    flush();
+  }
   for (const std::uint64_t hash : hashes) {
-    ResetOnExit reset(posting);
-    sqlite3_bind_int64(posting, 1, as_sql(hash));
-    sqlite3_bind_int64(posting, 2, size);
-    sqlite3_bind_int64(posting, 3, id);
-    if (const int rc = sqlite3_step(posting); rc != SQLITE_DONE) {
-      throw_sqlite(db_, rc);
-    }
+    pending_.push({hash, size, id, false});
   }
   {
     sqlite3_stmt* remove = statement(kDeleteSize);
@@ -329,6 +324,34 @@ void SimilarStorage::update(std::int64_t id, std::int64_t new_id, std::optional<
   write_row(new_id, new_hashes);
 }
 
+void SimilarStorage::flush() {
+  // A statement the flush runs may open a savepoint inside it (flushing_
+  // keeps it from being marked) or fail; either way the caller's statement
+  // is what SQLite rolls back.
+  if (pending_.empty() || flushing_) {
+    return;
+  }
+  flushing_ = true;
+  struct EndFlush {
+    bool& flushing;
+    ~EndFlush() { flushing = false; }
+  } end_flush{flushing_};
+  const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
+  for (const PendingPostings::Change& change : pending_.merged_changes()) {
+    sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
+    ResetOnExit reset(write);
+    sqlite3_bind_int64(write, 1, as_sql(change.feature));
+    sqlite3_bind_int64(write, 2, change.size);
+    sqlite3_bind_int64(write, 3, change.id);
+    if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+  marks_.before_merge(pending_);
+  pending_.clear();
+  sqlite3_set_last_insert_rowid(db_, last_rowid);
+}
+
 std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double threshold,
                                                  SimilarCounts* counts) {
   extractor_.feature_vector(text, vector_);
@@ -346,7 +369,14 @@ std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange si
   sqlite3_bind_int64(count, 3, size_bound(sizes.highest));
   sqlite3_bind_int64(count, 4, size_bound(limit));
   step_row(db_, count);
-  return static_cast<std::uint64_t>(sqlite3_column_int64(count, 0));
+  // With the pending postings: a count that only ranks features, so a
+  // count past `limit` does no harm.
+  std::int64_t counted = sqlite3_column_int64(count, 0);
+  pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
+  for (const auto& entry : net_) {
+    counted += entry.second;
+  }
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(counted, 0));
 }
 
 void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
@@ -356,8 +386,27 @@ void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
   sqlite3_bind_int64(select, 1, as_sql(feature));
   sqlite3_bind_int64(select, 2, size_bound(sizes.lowest));
   sqlite3_bind_int64(select, 3, size_bound(sizes.highest));
+  // The stored postings less those pending removal, then those pending
+  // addition. A row has one size, so its id names its posting of a feature.
+  pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
+  std::vector<std::int64_t> removed;
+  for (const auto& [id, net] : net_) {
+    if (net < 0) {
+      removed.push_back(id);
+    }
+  }
+  std::sort(removed.begin(), removed.end());
   while (step_row(db_, select)) {
-    if (!on_id(sqlite3_column_int64(select, 0))) {
+    const std::int64_t id = sqlite3_column_int64(select, 0);
+    if (std::binary_search(removed.begin(), removed.end(), id)) {
+      continue;
+    }
+    if (!on_id(id)) {
+      return;
+    }
+  }
+  for (const auto& [id, net] : net_) {
+    if (net > 0 && !on_id(id)) {
       return;
     }
   }
@@ -398,6 +447,7 @@ void SimilarStorage::read_row(std::int64_t id, std::vector<std::uint64_t>& out) 
 }
 
 std::string SimilarStorage::integrity_problem() {
+  flush();
   Statement rows;
   const std::string sql = format_sql("SELECT id, size, features FROM \"%w\".\"%w_rows\"",
                                      schema_.c_str(), name_.c_str());
@@ -469,6 +519,7 @@ std::string SimilarStorage::integrity_problem() {
 }
 
 void SimilarStorage::rename(const std::string& new_name) {
+  flush();  // its statements name the old tables
   finalize_statements();
   const char* s = schema_.c_str();
   for (const char* suffix : kSimilarShadowSuffixes) {

@@ -30,11 +30,13 @@
 #include <string_view>
 #include <vector>
 
+#include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_storage.h"
 #include "fingerprint/feature_extractor.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"
+#include "similar/pending_postings.h"
 #include "similar/similar_search.h"
 
 namespace simhash::sql {
@@ -84,6 +86,24 @@ class SimilarStorage final : public SimilarStore {
 
   // "" when postings and rows agree, else what is wrong.
   std::string integrity_problem();
+
+  // The postings of writes are kept pending (pending_postings.h), which a
+  // search reads beside the stored ones, and written by flush(): at xSync,
+  // before the integrity check and a rename, and when many are pending. Rows and sizes are written
+  // at once. The savepoint calls keep them pending across savepoints
+  // (ext/common/savepoint_marks.h).
+  void flush();
+  void discard_pending() {
+    pending_.clear();
+    marks_.clear();
+  }
+  void savepoint(int level) {
+    if (!flushing_) {
+      marks_.savepoint(level, pending_);
+    }
+  }
+  void release(int level) { marks_.release(level); }
+  void rollback_to(int level) { marks_.rollback_to(level, pending_); }
 
   void rename(const std::string& new_name);
   void finalize_statements();
@@ -136,6 +156,12 @@ class SimilarStorage final : public SimilarStore {
   FeatureVector vector_;  // the last text's, buffers kept
   std::vector<std::uint64_t> scratch_;
   CachedStatement statements_[kStatementCount];
+  PendingPostings pending_;
+  SavepointMarks<PendingPostings> marks_;
+  bool flushing_ = false;
+  std::vector<std::pair<std::int64_t, int>> net_;  // scratch of the postings reads
+  // Flush when this many postings are pending (32 bytes each).
+  static constexpr std::size_t kMaxPending = std::size_t{1} << 21;
 };
 
 }  // namespace simhash::sql
