@@ -336,6 +336,9 @@ void SimilarStorage::flush() {
     bool& flushing;
     ~EndFlush() { flushing = false; }
   } end_flush{flushing_};
+  // Kept aside first: a copy that fails to allocate then fails the flush
+  // before anything is written.
+  marks_.before_merge(pending_);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
   for (const PendingPostings::Change& change : pending_.merged_changes()) {
     sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
@@ -347,7 +350,6 @@ void SimilarStorage::flush() {
       throw_sqlite(db_, rc);
     }
   }
-  marks_.before_merge(pending_);
   pending_.clear();
   sqlite3_set_last_insert_rowid(db_, last_rowid);
 }
