@@ -16,8 +16,12 @@ Each runs ROUNDS times, in turn, and the least CPU time (of this process:
 SQLite runs in it) is reported per row, since the machine is shared; the
 wall clock of the same run is beside it.
 
+With MODULE=index the same is measured for simhash_index through
+sql/recipes/follow_table.sql (direct: INSERT INTO near(rowid, fp) VALUES
+(?, simhash(?)); no refuse way).
+
 Usage: /usr/bin/python3 bench/similar_trigger_cost.py [ROWS=10000] [ROUNDS=3]
-       [EXTENSION=build/simhash]
+       [EXTENSION=build/simhash] [MODULE=similar|index]
 """
 import os
 import sqlite3
@@ -31,6 +35,17 @@ from similar_latency import changelog_entries  # noqa: E402
 rows = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 extension = sys.argv[3] if len(sys.argv) > 3 else "build/simhash"
+module = sys.argv[4] if len(sys.argv) > 4 else "similar"
+assert module in ("similar", "index"), module
+# Per module: the recipe, its triggers, the index's name and its direct write.
+setups = {
+    "similar": ("similar_follow_table.sql",
+                ["docs_alike_insert", "docs_alike_update", "docs_alike_delete"], "alike",
+                "INSERT INTO alike(rowid, text) VALUES (?, ?)"),
+    "index": ("follow_table.sql", ["docs_near_insert", "docs_near_update", "docs_near_delete"],
+              "near", "INSERT INTO near(rowid, fp) VALUES (?, simhash(?))"),
+}
+recipe_file, triggers, index_name, direct_sql = setups[module]
 recipes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sql", "recipes")
 
 
@@ -48,17 +63,16 @@ def run(way, temp_store, texts):
     conn.load_extension(extension)
     conn.execute("PRAGMA cache_size = -1048576")  # as bench/similar_latency.py
     conn.execute(f"PRAGMA temp_store = {temp_store}")
-    conn.executescript(recipe("similar_follow_table.sql"))
+    conn.executescript(recipe(recipe_file))
     if way in ("direct", "plain", "both"):
-        conn.executescript("DROP TRIGGER docs_alike_insert; DROP TRIGGER docs_alike_update; "
-                           "DROP TRIGGER docs_alike_delete")
+        conn.executescript("".join(f"DROP TRIGGER {name};" for name in triggers))
     if way == "refuse":
         conn.executescript(recipe("similar_refuse.sql"))
     statements = {
-        "direct": ["INSERT INTO alike(rowid, text) VALUES (?, ?)"],
+        "direct": [direct_sql],
         "plain": ["INSERT INTO docs(id, body) VALUES (?, ?)"],
         "both": ["INSERT INTO docs(id, body) VALUES (?, ?)",
-                 "INSERT INTO alike(rowid, text) VALUES (?, ?)"],
+                 direct_sql],
         "trigger": ["INSERT INTO docs(id, body) VALUES (?, ?)"],
         "refuse": ["INSERT INTO docs(id, body) VALUES (?, ?)"],
     }[way]
@@ -75,7 +89,7 @@ def run(way, temp_store, texts):
     conn.execute("COMMIT")
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - wall
-    (count,) = conn.execute("SELECT count(*) FROM alike").fetchone()
+    (count,) = conn.execute(f"SELECT count(*) FROM {index_name}").fetchone()
     if way != "plain":
         assert count == rows - refused, (way, count, refused)
     conn.close()
@@ -86,7 +100,7 @@ def run(way, temp_store, texts):
 def main():
     texts = changelog_entries()[:rows]
     assert len(texts) == rows, f"only {len(texts)} changelog entries"
-    ways = ["direct", "plain", "both", "trigger", "refuse"]
+    ways = ["direct", "plain", "both", "trigger"] + (["refuse"] if module == "similar" else [])
     stores = ["DEFAULT", "MEMORY"]
     best = {}
     for _ in range(rounds):
@@ -95,7 +109,8 @@ def main():
                 cpu, wall, refused = run(way, store, texts)
                 if (way, store) not in best or cpu < best[(way, store)][0]:
                     best[(way, store)] = (cpu, wall, refused)
-    print(f"{rows} changelog entries, one INSERT a row in one transaction; best of {rounds}")
+    print(f"simhash_{module}: {rows} changelog entries, one INSERT a row in one transaction; "
+          f"best of {rounds}")
     for store in stores:
         print(f"PRAGMA temp_store = {store}")
         direct = best[("direct", store)][0]

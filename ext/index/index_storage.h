@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_shadow_tables.h"
 #include "index/bucket_codec.h"
@@ -75,13 +76,29 @@ class IndexStorage {
   void remove(std::int64_t id);
   void update(std::int64_t old_id, std::int64_t new_id, StoredFingerprint fp, int conflict);
 
-  // Merges the pending changes into the buckets (xSync, xSavepoint, and
-  // writes when many are pending; never reads, which would change the
-  // caller's changes() and total_changes()), updates the stored row count,
-  // and raises the bucket bits when the rows call for it (merge_and_split_table).
+  // Merges the pending changes into the buckets (xSync, and writes when
+  // many are pending; never reads, which would change the caller's
+  // changes() and total_changes()), updates the stored row count, and raises
+  // the bucket bits when the rows call for it (merge_and_split_table).
   void flush();
-  // Forgets the pending changes (their transaction or savepoint rolled back).
-  void discard_pending() { pending_.clear(); }
+  // Forgets the pending changes and savepoints (the transaction ended).
+  void discard_pending() {
+    pending_.clear();
+    marks_.clear();
+  }
+  // xSavepoint, xRelease, xRollbackTo: the pending changes stay pending across savepoints, and each
+  // savepoint records where it was in them, so that rolling back to it drops the changes after it
+  // (instead of merging them at every savepoint: SQLite opens one for every statement that fires a
+  // trigger, and a merge per row copies every bucket page it touches to the statement journal).
+  void savepoint(int level) {
+    // A statement a merge runs may open one inside it; the merge is a step of
+    // the caller's statement, so there is nothing to mark.
+    if (!flushing_) {
+      marks_.savepoint(level, pending_);
+    }
+  }
+  void release(int level) { marks_.release(level); }
+  void rollback_to(int level) { marks_.rollback_to(level, pending_); }
   // Finalizes every cached statement (before RENAME, DROP and on disconnect).
   void finalize_statements();
   void rename(const std::string& new_name);
@@ -232,6 +249,8 @@ class IndexStorage {
   BucketLayout layout_;
   PendingChanges pending_;
   bool flushing_ = false;  // flush() is running
+  // Where each open savepoint was in pending_ (ext/common/savepoint_marks.h).
+  SavepointMarks<PendingChanges> marks_;
   std::string encode_buffer_;
   std::vector<CloseEntry> close_entries_;                             // scratch of probe()
   std::vector<std::uint64_t> keys_;                                   // the query's, per table

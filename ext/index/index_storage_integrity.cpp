@@ -24,6 +24,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows(
 }
 
 void IndexStorage::rebuild() {
+  marks_.before_merge(pending_);
   pending_.clear();
   exec_sql(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\""));
   const auto rows = read_all_rows();

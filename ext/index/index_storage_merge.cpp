@@ -212,8 +212,8 @@ void IndexStorage::split_bucket(int table, std::uint64_t bucket,
 }
 
 void IndexStorage::flush() {
-  // A statement the merge runs may make SQLite call xSavepoint, which
-  // flushes: that inner call must not merge the same changes again.
+  // A statement the merge runs may make SQLite call xSavepoint (which then
+  // marks nothing) or, through a trigger, write: neither may merge again.
   if (pending_.empty() || flushing_) {
     return;
   }
@@ -222,6 +222,9 @@ void IndexStorage::flush() {
     bool& flushing;
     ~EndFlush() { flushing = false; }
   } end_flush{flushing_};
+  // Kept aside first (savepoint_marks.h): a copy that fails to allocate
+  // then fails the merge before anything is written.
+  marks_.before_merge(pending_);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
   refresh_layout();
   std::int64_t net_change = 0;

@@ -375,20 +375,30 @@ int x_rename(sqlite3_vtab* vtab, const char* new_name) {
   });
 }
 
-int x_savepoint(sqlite3_vtab* vtab, int) {
+// The pending changes stay pending across savepoints (IndexStorage::savepoint).
+int x_savepoint(sqlite3_vtab* vtab, int level) {
   return guard(vtab, [&] {
-    table_of(vtab)->usable_storage().flush();
+    if (IndexTable* table = table_of(vtab); table->storage) {
+      table->storage->savepoint(level);
+    }
     return SQLITE_OK;
   });
 }
 
-int x_release(sqlite3_vtab*, int) { return SQLITE_OK; }
-
-int x_rollback_to(sqlite3_vtab* vtab, int) {
+int x_release(sqlite3_vtab* vtab, int level) {
   if (IndexTable* table = table_of(vtab); table->storage) {
-    table->storage->discard_pending();
+    table->storage->release(level);
   }
   return SQLITE_OK;
+}
+
+int x_rollback_to(sqlite3_vtab* vtab, int level) {
+  return guard(vtab, [&] {
+    if (IndexTable* table = table_of(vtab); table->storage) {
+      table->storage->rollback_to(level);
+    }
+    return SQLITE_OK;
+  });
 }
 
 int x_shadow_name(const char* suffix) { return is_shadow_suffix(suffix) ? 1 : 0; }

@@ -88,8 +88,8 @@ struct IndexTable : sqlite3_vtab {
 // Marks a call of the module that runs SQL on the shadow tables (a read, a
 // write, a merge, a command) for its duration, and refuses one nested inside
 // another (ShadowCallGuard, ext/common/shadow_tables.h). Not in xSavepoint,
-// which SQLite calls inside a merge's own statements (flush() then does
-// nothing).
+// which SQLite may call inside a merge's own statements (it then marks
+// nothing) and which runs no SQL.
 class InsideIndex : ShadowCallGuard {
  public:
   explicit InsideIndex(IndexTable& table)

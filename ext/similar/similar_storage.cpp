@@ -27,7 +27,9 @@ constexpr const char* kStatementSql[] = {
     "DELETE FROM \"%w\".\"%w_rows\" WHERE id = ?1",
     "SELECT size, features FROM \"%w\".\"%w_rows\" WHERE id = ?1",
     "SELECT max(id) FROM \"%w\".\"%w_rows\"",
-    "INSERT INTO \"%w\".\"%w_postings\"(feature, size, id) VALUES (?1, ?2, ?3)",
+    // OR IGNORE: a flush that failed half-way, in a statement SQLite does
+    // not roll back, is written again whole (a delete is as repeatable).
+    "INSERT OR IGNORE INTO \"%w\".\"%w_postings\"(feature, size, id) VALUES (?1, ?2, ?3)",
     "DELETE FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
     "BETWEEN ?2 AND ?3 LIMIT ?4)",
@@ -40,10 +42,9 @@ constexpr const char* kStatementSql[] = {
     "DELETE FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
     "SELECT count(*) FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
     "SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
-    "INSERT INTO \"%w\".\"%w_counts\"(feature, count) VALUES (?1, 1) ON CONFLICT(feature) DO "
-    "UPDATE SET count = count + 1",
-    "DELETE FROM \"%w\".\"%w_counts\" WHERE feature = ?1 AND count = 1",
-    "UPDATE \"%w\".\"%w_counts\" SET count = count - 1 WHERE feature = ?1",
+    "INSERT INTO \"%w\".\"%w_counts\"(feature, count) VALUES (?1, ?2) ON CONFLICT(feature) DO "
+    "UPDATE SET count = count + ?2",
+    "DELETE FROM \"%w\".\"%w_counts\" WHERE feature = ?1 AND count <= 0",
     "SELECT count FROM \"%w\".\"%w_counts\" WHERE feature = ?1",
 };
 
@@ -243,32 +244,22 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
       throw_sqlite(db_, rc);
     }
   }
-  sqlite3_stmt* posting = statement(kInsertPosting);
-  for (const std::uint64_t hash : hashes) {
-    ResetOnExit reset(posting);
-    sqlite3_bind_int64(posting, 1, as_sql(hash));
-    sqlite3_bind_int64(posting, 2, size);
-    sqlite3_bind_int64(posting, 3, id);
-    if (const int rc = sqlite3_step(posting); rc != SQLITE_DONE) {
-      throw_sqlite(db_, rc);
-    }
+  if (pending_.size() + hashes.size() > kMaxPending) {
+    flush();
   }
-  add_feature_counts(hashes);
+  for (const std::uint64_t hash : hashes) {
+    pending_.push({hash, size, id, true});
+  }
 }
 
 void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
   const auto size = static_cast<std::int64_t>(hashes.size());
-  sqlite3_stmt* posting = statement(kDeletePosting);
-  for (const std::uint64_t hash : hashes) {
-    ResetOnExit reset(posting);
-    sqlite3_bind_int64(posting, 1, as_sql(hash));
-    sqlite3_bind_int64(posting, 2, size);
-    sqlite3_bind_int64(posting, 3, id);
-    if (const int rc = sqlite3_step(posting); rc != SQLITE_DONE) {
-      throw_sqlite(db_, rc);
-    }
+  if (pending_.size() + hashes.size() > kMaxPending) {
+    flush();
   }
-  remove_feature_counts(hashes);
+  for (const std::uint64_t hash : hashes) {
+    pending_.push({hash, size, id, false});
+  }
   {
     sqlite3_stmt* remove = statement(kDeleteSize);
     ResetOnExit reset(remove);
@@ -340,6 +331,38 @@ void SimilarStorage::update(std::int64_t id, std::int64_t new_id, std::optional<
   write_row(new_id, new_hashes);
 }
 
+void SimilarStorage::flush() {
+  // A statement the flush runs may open a savepoint inside it (flushing_
+  // keeps it from being marked) or fail; either way the caller's statement
+  // is what SQLite rolls back.
+  if (pending_.empty() || flushing_) {
+    return;
+  }
+  flushing_ = true;
+  struct EndFlush {
+    bool& flushing;
+    ~EndFlush() { flushing = false; }
+  } end_flush{flushing_};
+  // Kept aside first: a copy that fails to allocate then fails the flush
+  // before anything is written.
+  marks_.before_merge(pending_);
+  const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
+  const std::vector<PendingPostings::Change> changes = pending_.merged_changes();
+  for (const PendingPostings::Change& change : changes) {
+    sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
+    ResetOnExit reset(write);
+    sqlite3_bind_int64(write, 1, as_sql(change.feature));
+    sqlite3_bind_int64(write, 2, change.size);
+    sqlite3_bind_int64(write, 3, change.id);
+    if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
+      throw_sqlite(db_, rc);
+    }
+  }
+  write_feature_counts(changes);
+  pending_.clear();
+  sqlite3_set_last_insert_rowid(db_, last_rowid);
+}
+
 std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double threshold,
                                                  SimilarCounts* counts) {
   extractor_.feature_vector(text, vector_);
@@ -357,7 +380,14 @@ std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange si
   sqlite3_bind_int64(count, 3, size_bound(sizes.highest));
   sqlite3_bind_int64(count, 4, size_bound(limit));
   step_row(db_, count);
-  return static_cast<std::uint64_t>(sqlite3_column_int64(count, 0));
+  // With the pending postings: a count that only ranks features, so a
+  // count past `limit` does no harm.
+  std::int64_t counted = sqlite3_column_int64(count, 0);
+  pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
+  for (const auto& entry : net_) {
+    counted += entry.second;
+  }
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(counted, 0));
 }
 
 void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
@@ -367,8 +397,27 @@ void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
   sqlite3_bind_int64(select, 1, as_sql(feature));
   sqlite3_bind_int64(select, 2, size_bound(sizes.lowest));
   sqlite3_bind_int64(select, 3, size_bound(sizes.highest));
+  // The stored postings less those pending removal, then those pending
+  // addition. A row has one size, so its id names its posting of a feature.
+  pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
+  std::vector<std::int64_t> removed;
+  for (const auto& [id, net] : net_) {
+    if (net < 0) {
+      removed.push_back(id);
+    }
+  }
+  std::sort(removed.begin(), removed.end());
   while (step_row(db_, select)) {
-    if (!on_id(sqlite3_column_int64(select, 0))) {
+    const std::int64_t id = sqlite3_column_int64(select, 0);
+    if (std::binary_search(removed.begin(), removed.end(), id)) {
+      continue;
+    }
+    if (!on_id(id)) {
+      return;
+    }
+  }
+  for (const auto& [id, net] : net_) {
+    if (net > 0 && !on_id(id)) {
       return;
     }
   }
@@ -409,6 +458,7 @@ void SimilarStorage::read_row(std::int64_t id, std::vector<std::uint64_t>& out) 
 }
 
 std::string SimilarStorage::integrity_problem() {
+  flush();
   Statement rows;
   const std::string sql = format_sql("SELECT id, size, features FROM \"%w\".\"%w_rows\"",
                                      schema_.c_str(), name_.c_str());
@@ -479,34 +529,39 @@ std::string SimilarStorage::integrity_problem() {
   return counts_problem();
 }
 
-// <name>_counts is written in the same statement as the postings (write_row,
-// erase_row), so a savepoint or rollback undoes both together.
-void SimilarStorage::add_feature_counts(std::span<const std::uint64_t> hashes) {
+// <name>_counts changes with the postings, in the same flush (the changes
+// come sorted by feature, so each feature's count is written once): a
+// savepoint or rollback that undoes the one undoes the other, and until the
+// flush feature_count adds the pending changes.
+void SimilarStorage::write_feature_counts(std::span<const PendingPostings::Change> changes) {
   if (!keeps_feature_counts()) {
     return;
   }
-  sqlite3_stmt* add = statement(kAddCount);
-  for (const std::uint64_t hash : hashes) {
-    ResetOnExit reset(add);
-    sqlite3_bind_int64(add, 1, as_sql(hash));
-    if (const int rc = sqlite3_step(add); rc != SQLITE_DONE) {
-      throw_sqlite(db_, rc);
+  for (std::size_t begin = 0; begin < changes.size();) {
+    std::int64_t delta = 0;
+    std::size_t end = begin;
+    for (; end < changes.size() && changes[end].feature == changes[begin].feature; ++end) {
+      delta += changes[end].insert ? 1 : -1;
     }
-  }
-}
-
-void SimilarStorage::remove_feature_counts(std::span<const std::uint64_t> hashes) {
-  if (!keeps_feature_counts()) {
-    return;
-  }
-  // The last holder's entry goes; otherwise the count drops by one (the
-  // UPDATE finds nothing where the DELETE removed the entry).
-  for (const std::uint64_t hash : hashes) {
-    for (const Kind kind : {kDropLastCount, kLowerCount}) {
-      sqlite3_stmt* write = statement(kind);
-      ResetOnExit reset(write);
-      sqlite3_bind_int64(write, 1, as_sql(hash));
-      if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
+    const std::uint64_t feature = changes[begin].feature;
+    begin = end;
+    if (delta == 0) {
+      continue;
+    }
+    {
+      sqlite3_stmt* add = statement(kAddCount);
+      ResetOnExit reset(add);
+      sqlite3_bind_int64(add, 1, as_sql(feature));
+      sqlite3_bind_int64(add, 2, delta);
+      if (const int rc = sqlite3_step(add); rc != SQLITE_DONE) {
+        throw_sqlite(db_, rc);
+      }
+    }
+    if (delta < 0) {  // the last holder gone: no entry
+      sqlite3_stmt* drop = statement(kDropEmptyCount);
+      ResetOnExit reset(drop);
+      sqlite3_bind_int64(drop, 1, as_sql(feature));
+      if (const int rc = sqlite3_step(drop); rc != SQLITE_DONE) {
         throw_sqlite(db_, rc);
       }
     }
@@ -517,11 +572,10 @@ std::uint64_t SimilarStorage::feature_count(std::uint64_t feature) {
   sqlite3_stmt* select = statement(kSelectCount);
   ResetOnExit reset(select);
   sqlite3_bind_int64(select, 1, as_sql(feature));
-  if (!step_row(db_, select)) {
-    return 0;
-  }
+  const std::int64_t stored = step_row(db_, select) ? sqlite3_column_int64(select, 0) : 0;
   // A negative count (a damaged file) ranks first; the answer stays exact.
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(select, 0)));
+  return static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, stored + pending_.net_count(feature)));
 }
 
 std::string SimilarStorage::counts_problem() {
@@ -556,6 +610,7 @@ std::string SimilarStorage::counts_problem() {
 }
 
 void SimilarStorage::rename(const std::string& new_name) {
+  flush();  // its statements name the old tables
   finalize_statements();
   const char* s = schema_.c_str();
   for (const char* suffix : kSimilarShadowSuffixes) {

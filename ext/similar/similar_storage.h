@@ -19,11 +19,13 @@
 #include <string_view>
 #include <vector>
 
+#include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_storage.h"
 #include "fingerprint/feature_extractor.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"
+#include "similar/pending_postings.h"
 #include "similar/similar_search.h"
 
 namespace simhash::sql {
@@ -79,6 +81,24 @@ class SimilarStorage final : public SimilarStore {
   // "" when postings and rows agree, else what is wrong.
   std::string integrity_problem();
 
+  // The postings of writes are kept pending (pending_postings.h), which a
+  // search reads beside the stored ones, and written by flush(): at xSync,
+  // before the integrity check and a rename, and when many are pending. Rows and sizes are written
+  // at once. The savepoint calls keep them pending across savepoints
+  // (ext/common/savepoint_marks.h).
+  void flush();
+  void discard_pending() {
+    pending_.clear();
+    marks_.clear();
+  }
+  void savepoint(int level) {
+    if (!flushing_) {
+      marks_.savepoint(level, pending_);
+    }
+  }
+  void release(int level) { marks_.release(level); }
+  void rollback_to(int level) { marks_.rollback_to(level, pending_); }
+
   void rename(const std::string& new_name);
   void finalize_statements();
 
@@ -113,8 +133,7 @@ class SimilarStorage final : public SimilarStore {
     kHasSize,
     kHasPosting,
     kAddCount,
-    kDropLastCount,
-    kLowerCount,
+    kDropEmptyCount,
     kSelectCount,
     kStatementCount,
   };
@@ -127,9 +146,9 @@ class SimilarStorage final : public SimilarStore {
   void write_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void erase_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void features_of(StoredText text, std::vector<std::uint64_t>& out);
-  // <name>_counts (format 2) by one row's features, added or removed.
-  void add_feature_counts(std::span<const std::uint64_t> hashes);
-  void remove_feature_counts(std::span<const std::uint64_t> hashes);
+  // Writes the net change of each feature's count (format 2) that the
+  // postings' changes, sorted by feature, make.
+  void write_feature_counts(std::span<const PendingPostings::Change> changes);
   // "" when <name>_counts holds each feature's postings, else what is wrong.
   std::string counts_problem();
 
@@ -141,6 +160,12 @@ class SimilarStorage final : public SimilarStore {
   FeatureVector vector_;  // the last text's, buffers kept
   std::vector<std::uint64_t> scratch_;
   CachedStatement statements_[kStatementCount];
+  PendingPostings pending_;
+  SavepointMarks<PendingPostings> marks_;
+  bool flushing_ = false;
+  std::vector<std::pair<std::int64_t, int>> net_;  // scratch of the postings reads
+  // Flush when this many postings are pending (32 bytes each).
+  static constexpr std::size_t kMaxPending = std::size_t{1} << 21;
 };
 
 }  // namespace simhash::sql

@@ -259,6 +259,7 @@ int x_destroy(sqlite3_vtab* vtab) {
   SimilarTable* table = table_of<SimilarTable>(vtab);
   const int rc = guard(vtab, [&] {
     if (table->storage) {
+      table->storage->discard_pending();
       table->storage->finalize_statements();
     }
     drop_similar_tables(table->db, table->schema, table->name);
@@ -564,6 +565,53 @@ int x_rename(sqlite3_vtab* vtab, const char* new_name) {
   });
 }
 
+// The transaction: the postings of writes stay pending across savepoints
+// and are written at xSync (SimilarStorage::flush).
+int x_begin(sqlite3_vtab*) { return SQLITE_OK; }
+
+int x_sync(sqlite3_vtab* vtab) {
+  return guard(vtab, [&] {
+    SimilarTable* table = table_of<SimilarTable>(vtab);
+    const ShadowCallGuard inside = table->inside();
+    if (table->storage) {
+      table->storage->flush();
+    }
+    return SQLITE_OK;
+  });
+}
+
+int x_end(sqlite3_vtab* vtab) {
+  if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
+    table->storage->discard_pending();
+  }
+  return SQLITE_OK;
+}
+
+int x_savepoint(sqlite3_vtab* vtab, int level) {
+  return guard(vtab, [&] {
+    if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
+      table->storage->savepoint(level);
+    }
+    return SQLITE_OK;
+  });
+}
+
+int x_release(sqlite3_vtab* vtab, int level) {
+  if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
+    table->storage->release(level);
+  }
+  return SQLITE_OK;
+}
+
+int x_rollback_to(sqlite3_vtab* vtab, int level) {
+  return guard(vtab, [&] {
+    if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
+      table->storage->rollback_to(level);
+    }
+    return SQLITE_OK;
+  });
+}
+
 int x_shadow_name(const char* suffix) { return is_similar_shadow_suffix(suffix) ? 1 : 0; }
 
 #if SQLITE_VERSION_NUMBER >= 3044000
@@ -601,6 +649,13 @@ sqlite3_module make_module() {
   module.xRowid = x_rowid;
   module.xUpdate = x_update;
   module.xRename = x_rename;
+  module.xBegin = x_begin;
+  module.xSync = x_sync;
+  module.xCommit = x_end;
+  module.xRollback = x_end;
+  module.xSavepoint = x_savepoint;
+  module.xRelease = x_release;
+  module.xRollbackTo = x_rollback_to;
   module.xShadowName = x_shadow_name;
   return module;
 }

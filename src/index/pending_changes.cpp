@@ -27,6 +27,42 @@ void PendingChanges::clear() {
   runs_charge_.release();
 }
 
+void PendingChanges::truncate(std::size_t count) {
+  if (count >= rows_.size()) {
+    return;
+  }
+  rows_.resize(count);
+  inserts_.resize(count);
+  // Runs are oldest first and cover [0, sorted_end()) in order: those that
+  // reach past `count` go; the changes of a dropped run that remain are
+  // searched one by one, or sorted again when a query finds many.
+  while (!runs_.empty() && runs_.back().end > count) {
+    runs_.pop_back();
+  }
+}
+
+PendingChanges::Saved PendingChanges::save(std::size_t count) const {
+  Saved saved;
+  count = std::min(count, rows_.size());
+  saved.charge_.grow_to(count * (sizeof(Row) + 1));
+  saved.rows_.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    saved.rows_.emplace_back(rows_[i].id, rows_[i].fp);
+  }
+  saved.inserts_.assign(inserts_.begin(), inserts_.begin() + static_cast<std::ptrdiff_t>(count));
+  return saved;
+}
+
+void PendingChanges::restore(const Saved& saved, std::size_t count) {
+  clear();
+  count = std::min(count, saved.size());
+  reserve_charged(rows_, count, rows_charge_);
+  for (std::size_t i = 0; i < count; ++i) {
+    rows_.push_back(Row{saved.rows_[i].first, saved.rows_[i].second});
+    inserts_.push_back(saved.inserts_[i]);
+  }
+}
+
 bool PendingChanges::room_for_one_more() {
   try {
     reserve_charged(rows_, rows_.size() + 1, rows_charge_);

@@ -51,6 +51,29 @@ class PendingChanges {
   // Forgets every change (merged, or rolled back); also returns the memory
   // when it is large (after a big transaction).
   void clear();
+  // Forgets the changes from `count` on (a savepoint rolled back: they came
+  // after it), keeping the sorted runs that lie wholly before it.
+  void truncate(std::size_t count);
+
+  // A copy of the first changes, kept while a savepoint that came after them
+  // is open: a merge writes them to the buckets, and if SQLite then rolls
+  // back to that savepoint it undoes the merge, so they are pending again
+  // (restore). Charged against the memory limit like the changes.
+  class Saved {
+   public:
+    std::size_t size() const { return rows_.size(); }
+
+   private:
+    friend class PendingChanges;
+    std::vector<std::pair<std::int64_t, std::uint64_t>> rows_;
+    std::vector<bool> inserts_;
+    MemoryCharge charge_;
+  };
+  // The first `count` changes (count <= size()).
+  Saved save(std::size_t count) const;
+  // Replaces every change by the first `count` of `saved` (count <= its size).
+  void restore(const Saved& saved, std::size_t count);
+
   // Whether queries have sorted changes into runs (they cost 4 bytes per
   // change per table on top of the 17 of the change itself).
   bool searched() const { return !runs_.empty(); }

@@ -188,9 +188,12 @@ TEST(SimilarHostileFile, TriggerOnAShadowTableThatUsesTheTableIsRefused) {
         db.exec(trusted ? "PRAGMA trusted_schema=ON" : "PRAGMA trusted_schema=OFF");
         std::string found;
         std::string message;
+        // A trigger on the postings fires when they are written: at COMMIT
+        // (xSync), where SQLite itself refuses the write into alike.
         if (db.try_exec("INSERT INTO alike(rowid, text) VALUES (5, 'a dog slept in the yard')",
                         &message) == SQLITE_OK ||
-            message.find("used from inside one of its own reads or writes") == std::string::npos) {
+            (message.find("used from inside one of its own reads or writes") == std::string::npos &&
+             message != "database table is locked")) {
           found += "INSERT: '" + message + "'\n";
         }
         // The failed statement changed nothing, and reads still answer.

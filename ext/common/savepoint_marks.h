@@ -1,0 +1,121 @@
+// SavepointMarks: how a module keeps a log of pending writes in memory across
+// SQLite's savepoints (xSavepoint, xRelease, xRollbackTo) instead of writing
+// them at each. SQLite opens a savepoint for every statement that fires a
+// trigger; writing the pending changes there copies every page they touch to
+// the statement journal, once per row. Instead each savepoint records where
+// it was in the log, and rolling back to it drops what came after.
+//
+// A merge (the log written to the shadow tables, then emptied) while a
+// savepoint is open is undone by SQLite's own journal if the savepoint is
+// rolled back; the changes the merge wrote that came before the savepoint
+// are then pending again. So before a merge empties the log, before_merge()
+// keeps aside the part that open savepoints came after, and rollback_to()
+// restores it.
+//
+// Log: size(); truncate(n) drops changes [n, size()); save(n) returns a
+// Log::Saved copy of the first n; restore(saved, n) replaces the log by the
+// first n of a saved copy.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace simhash::sql {
+
+template <typename Log>
+class SavepointMarks {
+ public:
+  // The transaction ended (committed or rolled back).
+  void clear() {
+    marks_.clear();
+    merged_.clear();
+  }
+
+  void savepoint(int level, const Log& log) {
+    if (level < 0) {
+      return;
+    }
+    const auto at = static_cast<std::size_t>(level);
+    const Mark now{merged_.size(), log.size()};
+    if (marks_.empty()) {
+      // Levels below were opened before the table joined the transaction,
+      // when nothing of it was pending (merged_ is empty too).
+      marks_.assign(at, Mark{});
+    } else if (at > marks_.size()) {
+      marks_.resize(at, now);
+    } else {
+      marks_.resize(at);
+    }
+    marks_.push_back(now);
+  }
+
+  // Level -1 is the savepoint that began the transaction (SAVEPOINT outside
+  // one): SQLite passes iSavepoint - 1 for it, and it lies before everything.
+  void release(int level) {
+    if (level < 0) {
+      marks_.clear();
+    } else if (static_cast<std::size_t>(level) < marks_.size()) {
+      marks_.resize(static_cast<std::size_t>(level));
+    }
+    // A kept merge matters only to a savepoint opened before it.
+    if (marks_.empty()) {
+      merged_.clear();
+    } else if (merged_.size() > marks_.back().merges + 1) {
+      merged_.resize(marks_.back().merges + 1);
+    }
+  }
+
+  void rollback_to(int level, Log& log) {
+    if (level < 0) {
+      // Back to the start of the transaction: every merge undone, nothing
+      // pending.
+      log.truncate(0);
+      clear();
+      return;
+    }
+    if (static_cast<std::size_t>(level) >= marks_.size()) {
+      return;  // a savepoint the table never saw: nothing of it came after
+    }
+    const Mark mark = marks_[static_cast<std::size_t>(level)];
+    marks_.resize(static_cast<std::size_t>(level) + 1);  // the savepoint stays open
+    if (mark.merges < merged_.size()) {
+      // SQLite undid every merge since the savepoint; the first of them
+      // wrote the changes that were pending when it was opened.
+      log.restore(merged_[mark.merges], mark.changes);
+      merged_.resize(mark.merges);
+    } else {
+      log.truncate(mark.changes);
+    }
+  }
+
+  // Called before a merge empties `log`.
+  void before_merge(const Log& log) {
+    if (marks_.empty()) {
+      return;  // no savepoint open: only a whole rollback undoes the merge
+    }
+    std::size_t keep = 0;
+    for (const Mark& mark : marks_) {
+      if (mark.merges == merged_.size()) {
+        keep = std::max(keep, mark.changes);
+      }
+    }
+    merged_.push_back(log.save(keep));
+  }
+
+ private:
+  // Where an open savepoint was: how many merges had happened (the index in
+  // merged_ of the first merge after it) and how many changes were pending.
+  struct Mark {
+    std::size_t merges = 0;
+    std::size_t changes = 0;
+  };
+  // By savepoint level.
+  std::vector<Mark> marks_;
+  // Per merge since the oldest open savepoint, the changes it wrote that a
+  // savepoint opened before it came after (the first `changes` of the
+  // latest such mark).
+  std::vector<typename Log::Saved> merged_;
+};
+
+}  // namespace simhash::sql
