@@ -163,7 +163,7 @@ cross_build() {
 # The SQL tests the aarch64 build runs: the portable file, the differential
 # tests of the index (but its slowest plan) and of the batch functions, the
 # query forms, and the fingerprint functions.
-AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
+AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
 ':Nearest.*:DistanceBounds.*:Simhash.*:SimhashAgg.*:Hamming.*-*k3_blocks7'
 
 # i686 runs them but the index's differential tests (a minute and a half
@@ -171,7 +171,7 @@ AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:BatchSq
 # 32 bits change (size_t, the x87 unit) is in the engine, whose tests all
 # run, and in the file format, the fingerprints and the bucket growth
 # (64-bit row ids and bucket counts), tested here.
-I686_SQL_TESTS='PortableFile.*:FormatFile.*:BatchSql.*:BatchBetween.*:Nearest.*:DistanceBounds.*'\
+I686_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:BatchSql.*:BatchBetween.*:Nearest.*:DistanceBounds.*'\
 ':Simhash.*:SimhashAgg.*:Hamming.*:IndexGrowth.*'
 
 # qemu-i386 (Debian 12's qemu-user) never returns from a program that
@@ -192,7 +192,7 @@ I686_ENGINE_TESTS='-RowFeatureBuilder.*:ParallelFor.*:MemoryBudget.ThreadsShareO
 # semantics or timing on top of the same code (triggers and recipes,
 # processes, concurrency, interrupts, the ten-megabyte texts, the index's
 # slowest plan), which the native builds run; about half the stage's time.
-S390X_SQL_TESTS='PortableFile.*:FormatFile.*:Plans/IndexDifferential.*:IndexGrowth.*'\
+S390X_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:Plans/IndexDifferential.*:IndexGrowth.*'\
 ':IndexNullFingerprint.*:IndexDamagedBucket.*:IndexDamagedCounter.*:IndexHostileFile.*'\
 ':BatchSql.*:BatchBetween.*:BatchRadiusNull.*:Nearest.*:DistanceBounds.*:Simhash.*:SimhashAgg.*'\
 ':SimhashHex.*:SimhashFeatures.*:Hamming.*:SimilarTable.*:SimilarHostileFile.*:SimhashDedup.*'\

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -532,6 +534,82 @@ TEST(SimilarTable, RenameAndDropInFormat1) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema WHERE name LIKE '%counts'"), 0);
   db.exec("DROP TABLE other");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+// Committed files of each storage format (docs/format.md): every later
+// version must read them, pass their integrity check and answer exactly.
+// Each holds `sim` and its model `docs`, 300 texts of a fixed workload;
+// format 1 is the same table made before <name>_counts. To write them again
+// (only for a new format, with new names): SIMHASH_WRITE_FORMAT_DIR=<dir>
+// sql_tests --gtest_filter='SimilarFormatFile.DISABLED_*' --gtest_also_run_disabled_tests.
+constexpr const char* kSimilarFormatFiles[] = {SIMHASH_SOURCE_DIR "/tests/data/similar_format1.db",
+                                               SIMHASH_SOURCE_DIR "/tests/data/similar_format2.db"};
+
+void check_similar_format_file(int format) {
+  const TempDatabaseFile copy("similar_format_copy");
+  const char* committed = kSimilarFormatFiles[format - 1];
+  ASSERT_TRUE(std::filesystem::exists(committed)) << committed;
+  std::filesystem::remove(copy.path());
+  std::filesystem::copy_file(committed, copy.path());
+  TestDatabase db(copy.path());
+  EXPECT_EQ(db.integer("SELECT value FROM sim_config WHERE key = 'format'"), format);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'sim_counts'"),
+            format >= 2 ? 1 : 0);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM docs"), 300);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_rows"), 300);
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  SimilarModel model(db, "n=3 weight=binary");
+  for (const auto& row : db.rows("SELECT body FROM docs WHERE id % 10 = 3")) {
+    for (const double t : {0.5, 0.8}) {
+      model.expect_same(*row[0], t, "format " + std::to_string(format));
+      if (::testing::Test::HasFatalFailure()) {
+        return;
+      }
+    }
+  }
+  EXPECT_GT(model.found(), 60U);
+  // Writes go on in the file's format.
+  db.exec("DELETE FROM sim WHERE rowid = 7; DELETE FROM docs WHERE id = 7");
+  db.exec("INSERT INTO sim(rowid, text) SELECT 1000, body FROM docs WHERE id = 8");
+  db.exec("INSERT INTO docs(id, body) SELECT 1000, body FROM docs WHERE id = 8");
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  model.expect_same(*db.rows("SELECT body FROM docs WHERE id = 8").at(0)[0], 0.5, "after writes");
+}
+
+TEST(SimilarFormatFile, Format1FileReadsChecksAndAnswersExactly) { check_similar_format_file(1); }
+
+TEST(SimilarFormatFile, Format2FileReadsChecksAndAnswersExactly) { check_similar_format_file(2); }
+
+TEST(SimilarFormatFile, DISABLED_WriteFormatFiles) {
+  const char* directory = std::getenv("SIMHASH_WRITE_FORMAT_DIR");
+  ASSERT_NE(directory, nullptr) << "set SIMHASH_WRITE_FORMAT_DIR";
+  for (const int format : {1, 2}) {
+    const std::string path =
+        std::string(directory) + "/similar_format" + std::to_string(format) + ".db";
+    std::filesystem::remove(path);
+    TestDatabase db(path);
+    db.exec("PRAGMA page_size = 4096");
+    SimilarModel(db, "n=3 weight=binary").create(0.5);
+    const TextFamilies families(200, 30, 20, 20261126);
+    std::mt19937_64 random(20261126);
+    db.exec("BEGIN");
+    for (int id = 1; id <= 300; ++id) {
+      const std::string body = id % 5 == 0
+                                   ? families.fresh(20, random)
+                                   : families.member(static_cast<int>(random() % 30),
+                                                     static_cast<int>(random() % 4), random);
+      write_both(
+          db,
+          "INSERT INTO sim(rowid, text) VALUES (" + std::to_string(id) + ", " + quoted(body) + ")",
+          "INSERT INTO docs(id, body) VALUES (" + std::to_string(id) + ", " + quoted(body) + ")");
+    }
+    db.exec("COMMIT");
+    if (format == 1) {
+      db.exec("DROP TABLE sim_counts");
+      db.exec("UPDATE sim_config SET value = 1 WHERE key = 'format'");
+    }
+    db.exec("VACUUM");
+  }
 }
 
 }  // namespace
