@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Single-row INSERTs in autocommit (each its own transaction, so each ends
 // with the index's merge in xSync) into an in-memory database that already
 // holds `n` rows, against the same inserts into an ordinary table with an

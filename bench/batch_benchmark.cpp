@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Batch near-duplicate detection at scale: N fingerprints (95% random, 5%
 // planted near-duplicates 0..3 bits from an earlier row) in a simhash_index
 // in a database file, then, on one core, the medians of

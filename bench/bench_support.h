@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Small helpers every benchmark program shares: the wall clock and the
 // thread's CPU clock (what load from other processes does not inflate), the
 // median of repeated runs, a hamming() of the benchmark's own for baselines,

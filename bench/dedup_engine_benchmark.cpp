@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where simhash_dedup's time goes, engine only (no SQL beyond reading the
 // corpus): the features of N real texts built on 1 and on T threads, then
 // the exact join and the radius candidates over the same rows, with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Quality of the dedup recipe on a real corpus with natural near-duplicates:
 // the 63,956 English package descriptions of Debian 12 (main), read from
 // apt's Translation-en index (`apt-get update -o Acquire::Languages=en` puts

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What replication costs the index: a 3-node dqlite cluster on 127.0.0.1
 (examples/dqlite/), one client on the same machine.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Engine fingerprint speed on the benchmark corpora (tests/support/corpus.h), single
 // thread. Every row is one pass over a corpus; the rows run interleaved, one
 // pass each per repetition, so that load from other processes hits them

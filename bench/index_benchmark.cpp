@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Benchmark of the simhash_index virtual table against two baselines measured
 // in the same run: (1) a full scan with hamming() over an ordinary table and
 // (2) the Manku scheme in plain SQL (four expression indexes on the 16-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The work of one radius-3 query on an existing index file, for comparing
 // builds of the module under a tool that counts instructions (valgrind
 // --tool=callgrind), where timings on a shared machine are too noisy to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The n nearest at scale (issue 37): the 10 nearest of 200 queries (half
 // stored rows with 0-3 bits flipped, "near"; half random 64-bit codes) over
 // N fingerprints, uniform or of real text, answered by

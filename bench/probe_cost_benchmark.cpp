@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the time of one index query goes: the same warm database answers,
 // in one run, statements that each add one part of a MATCH query's work,
 // once in autocommit (each statement its own read transaction, as users run

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Query latency of an existing simhash_index (built by another benchmark,
 e.g. build/batch_benchmark's /tmp/batch100m.db): 1,000 radius-k probes
 through one statement, half near stored rows (0-3 bits flipped), half

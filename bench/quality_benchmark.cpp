@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fingerprint quality: which options make the best default?
 //
 // For every candidate option set, on real text nobody here wrote (see

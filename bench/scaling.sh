@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # simhash_dedup's scaling over threads (issue 33), for a many-core machine
 # with no network and nothing installed beyond python3 (with its sqlite3
 # module) and bash: the exact threshold join at threads 1, 2, 4, 8 and 16 on

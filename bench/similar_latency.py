@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """simhash_similar measured on real text: the Debian changelog entries of this
 machine (/usr/share/doc/*/changelog.Debian.gz, one entry per text) and, when
 CORPUS names it, the package descriptions of translations.db (every

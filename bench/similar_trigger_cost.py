@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What following a content table through triggers costs simhash_similar at
 insert (issue 32, item 4: at most 2x an insert written to the index
 directly). The same ROWS real changelog entries (bench/similar_latency.py

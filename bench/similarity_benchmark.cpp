@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Speed of exact verification: simhash_jaccard and simhash_cosine over
 // candidate pairs, beside the same Jaccard written in SQL over a features
 // table (simhash_features stored once, joined to itself), in the same run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Speed of the SQL functions inside SQLite, each beside a baseline query over
 // the same rows in the same run (the machine is shared, so ratios are what
 // carry over):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TF-IDF fingerprints computed in pure SQL (sql/tfidf.sql) against the plain
 // simhash() default, on the English corpus (Debian copyright files and
 // common licenses):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The common part of the cross toolchain files (cmake/<triple>.cmake set
 # SIMHASH_CROSS_TRIPLE and SIMHASH_CROSS_PROCESSOR, where they differ from
 # those SIMHASH_CROSS_MULTIARCH, Debian's library directory, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for 32-bit x86 (cmake/debian-cross.cmake): Debian's i386
 # architecture, whose compiler targets i686 and keeps doubles in the x87
 # unit unless told otherwise (see SIMHASH_X87 in CMakeLists.txt).

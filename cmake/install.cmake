@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What `cmake --install` puts under the prefix: the static extension and the
 # engine it needs (lib/), the entry point's header (include/), the loadable
 # module (lib/sqlite_simhash/simhash.so), a CMake package

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # SIMHASH_SELF_CONTAINED: the dependencies of a loadable module that needs
 # nothing beyond the C library (libc, libm). ICU comes from scripts/build-icu.sh
 # (Debian's ICU source built position-independent with hidden symbols, its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # SIMHASH_SQLITE_AMALGAMATION: an application that bundles its own SQLite
 # (the amalgamation, as Android and iOS builds do) instead of using the
 # system's. Defines the target simhash_sqlite3, that directory's sqlite3.c

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Find near-duplicate text files in a folder with the simhash SQLite extension.
 
 Usage:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The extension's entry point: sqlite3_simhash_init, the name SQLite derives
 // from simhash.so, registers every function and module on one connection.
 #include <sqlite3ext.h>

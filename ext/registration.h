@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One registration function per part of the glue; the entry point calls them
 // all. Each returns an SQLite result code and may set *error (sqlite3_malloc'd).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the bucket decoder, which reads blobs from a shadow table
 // a user (or a damaged file) can change. The first byte picks the width of
 // the rest section (1 to 8 bytes); the rest is the blob. Decoding must fail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: SQL on simhash_index, checked against a model. The input
 // is a program of 4-byte instructions (operation, rowid, two bytes that make
 // a fingerprint near one of a few bases) run on an in-memory database:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the option-string parser. Any bytes must give options or
 // an error message, never a crash; options that parse must fingerprint a
 // text and parse again from their own canonical form to the same options.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the text pipeline (UTF-8 repair, normalization, ICU and
 // ASCII word segmentation, shingling, counting, the vote). The first byte
 // picks the options; the rest is the text, any bytes. Checks the pipeline's

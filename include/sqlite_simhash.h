@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* sqlite-simhash: the extension's entry point, for applications that link it
  * statically (libsimhash_static.a) instead of loading build/simhash.so:
  *

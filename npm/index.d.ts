@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Types of sqlite-simhash's Node.js entry points (index.js).
 
 /** What load() accepts: a better-sqlite3 Database or a node:sqlite DatabaseSync. */

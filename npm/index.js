@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sqlite-simhash for Node.js: where the loadable module of this platform is
 // (lib/<platform>-<arch>/simhash.so, put there by scripts/build-npm.sh) and
 // load(db), which loads it into a better-sqlite3 Database or a node:sqlite

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds the wheel: the package plus the loadable extension named by
 SIMHASH_LOADABLE (a built simhash.so), for any Python 3 (the extension is
 loaded by SQLite, not imported by Python) and tagged with the platform

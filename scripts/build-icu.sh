@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the ICU that the self-contained extension (cmake
 # -DSIMHASH_SELF_CONTAINED=ON) links statically: Debian's own ICU source
 # package, the version the system's libicu-dev has, compiled position-

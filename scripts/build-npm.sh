@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Packs the npm package (npm/) around built modules, offline, with npm pack:
 #
 #   scripts/build-npm.sh [dist/] [x64 simhash.so] [arm64 simhash.so]

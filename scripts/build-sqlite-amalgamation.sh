@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Makes the SQLite amalgamation (sqlite3.c, sqlite3.h, sqlite3ext.h) that
 # the bundled-SQLite build (cmake -DSIMHASH_SQLITE_AMALGAMATION=<dir>,
 # tests/amalgamation/) compiles into its application: Debian's own sqlite3

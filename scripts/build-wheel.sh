@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the Python wheel (python/) around a built extension, offline, with
 # Debian's setuptools and wheel:
 #

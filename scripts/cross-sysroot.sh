@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Unpacks the target libraries a cross build needs (ICU, SQLite, xxHash and
 # GoogleTest: the -dev packages and their runtime libraries) from Debian's
 # archive into .cross/<triple>/, without installing them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the scripts that build a dependency from Debian's source
 # package into .deps/ (build-icu.sh, build-sqlite-amalgamation.sh): where
 # the result goes, and the early exit when it is already there.

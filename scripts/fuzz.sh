@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets in fuzz/ with clang++ (ASan + UBSan, in
 # build-fuzz/), replays each target's committed seed corpus
 # (fuzz/corpus/<target>/), then fuzzes each target for SECONDS (default 30),

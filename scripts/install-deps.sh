@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages the project needs, with apt-get as root or
 # through sudo; does nothing when they are there.
 #

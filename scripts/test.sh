@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every test, each stage timed:
 #   the Release build (build/, g++) and the whole suite in it with ctest;
 #   the client examples of docs/clients.md against it: Go (mattn/go-sqlite3),

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Near-duplicate files among the documentation every Debian machine has,
 -- found in the plain sqlite3 shell:
 --

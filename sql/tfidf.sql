@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- TF-IDF simhash fingerprints in pure SQL (needs the simhash extension and
 -- SQLite's math functions, built into Debian's libsqlite3 and the shell).
 --

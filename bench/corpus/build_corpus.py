@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds translations.db from apt's Translation-XX.lz4 lists: one row per
 distinct description (the first release and language it was seen in), in a
 fixed order (release, language, package), so every run numbers them alike.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fetches the real corpus the dedup benchmarks read: Debian's package
 # description translations (Translation-XX) of four releases and twenty
 # languages, through apt (signatures checked) into a private directory, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // minhash_lsh_peer: the MinHash-LSH dedup a Go user would write with Debian's
 // golang-github-ekzhu-minhash-lsh-dev (github.com/ekzhu/minhash-lsh 1.0), the
 // peer bench/dedup_benchmark.py measures against simhash_dedup (issues 22 and

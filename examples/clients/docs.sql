@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The table every client example (examples/node, go, rust, ruby) dedups:
 -- docs(id INTEGER PRIMARY KEY, body TEXT) with 30 texts of 100 words drawn
 -- from a fixed arithmetic sequence (the same rows in every language, no

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Starts a dqlite cluster of simhash_dqlite_node processes on 127.0.0.1 and
 joins them; stops it again. Used by hand (the CLI below), by the failover
 test (tests/dqlite/) and by the benchmark (bench/dqlite_bench.py).

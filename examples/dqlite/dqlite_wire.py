@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small client of dqlite's wire protocol (version 1), standard library only.
 
 Why it exists: libdqlite 1.11 has no client API, Debian packages no Python

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_dqlite_node: one dqlite node (Raft-replicated SQLite) whose every
 // connection has the simhash functions and the simhash_index module.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sqlite-simhash from Go with mattn/go-sqlite3 (Debian's
 // golang-github-mattn-go-sqlite3-dev, built with -tags libsqlite3 against the
 // system's SQLite): loads the module into every connection the driver opens,

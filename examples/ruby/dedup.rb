@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sqlite-simhash from Ruby with the sqlite3 gem (Debian's ruby-sqlite3): loads
 # the module, dedups examples/clients/docs.sql with simhash_dedup (checked
 # against brute force over every pair), then inserts through the refuse

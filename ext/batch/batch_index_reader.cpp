@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Resolves an index name like SQL does (the databases in SQL's order, the
 // tables as PRAGMA table_list lists them), recognises a simhash_index by
 // asking the module (index_registry.h), and reads its config and rows

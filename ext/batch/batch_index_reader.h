@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What simhash_pairs and simhash_clusters read of a simhash_index: the name
 // resolved as SQL would (temp, main, then attached databases; or
 // 'schema.name'), checked to be a simhash_index, its k, and every (rowid,

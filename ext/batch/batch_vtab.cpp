@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The table-valued functions, eponymous-only virtual tables whose xFilter
 // reads the named source in the caller's transaction:
 //   simhash_pairs(index [, radius])      -> a, b, distance (src/batch/pair_finder.h)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_dedup(query [, threshold [, radius [, options [, threads]]]]): an
 // eponymous-only table-valued function that dedups the rows of a query in
 // one statement. `query` is SQL text returning (id, text) (text_query.h);

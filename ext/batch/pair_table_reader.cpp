@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads a user's table of pairs with one SELECT *, finding the columns by
 // name, so a view that computes its similarity works as well as a table.
 #include "ext/batch/pair_table_reader.h"

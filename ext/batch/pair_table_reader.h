@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What simhash_clusters reads of a table (or view) of pairs the user made,
 // typically candidates that passed a simhash_jaccard or simhash_cosine
 // threshold: columns a and b (INTEGER ids), and optionally similarity (larger

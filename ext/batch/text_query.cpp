@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Texts are read into a batch of about kBatchBytes (or kBatchRows rows) per
 // thread, whose features the threads build while the caller's thread hands
 // the last batch's rows over and reads the next one, then builds with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The argument the text batch functions (simhash_dedup,
 // simhash_verified_pairs and _between) share: SQL text returning (id, text)
 // rows, which they run and read, a batch of texts at a time, into what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_verified_pairs(query [, threshold [, options [, threads]]]) and
 // simhash_verified_pairs_between(new_query, kept_query [, threshold
 // [, options [, threads]]]): eponymous-only table-valued functions that

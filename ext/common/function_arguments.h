@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The arguments of the eponymous table-valued functions (simhash_pairs and
 // the other batch functions, simhash_dedup): each is a hidden column that
 // SQLite passes as a "column = value" constraint. xBestIndex asks for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The nesting cap of the functions that run SQL while they run (the batch
 // table-valued functions read a query, a table of pairs or an index through
 // the caller's connection): a query given to simhash_dedup that calls

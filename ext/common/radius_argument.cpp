@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading radius values (see radius_argument.h).
 #include "ext/common/radius_argument.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one reader of radius values in SQL: the radius argument of the batch
 // functions and of the index's table-valued form, and the bounds on
 // `distance` that the index turns into its search radius. One message style

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SavepointMarks: how a module keeps a log of pending writes in memory across
 // SQLite's savepoints (xSavepoint, xRelease, xRollbackTo) instead of writing
 // them at each. SQLite opens a savepoint for every statement that fires a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // check_shadow_tables, ShadowCallGuard and drop_shadow_tables_or_views
 // (shadow_tables.h).
 #include "ext/common/shadow_tables.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The checks every module with shadow tables makes of them (simhash_index,
 // simhash_similar): that each is still the ordinary table the module made,
 // that no call of the module runs inside another (ShadowCallGuard), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading SQL argument values the way every simhash function does: type names
 // and exact values for error messages, the text a value stands for, and
 // integers given as integral REALs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What all the glue shares: RAII owners for SQLite handles, and the barrier
 // that keeps C++ exceptions from crossing into SQLite.
 #pragma once

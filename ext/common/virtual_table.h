@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one way the glue writes a virtual-table module (simhash_index in
 // index_vtab.cpp, the batch functions in batch_vtab.cpp, simhash_features in
 // features_vtab.cpp):

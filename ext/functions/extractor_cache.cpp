@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Building feature extractors from SQL option arguments, with the parse
 // counter the tests use to observe option caching.
 #include "ext/functions/extractor_cache.h"

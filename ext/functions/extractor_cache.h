@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Feature extractors for the SQL functions: built from an options argument
 // (NULL or '' for the defaults), and a counter of how many option strings the
 // glue has parsed, which tests read to prove parsing happens once per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The table-valued functions that list features, two eponymous-only modules
 // over one machinery (a kind says the columns and the text arguments):
 //

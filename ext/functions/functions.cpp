@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Registers the scalar and aggregate functions on a connection: simhash,
 // simhash_agg, hamming, simhash_hamming, simhash_cosine, simhash_jaccard,
 // simhash_containment, simhash_first_difference, simhash_hex,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hamming(a, b) / simhash_hamming(a, b): the number of differing bits of two
 // INTEGER fingerprints or two BLOBs of equal length. Any other pair is an
 // error naming what was given, so a TEXT '5' is never silently compared.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The callbacks behind the SQL functions that functions.cpp registers; each
 // file named in a comment implements its group.
 #pragma once

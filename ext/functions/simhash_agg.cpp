@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_agg(feature [, weight]): the fingerprint of features given as rows.
 // TEXT and BLOB features hash over their bytes, INTEGER features over their
 // 8-byte little-endian value; REAL features are refused, because hashing a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash(text [, options]): the fingerprint of one text. The extractor comes
 // from ExtractorForCall: the connection's own for the default options, one
 // per statement for a constant options argument.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_cosine(a, b [, options]), simhash_jaccard(a, b [, options]) and
 // simhash_containment(a, b [, options]): the exact similarity of two texts
 // over the features simhash() votes with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The registry of connected simhash_index tables (see index_registry.h). One
 // process-wide set guarded by a mutex: connections may live in any thread.
 #include "ext/index/index_registry.h"

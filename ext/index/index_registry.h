@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which tables of each connection are simhash_index tables, as the module
 // itself knows: every connected simhash_index holds an IndexRegistration
 // (made in xCreate/xConnect, renamed by xRename, gone with xDisconnect), so

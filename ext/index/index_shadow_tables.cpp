@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The shadow tables of a simhash_index: DDL, config checks (see
 // index_shadow_tables.h for the layout).
 #include "ext/index/index_shadow_tables.h"

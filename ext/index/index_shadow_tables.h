@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The shadow tables of a simhash_index, owned here alone (as FTS5's
 // fts5_index.c owns %_data): their names and DDL, creation, renaming and
 // removal, the config table and its checks, and the SQL that reads the data

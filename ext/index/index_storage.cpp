@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An open simhash_index's core (the class is declared in index_storage.h):
 // its cached statements, construction, rename, the one bucket row read and
 // written by key, and the config rows it rereads (the bucket bits, the row

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The storage of one simhash_index: the cached statements that read and write
 // its shadow tables (index_shadow_tables.h owns their layout), and the pending buffer of changes
 // not yet merged into the packed buckets. All writes go through the caller's connection, so they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_index's rebuild and integrity check (IndexStorage,
 // index_storage.h): both recompute every bucket from the data table, the one
 // to write them, the other to compare them with the stored ones.

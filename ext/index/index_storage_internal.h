@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the files of IndexStorage (index_storage*.cpp) share and no other
 // file needs: the statement reset at scope end and the throw of SQLite's
 // error. Include it from those files only; the class is in index_storage.h.

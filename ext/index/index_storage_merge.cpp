@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The merge of simhash_index's pending changes into its packed buckets
 // (IndexStorage::flush, index_storage.h): the changes grouped by bucket,
 // applied to each changed bucket, the row count stored, and the growth of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_index's reads (IndexStorage, index_storage.h): the lookup of one
 // row, the probe within k, the multi-probe search above it, the scans of the
 // data table; all see the pending changes without merging them.

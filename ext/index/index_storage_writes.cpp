@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_index's writes (IndexStorage, index_storage.h): insert, delete and
 // update of the data table, each change recorded in the pending list, which
 // is flushed when it grows too large.

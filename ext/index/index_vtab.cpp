@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simhash_index virtual table module: option parsing, xCreate and
 // xConnect, special commands, xUpdate with conflict handling, the
 // transaction callbacks that drive the pending buffer of IndexStorage, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_index's cursors: xFilter runs the plan xBestIndex chose
 // (index_vtab_plan.cpp) — a scan, a rowid, a search within a radius, the n
 // nearest, a command — and xNext, xEof, xColumn, xRowid walk its rows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the files of the simhash_index module share, and no other file
 // needs: its columns, the plan encoding xBestIndex writes and xFilter reads,
 // the table and cursor structs, and the callbacks one file defines for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_index's xBestIndex: the plan's choice and its encoding in idxNum
 // and idxStr (index_vtab_internal.h), which xFilter (index_vtab_cursor.cpp)
 // reads, and the plan as EXPLAIN QUERY PLAN shows it.

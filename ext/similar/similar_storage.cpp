@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_similar's storage (similar_storage.h): the shadow tables' DDL and
 // config, the writes that keep rows and postings in step, the reads the
 // engine's search makes, and the integrity check.

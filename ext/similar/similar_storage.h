@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The storage of one simhash_similar table, and the only code that knows its
 // shadow tables: their layout and DDL, the config, the cached statements that
 // read and write them, the writes that keep rows and postings in step, the

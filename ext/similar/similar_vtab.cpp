@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simhash_similar virtual table module: CREATE's arguments (threshold,
 // options), the plans (a query by text, a rowid lookup, a scan of the
 // stored rows), the cursors, xUpdate and the special commands. The storage

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The sqlite-simhash SQLite extension, for Python's sqlite3 module.
 
     import sqlite3, sqlite_simhash

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Look, then delete, with one dedup run: simhash_dedup's groups of
 -- docs(id INTEGER PRIMARY KEY, body TEXT) kept in a temp table, a one-row
 -- summary of what keep-one would remove, the least similar removals to read,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- An index that follows its table: the triggers that keep the simhash_index
 -- `near` in step with the content table docs(id INTEGER PRIMARY KEY, body
 -- TEXT) through every INSERT, UPDATE of body or id, DELETE, INSERT OR

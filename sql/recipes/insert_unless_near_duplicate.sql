@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Insert :body into docs unless a row already there is a near-duplicate (the
 -- check of refuse_near_duplicates.sql: within 10 bits in the simhash_index
 -- `near`, word-3-shingle Jaccard >= 0.8, a large text compared as there):

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The rows of docs that are near-duplicates of the text :body, most similar
 -- first: the check refuse_near_duplicates.sql, skip_near_duplicates.sql and
 -- record_near_duplicates.sql make, as a query an application runs itself

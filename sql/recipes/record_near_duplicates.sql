@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Record near-duplicates: every row goes in, and each other row of docs that
 -- a row nearly duplicates when it is written (the check of
 -- refuse_near_duplicates.sql: within 10 bits in the simhash_index `near`,

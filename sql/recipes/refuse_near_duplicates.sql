@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Refuse a near-duplicate at insert: an AFTER INSERT trigger on
 -- docs(id INTEGER PRIMARY KEY, body TEXT), kept in step with the
 -- simhash_index `near` by follow_table.sql (run that first), that fails the

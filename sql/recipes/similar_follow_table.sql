@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- A simhash_similar table that follows its content table: the triggers that
 -- keep `alike` in step with docs(id INTEGER PRIMARY KEY, body TEXT) through
 -- every INSERT (with an id or one SQLite chooses), UPDATE of body or id,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Refuse a near-duplicate at insert, exactly: an AFTER INSERT trigger on
 -- docs(id INTEGER PRIMARY KEY, body TEXT), kept in step with the
 -- simhash_similar table `alike` by similar_follow_table.sql (run that

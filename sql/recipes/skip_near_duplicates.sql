@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Skip a near-duplicate at insert, as INSERT OR IGNORE skips a row whose key
 -- exists: a BEFORE INSERT trigger on docs(id INTEGER PRIMARY KEY, body
 -- TEXT), kept in step with the simhash_index `near` by follow_table.sql

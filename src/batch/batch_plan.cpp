@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Chooses between block-permutation plans and the all-pairs loop with a cost
 // model for evenly spread fingerprints (constants in rough nanoseconds,
 // calibrated on bench/batch_benchmark.cpp).

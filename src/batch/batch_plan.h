@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How a batch search finds every pair of distinct fingerprints within a
 // radius: by the block-permutation tables of Manku et al. (sort each table's
 // keys, compare only inside runs sharing the prefix), or, when the radius is

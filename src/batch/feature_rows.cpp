@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Identical rows are found by a hash of fingerprint and features, then
 // compared feature by feature.
 #include "batch/feature_rows.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The distinct rows a similarity join compares: each one's fingerprint and
 // feature vector, all the features in one flat array (no weights while
 // every weight is 1), identical rows (same fingerprint, same features)

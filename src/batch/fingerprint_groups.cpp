@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Groups records by fingerprint with one full-width radix sort of the
 // fingerprints; the sort is stable, so each group lists its ids ascending.
 #include "batch/fingerprint_groups.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The records of a batch search, grouped by identical fingerprint: the search
 // compares distinct fingerprints only, so a fingerprint shared by many rows
 // costs one comparison, not one per row pair.

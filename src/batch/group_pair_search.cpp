@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The paper's batch mode: for each table, sort the fingerprints by the
 // table's prefix blocks, and compare only within runs that share them. A pair is
 // reported by the first table whose prefix both share, so no set of reported

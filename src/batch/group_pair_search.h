@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The batch search over distinct fingerprints: every pair within the radius,
 // each exactly once, produced a bounded piece at a time (at most
 // kComparisonsBetweenChecks comparisons and about kPairsBetweenChecks pairs),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The leader pass over a graph of nodes (distinct fingerprints, or the ids of
 // given pairs): visiting records in ascending id, a representative hands each
 // neighbouring node its offer (rank, own position), and a node keeps the best

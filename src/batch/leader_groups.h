@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Leader grouping ("greedy" clustering), the grouping behind
 // simhash_clusters: records are visited in ascending id; each joins the
 // nearest representative visited before it (ties: the smallest id), or, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Clusters by union-find over distinct fingerprints: records sharing a
 // fingerprint are one cluster from the start, so only the pairs of distinct
 // fingerprints from the batch search are joined.

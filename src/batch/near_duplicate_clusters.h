@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Connected components of the "within radius" graph (single link): every
 // record labelled with the smallest id of its component (simhash_clusters).
 #pragma once

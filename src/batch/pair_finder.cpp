@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Expands the pairs of distinct fingerprints found by GroupPairSearch into
 // pairs of record ids, plus the pairs of records sharing one fingerprint;
 // resumable at any point so a huge group never has to be held at once.

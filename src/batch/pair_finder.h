@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every pair of records whose fingerprints are within a radius, each pair
 // exactly once, handed out in batches: within one set of records, a < b
 // (simhash_pairs), or between two sets, a from the left and b from the right

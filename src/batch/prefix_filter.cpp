@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The slot table, the prefixes and the posting index of prefix_filter.h.
 #include "batch/prefix_filter.h"
 

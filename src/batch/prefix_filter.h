@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The filters of an exact set-similarity join (AllPairs: Bayardo, Ma and
 // Srikant, WWW 2007): with the features of every row in one global order,
 // two sets at Jaccard t or more share one of the first |x| - ceil(t |x|) + 1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sorted a run at a time, then merged run pair by run pair, checking in
 // between: one sort of 1M ids would be a single step of some 80 ms.
 #include "batch/repeated_id.h"

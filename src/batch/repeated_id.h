@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding an id given twice: the batch functions that read (id, text) rows
 // need distinct ids (a group or a pair names its rows by id), and every one
 // of them refuses a query that repeats one, through this check.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Texts are handed out a few at a time (kTextsPerRange), so one long text
 // does not leave the other threads idle for long.
 #include "batch/row_features.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What simhash_dedup needs of each text, built for a batch of texts at once
 // on several threads: the fingerprint (simhash()'s) and the feature vector
 // the verification compares. Each thread has its own pair of extractors

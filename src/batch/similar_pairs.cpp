@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The join itself is prefix_filter.h's; what is added here is the pairs of
 // rows behind each pair of distinct rows (and the pairs inside one node of
 // identical rows, at similarity 1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every pair of rows whose texts are at a set-Jaccard threshold or more,
 // found by the exact join of prefix_filter.h (no radius, none missed): the
 // verified pairs of one table, or of new rows against kept ones (new data

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Union-find with union by size and path halving: near-constant time per
 // operation, no recursion (component sizes can be in the millions).
 #include "batch/union_find.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Disjoint sets over 0..n-1 (union by size, path halving): the connected
 // components of the "within radius" graph for simhash_clusters.
 #pragma once

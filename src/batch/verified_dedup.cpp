@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rows to nodes (identical fingerprint and features); then either candidate
 // pairs of nodes within the radius, verified as they come, and the leader
 // pass over the rows in visit order; or the leader rule applied row by row

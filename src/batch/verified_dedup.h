@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The engine of simhash_dedup: rows visited in the caller's order, each with
 // its fingerprint and its verification features, grouped so that keeping the
 // first row of each group deletes nothing below the similarity threshold.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ExactVoteTotals (see exact_vote_totals.h).
 #include "fingerprint/exact_vote_totals.h"
 

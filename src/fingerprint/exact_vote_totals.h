@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Charikar's vote with integer weights summed exactly, so adding a weight and
 // later subtracting it (a row leaving a SQL window frame) restores the total
 // exactly, and no total loses a unit however large the weights. While the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Linear-probing hash table from feature hash to its entry; the hashes are
 // XXH3 output, so their low bits are already uniformly spread.
 #include "fingerprint/feature_counter.h"

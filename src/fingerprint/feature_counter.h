@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Counts feature occurrences by feature hash in an open-addressing table,
 // keeping distinct hashes in first-occurrence order. Keying by the 64-bit
 // hash instead of the text means fingerprint() never builds feature strings;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pipeline: repair UTF-8, normalize, cut units, shingle, count by hash,
 // weight, vote. features(), fingerprint() and feature_vector() share one
 // counting pass, so the fingerprint is exactly the vote over the features

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text to weighted features: normalization (NFKC + case folding), ICU word
 // segmentation, word or character shingles, occurrence weights, XXH3 hashes.
 #pragma once

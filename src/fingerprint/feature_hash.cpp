@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // XXH3-64 feature hashes.
 #include "fingerprint/feature_hash.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The hash of one feature: XXH3-64 with seed 0. Part of the frozen fingerprint
 // format, so it must never change.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cosine, weighted Jaccard and containment of two feature vectors by one
 // merge of their ascending hash lists.
 #include "fingerprint/feature_similarity.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exact similarity of two texts over the features simhash() uses: a sorted
 // weighted feature vector per text, cosine and weighted Jaccard by merge.
 #pragma once

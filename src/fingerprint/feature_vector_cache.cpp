@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cache's bookkeeping: a recency list owning the entries and a hash index
 // into it; eviction from the least recently used end.
 #include "fingerprint/feature_vector_cache.h"

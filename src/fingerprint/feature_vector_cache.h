@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Feature vectors of recently seen texts, so that verifying many pairs over
 // the same texts tokenizes each text once rather than once per pair.
 #pragma once

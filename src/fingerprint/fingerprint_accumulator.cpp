@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-bit weighted vote of the simhash fingerprint; the arithmetic is in the
 // vote kernels (vote_kernels.h).
 #include "fingerprint/fingerprint_accumulator.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Charikar's simhash vote: every feature adds its weight to the bits set in its
 // hash and subtracts it from the bits clear in it; bit i of the fingerprint is
 // set where the total is positive (a tie gives 0).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Byte-string Hamming distance, eight bytes at a time.
 #include "fingerprint/hamming.h"
 

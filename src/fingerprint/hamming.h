@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Hamming distance between fingerprints: 64-bit integers and byte strings.
 #pragma once
 

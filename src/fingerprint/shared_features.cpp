@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared features by a sorted list of B's hashes and a binary search for
 // each of A's, so A's order is kept without a hash table.
 #include "fingerprint/shared_features.h"

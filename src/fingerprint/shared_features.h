@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The features two texts share, with each text's weight: what a verified
 // pair has in common, listed by simhash_shared_features.
 #pragma once

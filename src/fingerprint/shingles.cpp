@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Building the unit sequences that shingles are cut from.
 #include "fingerprint/shingles.h"
 

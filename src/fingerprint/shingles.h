@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shingles: the features of the pipeline. A text becomes a sequence of units
 // (word tokens, or code points for unit=char) laid out in one buffer, and a
 // shingle of n consecutive units is a contiguous slice of it:

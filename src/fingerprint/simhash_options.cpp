@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parsing and printing the option string (the pairs are read by
 // util/key_value_options.h, the values here).
 #include "fingerprint/simhash_options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of the text pipeline and their parser. The option string is
 // what users write in SQL: `key=value` pairs separated by spaces or commas
 // (the rule is util/key_value_options.h's, shared with simhash_index).

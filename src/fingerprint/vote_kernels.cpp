@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The scalar, AVX2 and AVX-512 vote kernels and their run-time selection.
 //
 // The vector kernels keep the 64 totals in registers across a batch of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernels behind FingerprintAccumulator: add each feature's weight to the
 // 64 per-bit totals (+weight where the hash bit is set, -weight where it is
 // clear). A portable scalar kernel plus AVX2 and AVX-512 kernels compiled with

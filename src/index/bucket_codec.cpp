@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Encoding and decoding of packed buckets (see bucket_codec.h for the format).
 #include "index/bucket_codec.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Packed buckets: the on-disk form of one (table, prefix bucket) of a
 // simhash_index, specified byte by byte in docs/format.md ("Packed
 // buckets"). A bucket holds the entries whose permuted key starts with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Chooses the parts and thresholds of a search above k (multi_probe.h) and
 // prices it against a scan.
 #include "index/multi_probe.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Searching a radius above the plan's k from the permuted copies already
 // stored: Multi-Index Hashing (Norouzi, Punjani and Fleet, CVPR 2012) with the
 // general pigeonhole thresholds of Qin et al. (ICDE 2018).

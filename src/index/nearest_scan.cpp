@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NearestScan (nearest_scan.h): the heap over one copy's packed buckets and
 // the pending changes applied to its answer.
 #include "index/nearest_scan.h"

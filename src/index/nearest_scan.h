@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The n nearest rows by one pass over the packed buckets of one permuted
 // copy: every row is in every copy once, so one copy's buckets hold them all,
 // and a bucket's rests are scanned with a popcount loop without decoding ids

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PendingChanges: the change log, its sorted runs and the correction of a
 // stored answer (see pending_changes.h).
 #include "index/pending_changes.h"

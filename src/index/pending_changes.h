@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The index's changes not yet merged into its stored buckets, in the order
 // they happened, and the search that lets a query see them without merging
 // them first. Merging writes shadow tables; a read that merged would change

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Builds the tables of a block-permutation plan and moves bits between the
 // fingerprint order and each table's key order.
 #include "index/permutation_plan.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block-permutation plan of Manku, Jain and Das Sarma (2007): the 64 bits
 // of a fingerprint are cut into `blocks` contiguous blocks of near-equal size;
 // every choice of `blocks - k` of them is one table whose permuted key puts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PendingPostings: the postings simhash_similar's writes have not yet
 // written to its postings table, in the order they happened. A row's
 // postings are one B-tree entry per feature, each on a page of its own; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exact search of similar_search.h: the plan's bounds, the byte form of
 // a stored row, and the search that reads the rarest postings (or the rows
 // of the sizes in the bounds, whichever is fewer) and verifies by merge.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The engine of simhash_similar: every stored set of features whose set
 // Jaccard with a query set is at least a threshold, none missed, read
 // through a SimilarStore (the glue's shadow tables, or a test's model),

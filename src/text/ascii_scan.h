@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding the end of a stretch of ASCII bytes, eight bytes at a time: most
 // text is mostly ASCII, and both UTF-8 validation and normalization skip it.
 #pragma once

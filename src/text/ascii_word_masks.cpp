@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The word-mask kernels of the ASCII fast path and their run-time selection.
 //
 // Each kernel classifies 64 bytes at a time into one bit mask per character

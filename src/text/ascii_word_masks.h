@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The inner loop of the ASCII fast path: for 64-byte blocks of ASCII text, a
 // bit mask of the bytes that belong to word segments. A portable kernel plus
 // AVX2 and AVX-512BW kernels compiled with per-function target attributes and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The byte-level helpers of the ASCII fast path and its switch.
 #include "text/ascii_words.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ASCII fast path of word tokenization: for text made only of ASCII bytes
 // it yields exactly the tokens that NFKC_Casefold followed by ICU's word break
 // iterator (root locale, segments with rule status >= UBRK_WORD_NUMBER) yield,

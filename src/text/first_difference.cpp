@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The first differing byte of two repaired texts, widened to its line.
 #include "text/first_difference.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where two texts first differ, for a person reading a verified pair: the
 // 1-based line and column and the two lines (simhash_first_difference).
 #pragma once

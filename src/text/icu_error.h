@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one way the engine reports an ICU failure: std::runtime_error with
 // "simhash: <what failed>: <ICU's error name>".
 #pragma once

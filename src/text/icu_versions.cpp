@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Asks the running ICU for its own version and its Unicode version.
 #include "text/icu_versions.h"
 

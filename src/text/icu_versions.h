@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The versions of the ICU the engine runs with and of the Unicode standard it
 // implements: they decide word boundaries and normalization, so fingerprints
 // of the same text can differ between them (see the README's compatibility

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The symbol classes of symbol_runs.h, from ICU's character properties.
 #include "text/symbol_runs.h"
 

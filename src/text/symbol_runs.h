@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which characters between words carry meaning (option symbols=keep): the
 // symbol classes, and the cutting of the text between two words into runs
 // of them. Used by WordTokenizer on both of its paths (ICU and ASCII), so

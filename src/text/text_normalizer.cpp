@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NFKC_Casefold through ICU's UTF-8 normalizer (no UTF-16 round trip).
 #include "text/text_normalizer.h"
 

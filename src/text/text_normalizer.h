@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unicode normalization of the pipeline: NFKC with case folding (ICU's
 // NFKC_Casefold), done directly on UTF-8.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NFKC_Casefold into UTF-16, long ASCII stretches without ICU.
 //
 // Why the shortcut is exact: NFKC_Casefold maps each ASCII character to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NFKC_Casefold from UTF-8 into UTF-16, the form ICU's word break iterator
 // reads fastest. Long ASCII stretches, most of most texts, are lowercased
 // here without ICU; the text between them goes through ICU's normalizer.

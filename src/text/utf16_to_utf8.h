@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // UTF-16 to UTF-8 for short strings (word tokens), inline because it runs
 // once per token. The input comes from ICU's normalizer, so it is well-formed:
 // surrogates come in pairs.

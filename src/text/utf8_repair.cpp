@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // UTF-8 validation and repair by the maximal-subpart rule (Unicode Table 3-7).
 #include "text/utf8_repair.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // UTF-8 repair: every invalid sequence becomes U+FFFD, so the rest of the
 // pipeline (ICU, hashing) only ever sees well-formed UTF-8.
 #pragma once

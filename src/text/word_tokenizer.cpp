@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ICU word segmentation over the normalized text in UTF-16: ICU's break
 // iterator reads UTF-16 natively, while a UTF-8 UText costs it a conversion
 // of each chunk and a map back to byte offsets at every boundary (it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text to word tokens: NFKC_Casefold normalization, then the ICU word break
 // iterator (root locale: UAX #29 plus dictionary segmentation of Chinese,
 // Japanese, Thai, Khmer, Lao, Burmese), keeping only word-like segments:

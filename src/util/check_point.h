@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The hook long engine loops call between bounded pieces of work (one table
 // of the batch search, one slice of comparisons), so that a caller
 // can stop them: the SQL glue's hook throws when the statement has been

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An array that grows in fixed blocks which never move, for the batch
 // functions' arrays that grow with the input (verified links, feature
 // hashes). A std::vector doubles by copying everything into fresh memory

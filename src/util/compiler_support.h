@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The compiler-specific spellings the engine needs, each with its MSVC
 // equivalent, so that the sources build with GCC, clang and MSVC alike.
 #pragma once

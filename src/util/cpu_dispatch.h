@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Attributes that pick an instruction-set variant of a function at load
 // time, where the platform supports it, and vanish elsewhere.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parsing `key=value` option strings (see key_value_options.h for the rule).
 #include "util/key_value_options.h"
 

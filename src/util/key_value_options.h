@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one parser of the `key=value` option strings users write in SQL:
 // simhash()'s options ('unit=char n=4') and simhash_index's arguments
 // (k=3, blocks=8). The rule, the same for both:

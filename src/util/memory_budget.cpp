@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's count of charged bytes and the check against the installed
 // limit (memory_budget.h).
 #include "util/memory_budget.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The extension's share of the memory limit its host sets: the engine's
 // large working arrays (feature blocks, links, the join's tables, pending
 // index changes, results) are charged here before they are allocated, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Workers take the next range from a shared counter, so a thread that gets
 // short texts takes more of them.
 #include "util/parallel_for.h"

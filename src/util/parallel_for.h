@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A loop spread over threads, for the batch work that may use the machine's
 // cores (simhash_dedup's tokenizing and its join's probes). The caller gives each index its own
 // result slot, so results never depend on the thread count.

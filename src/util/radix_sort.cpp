@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LSD radix sort by the masked bits of 64-bit keys. Digits are bit ranges of
 // the key starting at a masked bit, at most 11 bits wide (2048 counters stay
 // in the L1 cache); the width is the smallest that needs no more passes, as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A stable LSD radix sort of 64-bit keys by the bits of a mask: the batch
 // search sorts fingerprints so that those equal on a table's prefix blocks
 // (its mask) are adjacent. Only the masked bits are sorted, so a table with

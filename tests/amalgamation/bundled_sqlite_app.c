@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* An application that bundles its own SQLite, as Android and iOS builds do:
  * the amalgamation linked in (scripts/test.sh compiles it with
  * SQLITE_OMIT_LOAD_EXTENSION), the extension linked statically and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The bundled-SQLite application (bundled_sqlite_app.c) seen from outside:
 # SQLite is in the binary and no libsqlite3 is loaded, the extension was
 # compiled against the amalgamation's headers rather than the system's, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The batch search's parts against simple references: the radix sort against
 // std::stable_sort, union-find against relabelling, fingerprint grouping.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The leader grouping against a brute-force model of its rule (visit ids in
 // ascending order; join the nearest earlier representative within the
 // radius, ties to the smaller id; else become one), on records with planted

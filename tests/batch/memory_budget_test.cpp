@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // util/memory_budget.h: charges against an installed limit, as the batch
 // arrays make them. The limit here is a test's own (the SQL glue installs
 // SQLite's); each test puts back "no limit" when it ends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PairFinder and find_clusters against brute-force all-pairs on records with
 // planted clusters, at several radii and with several plans.
 #include "batch/pair_finder.h"

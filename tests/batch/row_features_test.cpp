@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RowFeatureBuilder on 1 to 4 threads gives, text by text, what one pair of
 // extractors gives alone: fingerprints and feature vectors identical, texts
 // without features or without a fingerprint (but with character features)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SimilarPairs against brute force over every pair of rows: the verified
 // pairs of one table and of new rows against kept ones, at thresholds from
 // 0.3 to 1, over random rows with exact duplicates and over edited copies.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // VerifiedDedup against a brute-force model: every pair of rows compared
 // (Hamming distance and weighted Jaccard), then the leader rule in visit
 // order, row by row (no nodes). Random rows drawn from few fingerprints and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The index through a leader's death: a 3-node dqlite cluster on 127.0.0.1.
 
 A writer inserts and deletes documents through the cluster (each write one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // operator new and delete replaced for fault_tests (allocation_hooks.h):
 // malloc and free underneath, with a failure on demand and a running count
 // of the usable bytes held.

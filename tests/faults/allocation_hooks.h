@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fault tests' replacement of operator new (allocation_hooks.cpp), for
 // the whole fault_tests process: it can fail the Nth allocation while armed
 // (the out-of-memory tests) and counts the bytes C++ code holds (the memory

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 22 item 1: simhash_dedup's memory bound, as docs/sql-reference.md
 // states it, checked against what C++ code holds at its peak while the
 // statement runs (allocation_hooks.h counts every operator new; SQLite's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The shared workload and checks of the fault-injection tests.
 #include "fault_workload.h"
 

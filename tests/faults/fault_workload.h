@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the fault-injection tests share: the workload they break (every kind
 // of call the extension serves, with writes to the index mirrored in a plain
 // table in the same transactions), running it without allocating, and the

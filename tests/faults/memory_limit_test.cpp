@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 31 item 5: the extension's working memory counts against SQLite's
 // hard heap limit (util/memory_budget.h). For each batch function and the
 // index: a statement that needs more than the limit leaves fails with

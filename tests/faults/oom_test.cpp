@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Out-of-memory injection (issue 11, "OOM"): a representative workload
 // (create, insert from simhash(), a transaction of inserts, updates and
 // deletes, MATCH and nearest queries, simhash_pairs, simhash_clusters,

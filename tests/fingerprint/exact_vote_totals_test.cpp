@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ExactVoteTotals against a portable exact model: each weight split into a
 // high and a low 32-bit part summed separately, so no total overflows or
 // rounds. Weights up to the int64 extremes, votes taken back in any order,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FeatureCounter against a brute-force count: distinct hashes in
 // first-occurrence order with their counts, through table growth.
 #include "fingerprint/feature_counter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Features and fingerprints: shingling edge cases, weights, hand-derived known
 // answers, agreement with a brute-force reference, robustness.
 #include "fingerprint/feature_extractor.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exact similarity of two texts: hand-derived answers, agreement with a model
 // that works on feature texts (not hashes) for every weight scheme and unit,
 // and exact 1 for equal texts; containment the same way.

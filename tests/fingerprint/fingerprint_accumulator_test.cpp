@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-bit vote of FingerprintAccumulator against a direct computation.
 #include "fingerprint/fingerprint_accumulator.h"
 #include "fingerprint/feature_hash.h"

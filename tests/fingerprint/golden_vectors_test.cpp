@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Golden vectors: fingerprints frozen in tests/fingerprint/golden_vectors.tsv. The
 // fingerprint format is a promise to users (a stored fingerprint must equal
 // the one every later release computes), so any change fails this test.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hamming_distance against a bit-by-bit reference on random inputs.
 #include "fingerprint/hamming.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The features two texts share: A's order, both weights, and the sums that
 // make simhash_containment.
 #include "fingerprint/shared_features.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The option string parser: syntax, every value, and errors that name what
 // was wrong.
 #include "fingerprint/simhash_options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every vote kernel this CPU runs against a plain per-bit reference loop, on
 // random hashes and real-valued weights (negative, zero, -0.0, ties, values
 // whose sum depends on the order of addition): totals must be bit-identical.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Round trips of the packed-bucket encoding, the probe scan against brute
 // force, and rejection of malformed input.
 #include "index/bucket_codec.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of the multi-probe search above k against brute force: every row
 // within the radius is in a bucket the plan reads and is reported by exactly
 // one part, for several plans, bucket bits and radii 0..24; the thresholds

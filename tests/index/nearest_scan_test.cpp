@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NearestScan against brute force: the n nearest (ties by id) within a
 // bound, from the packed buckets of one copy built as the index stores them,
 // with pending inserts, deletes and updates applied; for several plans,

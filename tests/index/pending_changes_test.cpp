@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PendingChanges against a brute-force model: a stored set of rows, a random
 // sequence of inserts, deletes and updates pushed as IndexStorage pushes them,
 // and queries between them; the stored answer corrected by apply_to must equal

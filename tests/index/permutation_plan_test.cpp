@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of the block-permutation plan against brute force: the pigeonhole
 // guarantee, permute/unpermute round trips and the once-only reporting rule.
 #include "index/permutation_plan.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs a build (cmake --install) into a temporary prefix, then builds
 # tests/install/app/ against it twice, as users would: with CMake's
 # find_package(sqlite_simhash) and with pkg-config, and runs both.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The engine's folders depend one way: a file may include headers of its own
 # folder and of the folders listed before its own, never after.
 #

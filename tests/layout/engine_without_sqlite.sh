@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The engine (src/) knows nothing of SQLite: no file under src/ may include
 # sqlite3.h or sqlite3ext.h. Run by ctest as layout.engine_without_sqlite.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The npm package (npm/, packed by scripts/build-npm.sh) in a scratch project
 // next to better-sqlite3 from the npm registry, as docs/node.md shows it:
 // load(db), the BigInt rule, simhash_dedup against brute force on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The look-then-delete flow of docs/dedup.md
 (sql/recipes/dedup_look_then_delete.sql, run as it is): one simhash_dedup
 run kept in a temp table, its one-row summary (groups, rows to remove, their

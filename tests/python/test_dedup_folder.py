@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs examples/dedup_folder.py on a small folder with known near-duplicates.
 
 Usage: python3 tests/python/test_dedup_folder.py path/to/simhash.so

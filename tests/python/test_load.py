@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Loads the extension into Python's sqlite3 module, as docs/python.md shows.
 
 Usage: python3 tests/python/test_load.py path/to/simhash.so

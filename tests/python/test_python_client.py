@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python client, as docs/python.md shows it: sqlite_simhash.load() on a
 connection whose sqlite3 module cannot load extensions (a fake connection
 object stands in for pyenv's builds) says what is wrong and what to do; the

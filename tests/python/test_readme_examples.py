@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs every `sqlite>` example of README.md and of every page of docs/ and
 compares its printed output.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds the Python wheel around the built extension (scripts/build-wheel.sh),
 checks its platform tag against the module's own needs (manylinux_2_<minor>
 for the self-contained module, whose newest GLIBC_ symbol version gives the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks a self-contained module (cmake -DSIMHASH_SELF_CONTAINED=ON) from the
 # outside: it needs no shared library beyond the C library (libc, libm,
 # ld-linux; the C++ runtime is linked in), no GLIBCXX_/CXXABI_/GCC_ version

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The self-contained module (cmake -DSIMHASH_SELF_CONTAINED=ON) in a process
 that has no ICU: Debian's python3 and libsqlite3 use none, and this checks
 /proc/self/maps before and after to be sure no libicu* or libxxhash* was

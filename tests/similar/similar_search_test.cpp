@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The engine of simhash_similar (similar/similar_search.h) against brute
 // force: the plan's bounds against every size and overlap that can reach a
 // threshold, the byte form pinned, and find_similar over an in-memory store

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_pairs_between (new data against an existing collection) through SQL
 // against brute force: two indexes of planted clusters that share some
 // fingerprints and rowids, several radii and index settings, the default

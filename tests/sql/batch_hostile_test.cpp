@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The batch table-valued functions against a hostile or careless caller:
 // queries and views that call the function again (refused at a nesting cap,
 // each case in a child process so that a regression fails instead of

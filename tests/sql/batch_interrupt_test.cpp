@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 11 item 3 and issue 22 item 3: sqlite3_interrupt() stops the batch
 // functions (the shell's Ctrl-C) with SQLITE_INTERRUPT within 50 ms, however
 // long the whole search would take; so does a progress handler.

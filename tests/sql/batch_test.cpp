@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_pairs, simhash_clusters and simhash_components through SQL against
 // brute force on an index of 5,000 rows with planted clusters: several radii
 // and block settings, after deletes and updates, inside a transaction rolled

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_index and simhash_similar keep their pending writes across
 // savepoints (issue 32: a trigger-driven insert opens a statement savepoint
 // per row, and writing the pending changes at each cost 3-7x a direct

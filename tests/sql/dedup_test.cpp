@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_dedup through SQL: the same groups as the README's three-step
 // recipe (simhash_pairs, simhash_jaccard >= threshold, simhash_clusters over
 // the verified pairs) on random texts at several thresholds, radii and

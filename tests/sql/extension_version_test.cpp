@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The entry point refuses an SQLite older than the minimum the README states,
 // naming both versions, before it touches the connection. The test hands a
 // separate copy of the module (its own globals) an API table that reports

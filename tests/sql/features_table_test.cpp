@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_features(text [, options]) through SQL: the identity with simhash
 // and simhash_agg, rows against the engine's feature list, hidden columns,
 // and its errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The functions' flags, seen as a SQLite user sees them: deterministic
 // functions may appear in index expressions, CHECK constraints and generated
 // columns; innocuous ones (and the innocuous simhash_features table) may run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hamming / simhash_hamming, simhash_hex and simhash_version through SQL:
 // results against a reference bit loop, NULL handling, and every error message.
 #include <gtest/gtest.h>

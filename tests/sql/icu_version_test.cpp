@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_icu_version() and the ICU and Unicode versions a new index records
 // in its config: what is recorded, that an index without them (made before
 // they were recorded) reads as before, and that an index made under another

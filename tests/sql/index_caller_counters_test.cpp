@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads leave the caller's counters alone (issue 11 item 6): after writes
 // inside a transaction, every read form (MATCH within k and beyond it, the
 // n nearest, rowid lookup, full scan, the table-valued form) leaves

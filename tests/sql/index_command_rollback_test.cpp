@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What an interrupted command undoes inside a transaction (issue 31 item 6,
 // docs/index.md "Integrity"): the INSERT forms of 'rebuild' and
 // 'integrity-check' are writes, and SQLite rolls back the whole transaction

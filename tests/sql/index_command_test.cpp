@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The index's commands (issue 11 items 3 and 8): integrity-check as a query
 // (`WHERE near = 'integrity-check'`), which only reads, so it runs on a
 // read-only database and leaves the caller's counters alone; both forms

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Concurrency (issue 11): writer threads, or writer processes, and reader
 // threads, each with its own connection, on one WAL database. Writers change
 // the index and a plain mirror table in the same transactions; every reader

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Randomized differential tests of simhash_index against brute-force Hamming
 // distance: planted clusters and uniform data, k in {0,1,3,6}, blocks at the
 // default and at k+2 (and k=3 with 7 blocks: 35 tables), every radius 0..k+2,

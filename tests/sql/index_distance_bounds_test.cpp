@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every way SQL can bound `distance` on a simhash_index query, against a
 // brute-force hamming() scan with the same condition: radii below, at and
 // above k, the bound as a literal, a parameter and a column of another table

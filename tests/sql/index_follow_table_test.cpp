@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An index that follows its table, and near-duplicates refused, skipped or
 // recorded at insert (issue 24). Every SQL block is read from sql/recipes/,
 // the files docs/application.md shows, so the documentation and the tests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Growth of a simhash_index's bucket bits (storage format 3): when the rows
 // pass 256 per bucket, the merge that put them there rewrites every bucket
 // with more bucket bits, in the same transaction. The tests store tiny bucket

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A database file the index did not write (issue 31 item 1): a shadow table
 // (near_data, near_buckets, near_config) replaced by a view that reads the
 // index, by a virtual table, or a trigger on a shadow table that uses the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The n nearest rows at any distance (issue 10 §2): the table-valued form
 // and `query =` with ORDER BY distance LIMIT n [OFFSET m], against a
 // brute-force hamming() scan ordered by (distance, rowid), for queries the

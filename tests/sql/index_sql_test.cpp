@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SQL surface of simhash_index: options and their errors, query forms,
 // plans shown by EXPLAIN QUERY PLAN, ordering, joins, writes and conflict
 // clauses, special commands, shadow tables (defensive mode, RENAME, DROP)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_index inside transactions: ROLLBACK, ROLLBACK TO, failing
 // statements, close and reopen, a second connection, WAL mode, and a process
 // killed in the middle of a transaction.

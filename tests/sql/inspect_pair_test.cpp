@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Why a verified pair matched, through SQL: simhash_containment against the
 // same sum written over simhash_features, simhash_shared_features' rows, and
 // simhash_first_difference's text; NULLs, equal texts and the messages for

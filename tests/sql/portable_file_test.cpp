@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A database file is the same on every architecture (issue 12): the same
 // writes give the same bytes, and a file written on one machine answers
 // exactly on another. The test writes a file with a fixed-seed workload (two

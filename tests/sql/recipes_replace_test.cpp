@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SQL recipes of sql/recipes/ against a brute-force model (issue 31):
 //   - random single-row writes to docs(id, body) (INSERT with an id, with an
 //     id SQLite chooses, OR REPLACE, REPLACE, OR IGNORE, UPSERTs that update

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_agg(feature [, weight]) through SQL, against a reference per-bit
 // vote written here, with its edge cases and error messages.
 #include <gtest/gtest.h>

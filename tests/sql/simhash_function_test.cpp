@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash(text [, options]) through SQL: agrees with the engine called
 // directly, NULL and non-TEXT arguments, option errors, invalid UTF-8, a
 // 10 MB text, and options parsed once per statement.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_raise(message): fails the statement with SQLITE_CONSTRAINT and its
 // argument as the message, so a trigger can refuse a row naming the row it
 // collides with (RAISE takes only a literal on SQLite 3.40). Never evaluated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A database file simhash_similar did not write: a shadow table (alike_rows,
 // alike_postings, alike_sizes, alike_counts, alike_config) replaced by a view that reads
 // the similar table, or by a virtual table, or a trigger on a shadow table

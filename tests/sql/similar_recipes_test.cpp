@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recipes built on simhash_similar, run from sql/recipes/ as they are:
 //   - similar_follow_table.sql: random writes to docs(id, body) (INSERT with
 //     a chosen id, negative ones included, and with one SQLite chooses; OR

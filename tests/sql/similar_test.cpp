@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_similar through SQL: every answer equals a simhash_jaccard scan of
 // the stored texts (a plain table kept beside it with the same writes), bit
 // for bit, through random INSERT, UPDATE (text and rowid), DELETE, REPLACE,

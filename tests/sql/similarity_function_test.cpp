@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_cosine and simhash_jaccard through SQL: agreement with the same
 // similarities written in SQL over simhash_features (features by their text),
 // NULLs, option errors, and remembered feature vectors that never go stale.

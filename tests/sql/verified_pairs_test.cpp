@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // simhash_verified_pairs and simhash_verified_pairs_between through SQL:
 // every pair at the threshold against brute force (simhash_jaccard over
 // every pair of rows), at several thresholds and options; new rows against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Option caching, observed through the glue's parse counter: a constant
 // option argument is parsed once per statement, the defaults once per
 // connection. Links the static library, since the module exports nothing

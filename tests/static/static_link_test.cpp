@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The static-link path: an application links libsimhash_static.a and
 // registers the entry point with sqlite3_auto_extension; every connection it
 // opens afterwards has the extension, with no load_extension call.

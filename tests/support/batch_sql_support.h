@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers of the SQL tests of the batch functions: stepping statements,
 // filling an index from a model (planted clusters), and random writes
 // applied to an index and its model alike.

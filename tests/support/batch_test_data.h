@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test data for the batch search: random fingerprints with planted clusters
 // of near-duplicates, and brute-force references to compare with: all pairs,
 // connected components, and the leader grouping's rule.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Statements with bound parameters for the SQL-level tests.
 #include "bound_query.h"
 

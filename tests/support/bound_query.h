@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs one statement with bound parameters and reads its first column: the
 // tests use it to pass texts (long, binary, invalid UTF-8) without quoting
 // them into SQL.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A test's body run in a forked child process, for the cases whose
 // regression is a crash (a stack overflow, a sanitizer's abort): the crash
 // then fails the test that ran it instead of killing the whole run.

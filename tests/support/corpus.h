@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The benchmark corpora, loaded from files every Debian machine has (header
 // only: each bench/*.cpp is its own executable and includes this).
 //   English: every /usr/share/doc/*/copyright and /usr/share/common-licenses/*

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The texts the batch text functions' SQL tests read (simhash_dedup,
 // simhash_verified_pairs): families of a base text and its edited copies,
 // so similarities spread around every threshold, with exact and case-only

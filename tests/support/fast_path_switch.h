@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FastPathSwitch: turns the ASCII fast path of the word tokenizer on or off
 // for one scope, so a test can compare both paths on the same text; and
 // tokens_with_fast_path, the tokens of a text with the path on or off.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ICU reference segmentation for the fast-path tests (see the header).
 #include "icu_word_reference.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test helper: word segmentation straight from ICU's public C++ API (UTF-16
 // UnicodeString, root-locale word BreakIterator, NFKC_Casefold Normalizer2),
 // written independently of src/ so that the fast path is compared against

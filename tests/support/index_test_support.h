@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared helpers for the simhash_index tests: a brute-force model of the
 // table, planted-cluster data, random mutations applied to both, and a
 // verifier that compares every query form and radius with brute force.

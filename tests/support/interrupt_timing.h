@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How soon a long statement stops when asked to: sqlite3_interrupt() from
 // another thread at a fixed delay (the stop latency, against a bound scaled
 // to the machine's speed), and a progress handler that asks to stop at a

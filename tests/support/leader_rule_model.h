@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The leader rule of simhash_clusters and simhash_dedup as a brute-force
 // model, shared by the engine and SQL tests: rows are visited in order, and
 // each joins the most similar earlier representative it is linked to (ties:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Texts for the tests and the benchmark of near-duplicates at insert
 // (tests/sql/index_follow_table_test.cpp, bench/checked_insert_benchmark.cpp):
 // a vocabulary of pseudo-words built from syllables by a seeded generator,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Option strings parsed for engine tests: a bad string fails the test.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A permutation plan and bucket bits as a parameter of the tests that run
 // over several of them (tests/index/, tests/sql/), and its test name.
 #pragma once

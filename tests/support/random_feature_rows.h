@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Random rows for the engine's dedup and pair tests: ids, fingerprints and
 // feature vectors drawn so that exact duplicates, shared fingerprints with
 // different features and ties in similarity are common.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // random_multiscript_text: random texts for the tests that compare the two
 // settings of symbols (the tokenizer's split, the extractor's combined call).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared test texts and the direct engine reference for the SQL-level tests.
 #include "sql_test_texts.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Texts and option strings shared by the SQL-level tests: several scripts,
 // edge cases (empty, punctuation only, invalid UTF-8), Debian's license
 // texts when present, and seeded word soup.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TestDatabase: the SQL-level tests' connection helper.
 #include "test_database.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A connection for SQL-level tests: opens a database, loads build/simhash.so
 // through the C API (as a user's program would), and runs SQL with compact
 // helpers that report SQLite's own message when something fails.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ASCII fast path over the whole benchmark corpus (tests/support/corpus.h): every
 // ASCII file as it is, and the ASCII content of every other file (its
 // non-ASCII bytes removed), must give the same tokens with the fast path as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Mixed text: WordTokenizer sends the all-ASCII lines of a text through the
 // fast path and the other lines through ICU (for_each_ascii_line_run). These
 // tests check that cutting after line feeds never changes a token: on random

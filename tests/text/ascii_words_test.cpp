@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ASCII fast path against ICU itself (tests/support/icu_word_reference.h):
 // the same word segments, at the same offsets, on hand-picked tricky strings,
 // on every ASCII character between every kind of neighbour, on every short

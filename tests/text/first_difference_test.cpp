@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where two texts first differ: the line and column, both lines, the ends of
 // texts and lines, repaired UTF-8, and nothing for equal texts.
 #include "text/first_difference.h"

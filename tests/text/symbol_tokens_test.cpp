@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // symbols=keep (issue 34): runs of symbol characters between words are
 // tokens, sentence punctuation is not; the ASCII fast path and ICU agree;
 // the check's similarity against a brute-force reference on random texts;

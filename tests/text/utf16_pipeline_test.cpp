@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The UTF-16 pieces of the ICU path (utf16_normalizer.h, utf16_to_utf8.h)
 // against ICU itself: random text built from characters that normalization
 // treats specially (above all ASCII letters followed by combining marks, the

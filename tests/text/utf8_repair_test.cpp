@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // UTF-8 repair: the maximal-subpart rule, checked on the Unicode standard's
 // own examples and against ICU's converter (which follows the same rule) on
 // random bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Word tokens: normalization, word-like segments only, dictionary
 // segmentation of Chinese, Japanese and Thai.
 #include "text/word_tokenizer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 //! sqlite-simhash from Rust with rusqlite (Debian's librust-rusqlite-dev,
 //! linked to the system's SQLite): loads the module, dedups
 //! examples/clients/docs.sql with simhash_dedup (checked against brute force

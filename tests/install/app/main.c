@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* An application built outside the tree against the installed extension
  * (tests/install/install_test.sh builds it with find_package and with
  * pkg-config): registers it once, then uses the functions and an index. */
