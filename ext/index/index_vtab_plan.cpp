@@ -101,15 +101,15 @@ std::string nearest_description(int k) {
 // and idxStr's argument codes, which xFilter reads in order) and the costs
 // SQLite compares, in units of one row read through SQLite:
 //
-//   plan      used when                                 idxNum          cost             rows
-//   match     a usable `fp MATCH ?` or `query = ?`      2 (+4 sorted)   20 x copies      10
-//             (the n nearest: + the scan of one copy's packed codes,
-//             MultiProbePlan::packed_scan_cost for kPlannerRows rows)
-//   command   `X = 'integrity-check'` (reads only)      3               1                1
-//   rowid     `rowid = ?` (each value of an IN list)    1               10               1, unique
-//   scan      otherwise                                 0               kPlannerRows     kPlannerRows
-//             (1e15 when a MATCH exists but its operand is unusable here:
-//             priced out, so a join runs the match plan per outer row)
+//   plan     used when                               idxNum         cost          rows
+//   match    a usable `fp MATCH ?` or `query = ?`    2 (+4 sorted)  20 x copies   10
+//            (the n nearest: + the scan of one copy's packed codes,
+//            MultiProbePlan::packed_scan_cost for kPlannerRows rows)
+//   command  `X = 'integrity-check'` (reads only)    3              1             1
+//   rowid    `rowid = ?` (each value of IN (...))    1              10            1, unique
+//   scan     otherwise                               0              kPlannerRows  kPlannerRows
+//            (1e15 when a MATCH exists but its operand is unusable here:
+//            priced out, so a join runs the match plan per outer row)
 //
 // idxStr is "<codes> <description>": the codes as above, the description
 // what EXPLAIN QUERY PLAN shows.
