@@ -36,6 +36,14 @@
 namespace simhash::testing {
 namespace {
 
+// `prefix` and a number, appended: GCC 12 (i686) warns of an overlapping
+// copy (-Wrestrict) in "literal" + std::string once inlined here.
+std::string numbered(const char* prefix, std::size_t number) {
+  std::string text = prefix;
+  text += std::to_string(number);
+  return text;
+}
+
 // id -> body.
 using Rows = std::map<std::int64_t, std::string>;
 // id -> simhash(body), nullopt for a body simhash() gives NULL.
@@ -266,7 +274,7 @@ TEST_P(BufferedSavepoints, RandomWritesEqualABruteForceModel) {
   // (the similar scan costs more).
   const int rounds = kSanitizedBuild ? 10 : similar() ? 20 : 40;
   for (int round = 0; round < rounds; ++round) {
-    const std::string name = "round " + std::to_string(round);
+    const std::string name = numbered("round ", static_cast<std::size_t>(round));
     // A transaction begun by BEGIN, or by a SAVEPOINT outside one (SQLite
     // then calls xRollbackTo(-1) for ROLLBACK TO it).
     const bool by_savepoint = random_() % 3 == 0;
@@ -278,13 +286,13 @@ TEST_P(BufferedSavepoints, RandomWritesEqualABruteForceModel) {
     for (int step = 0; step < steps; ++step) {
       const int action = static_cast<int>(random_() % 20);
       if (action == 0 && savepoints.size() < 4) {
-        db_->exec("SAVEPOINT s" + std::to_string(savepoints.size()));
+        db_->exec(numbered("SAVEPOINT s", savepoints.size()));
         savepoints.push_back(model_);
         rebuilt.push_back(false);
       } else if (action == 1 && !savepoints.empty()) {
         // To the newest or an older one: the newer ones are gone after it.
         const std::size_t to = random_() % savepoints.size();
-        db_->exec("ROLLBACK TO s" + std::to_string(to));
+        db_->exec(numbered("ROLLBACK TO s", to));
         model_ = savepoints[to];
         rebuilds_rolled_back += rebuilt[to] ? 1 : 0;
         savepoints.resize(to + 1);
@@ -292,7 +300,7 @@ TEST_P(BufferedSavepoints, RandomWritesEqualABruteForceModel) {
         rebuilt[to] = false;
       } else if (action == 2 && !savepoints.empty()) {
         const std::size_t to = random_() % savepoints.size();
-        db_->exec("RELEASE s" + std::to_string(to));
+        db_->exec(numbered("RELEASE s", to));
         savepoints.resize(to);
         rebuilt.resize(to);
       } else if (action == 3) {
