@@ -228,6 +228,11 @@ class IndexStorage {
   // each that exists; false if the stored bucket bits differ from layout_.
   template <typename Visit>
   bool read_buckets(std::span<const std::int64_t> row_ids, Visit visit);
+  // What the first row of a statement that reads buckets (its first part
+  // kSelectBucketBitsRow) holds: the stored bucket bits, a bucket (the bits
+  // are the default), or bits other than layout_'s (read again).
+  enum class FirstRow { kBucketBits, kBucket, kOtherLayout };
+  FirstRow read_first_row(sqlite3_stmt* statement, std::int64_t row_id);
   // probe() and search()'s multi-probe as the stored buckets answer under
   // layout_, without the pending changes; false as read_buckets.
   bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);

@@ -114,6 +114,17 @@ void IndexStorage::with_current_layout(std::vector<IndexHit>& out, Read read) {
   }
 }
 
+// A bucket read's first row: the stored bucket bits (row -1), absent when
+// they are the format-2 default, so a bucket row then comes first.
+IndexStorage::FirstRow IndexStorage::read_first_row(sqlite3_stmt* statement, std::int64_t row_id) {
+  const std::optional<int> stored =
+      row_id == -1 ? bucket_bits_in_probe_row(statement) : BucketLayout::kDefaultBucketBits;
+  if (stored != layout_.bits()) {
+    return FirstRow::kOtherLayout;
+  }
+  return row_id == -1 ? FirstRow::kBucketBits : FirstRow::kBucket;
+}
+
 template <typename Visit>
 bool IndexStorage::read_buckets(std::span<const std::int64_t> row_ids, Visit visit) {
   for (std::size_t first = 0; first < row_ids.size(); first += kProbeChunk) {
@@ -131,12 +142,11 @@ bool IndexStorage::read_buckets(std::span<const std::int64_t> row_ids, Visit vis
       const std::int64_t row_id = sqlite3_column_int64(statement, 0);
       if (!bits_checked) {
         bits_checked = true;
-        const std::optional<int> stored =
-            row_id == -1 ? bucket_bits_in_probe_row(statement) : BucketLayout::kDefaultBucketBits;
-        if (stored != layout_.bits()) {
+        const FirstRow first_row = read_first_row(statement, row_id);
+        if (first_row == FirstRow::kOtherLayout) {
           return false;
         }
-        if (row_id == -1) {
+        if (first_row == FirstRow::kBucketBits) {
           continue;
         }
       }
@@ -355,12 +365,11 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
       const std::int64_t row_id = sqlite3_column_int64(statement, 0);
       if (!bits_checked) {
         bits_checked = true;
-        const std::optional<int> stored =
-            row_id == -1 ? bucket_bits_in_probe_row(statement) : BucketLayout::kDefaultBucketBits;
-        if (stored != layout_.bits()) {
+        const FirstRow first_row = read_first_row(statement, row_id);
+        if (first_row == FirstRow::kOtherLayout) {
           return false;
         }
-        if (row_id == -1) {
+        if (first_row == FirstRow::kBucketBits) {
           continue;
         }
       }
