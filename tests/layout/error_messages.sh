@@ -19,7 +19,8 @@
 #      "from SQLite" are SQLite's own messages and are not looked for.
 #   3. examples -> table: every `Runtime error: <message>` that README.md or
 #      a page of docs/ shows matches a message of the table (its
-#      placeholders matching any text). tests/python/test_readme_examples.py
+#      placeholders matching any text; a row without a word of its own
+#      outside them matches nothing). tests/python/test_readme_examples.py
 #      runs those examples and compares the whole message.
 #
 # A message of the table is the first cell of a table row, in backticks;
@@ -294,7 +295,9 @@ def main():
     patterns = []
     for _, message, _ in table:
         parts = PLACEHOLDER.split(message)
-        if any(part.strip() for part in parts):
+        # A row with no word of its own (`<function>: <message>`) would
+        # match any example.
+        if re.search(r"[A-Za-z]", "".join(parts)):
             patterns.append(re.compile(".+?".join(re.escape(part) for part in parts) + r"\Z", re.S))
     pages = ["README.md"] + sorted(
         os.path.join("docs", name) for name in os.listdir(os.path.join(source_dir, "docs"))
