@@ -4,7 +4,8 @@
 # code agree. Run by ctest as layout.error_messages. Three checks:
 #
 #   1. code -> table: every string literal of ext/ and src/ that can be part
-#      of a message is found, word for word, in a message of the table. A
+#      of a message is found, word for word, in the page's code spans (a
+#      message of the table, or a placeholder's values listed there). A
 #      literal "can be part of a message" when it has two words or more
 #      (a space between two non-spaces), or when it is written in a
 #      statement that raises (throw, sqlite3_result_error, set_error) and
@@ -14,9 +15,13 @@
 #      under NOT_MESSAGES (EXPLAIN's plan texts, functions' output) are not
 #      messages.
 #   2. table -> code: every message of the table, its <placeholders> taken
-#      out, is made of the code's literals, one after another; a message
-#      the code no longer builds fails. Rows under a heading that says
-#      "from SQLite" are SQLite's own messages and are not looked for.
+#      out, is made of the code's literals, one after another (a number
+#      stands for a limit the code writes from its constant; words of one
+#      or two letters are not used); a message the code no longer builds
+#      fails. Rows under a heading that says "from SQLite" are SQLite's
+#      own messages and are not looked for. Both checks read the engine's
+#      "simhash: " before an options message as "<function>: ", as the
+#      glue writes it.
 #   3. examples -> table: every `Runtime error: <message>` that README.md or
 #      a page of docs/ shows matches a message of the table (its
 #      placeholders matching any text; a row without a word of its own
@@ -266,8 +271,9 @@ def main():
         for piece in pieces(literal):
             # The glue names the function called in place of the engine's
             # "simhash" (ext/functions/extractor_cache.cpp).
-            renamed = "<function>: " + piece[len(ENGINE_PREFIX):]
-            if piece not in written and not (piece.startswith(ENGINE_PREFIX) and renamed in written):
+            renamed = piece.startswith(ENGINE_PREFIX) and (
+                "<function>: " + piece[len(ENGINE_PREFIX):] in written)
+            if piece not in written and not renamed:
                 failures.append(
                     "%s: %r is not in docs/errors.md: add the message it is part of there "
                     "(placeholders as <name>), or, if users never see it as an error, to "
