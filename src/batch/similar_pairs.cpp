@@ -85,6 +85,7 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   }
   threads = std::max(threads, 1U);
   const bool one_side = &probes == &indexed;
+  report_progress(progress_, "ranking features", 0, 0);
   const SlotRanking ranking = one_side
                                   ? SlotRanking({&indexed.nodes}, check, threads)
                                   : SlotRanking({&indexed.nodes, &probes.nodes}, check, threads);
@@ -133,6 +134,9 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
               worker.work = 0;
               if (thread == 0 && check) {
                 check();  // only the caller's thread may ask the caller
+              }
+              if (thread == 0) {
+                report_progress(progress_, "joining", probe, probes.nodes.size());
               }
             }
             const FeatureView other = indexed.nodes.features_of(node);
