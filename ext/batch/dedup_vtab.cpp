@@ -20,6 +20,7 @@
 // every row of a group of two or more, in visit order; then the hidden arguments. Because it runs
 // SQL text it is SQLITE_VTAB_DIRECTONLY: views and triggers cannot call it, so a schema cannot make
 // it run SQL on a user who merely reads that schema.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <optional>
@@ -31,6 +32,7 @@
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
 #include "ext/common/nesting_guard.h"
+#include "ext/common/progress_report.h"
 #include "ext/common/radius_argument.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
@@ -269,22 +271,29 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     }
     const NestingGuard nesting(kName);
     const Statement statement = prepare_text_query(db, cursor->query, kName, "the query", usage());
+    // simhash_progress(1): lines on stderr; the rows counted first for a total.
+    ProgressReport progress(db, kName);
+    const std::uint64_t total_rows =
+        progress.on() ? count_query_rows(db, statement.get()).value_or(0) : 0;
     RowFeatureBuilder builder(SimhashOptions{}, verification, cursor->threads);
     VerifiedDedup dedup;
-    read_text_rows(db, statement.get(), builder, kName, "the query",
-                   [&](std::int64_t id, const RowFeatures& row) {
-                     if (row.fingerprint) {
-                       dedup.add(id, *row.fingerprint, row.features);
-                     } else if (!cursor->radius) {
-                       // No radius: every pair at the threshold, so this row
-                       // too; its fingerprint is a placeholder, its distances
-                       // NULL.
-                       dedup.add(id, 0, row.features);
-                       cursor->without_fingerprint.insert(id);
-                     }
-                     // Within a radius a row without a fingerprint has no
-                     // candidates, as in the recipe's index.
-                   });
+    dedup.set_progress(progress.hook());
+    read_text_rows(
+        db, statement.get(), builder, kName, "the query",
+        [&](std::int64_t id, const RowFeatures& row) {
+          if (row.fingerprint) {
+            dedup.add(id, *row.fingerprint, row.features);
+          } else if (!cursor->radius) {
+            // No radius: every pair at the threshold, so this row
+            // too; its fingerprint is a placeholder, its distances
+            // NULL.
+            dedup.add(id, 0, row.features);
+            cursor->without_fingerprint.insert(id);
+          }
+          // Within a radius a row without a fingerprint has no
+          // candidates, as in the recipe's index.
+        },
+        progress.hook(), total_rows);
     const CheckPoint check = [db] { throw_if_interrupted(db); };
     // Word shingles with binary weights take the join with or without a
     // radius (at radius 10 on real text it checks a fraction of the pairs
@@ -294,6 +303,15 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                                                         cursor->radius, cursor->threads)
                        : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);
     cursor->rows_charge.set(cursor->rows.capacity() * sizeof(DedupRow));
+    if (progress.on()) {
+      const auto groups = static_cast<std::uint64_t>(
+          std::count_if(cursor->rows.begin(), cursor->rows.end(),
+                        [](const DedupRow& row) { return row.id == row.kept; }));
+      progress.finish(grouped_digits(dedup.row_count()) + " rows compared; " +
+                      grouped_digits(cursor->rows.size()) + " rows in " + grouped_digits(groups) +
+                      " groups of two or more, " + grouped_digits(cursor->rows.size() - groups) +
+                      " to remove");
+    }
     return SQLITE_OK;
   });
 }
