@@ -309,8 +309,8 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                         [](const DedupRow& row) { return row.id == row.kept; }));
       progress.finish(grouped_digits(dedup.row_count()) + " rows compared; " +
                       grouped_digits(cursor->rows.size()) + " rows in " + grouped_digits(groups) +
-                      " groups of two or more, " + grouped_digits(cursor->rows.size() - groups) +
-                      " to remove");
+                      (groups == 1 ? " group" : " groups") + " of two or more, " +
+                      grouped_digits(cursor->rows.size() - groups) + " to remove");
     }
     return SQLITE_OK;
   });
