@@ -203,7 +203,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     info->estimatedRows = 100000;
 
     // What EXPLAIN QUERY PLAN shows: the path the call takes, when its
-    // radius and options are constants (the forms of "Which path" above).
+    // radius and options are constants (dedup_path above).
     std::string candidates = "candidates by the radius and options given at run time (" +
                              describe(DedupPath{std::nullopt, true, false}) + ", or " +
                              describe(DedupPath{kFallbackRadius, false, false}) + ")";
