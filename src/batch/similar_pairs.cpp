@@ -89,6 +89,7 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   const SlotRanking ranking = one_side
                                   ? SlotRanking({&indexed.nodes}, check, threads)
                                   : SlotRanking({&indexed.nodes, &probes.nodes}, check, threads);
+  report_progress(progress_, "indexing prefixes", 0, 0);
   const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold, check, threads);
   std::optional<Prefixes> probe_prefixes;
   if (!one_side) {

@@ -43,8 +43,9 @@ class SimilarPairs {
   void add_new(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
 
   // Where pairs() and pairs_between() report their phases (progress.h):
-  // "ranking features", then "joining" (the probing rows of how many; the
-  // caller's thread reports where it is, which the others are near).
+  // "ranking features", "indexing prefixes", then "joining" (the probing
+  // rows of how many; the caller's thread reports where it is, which the
+  // others are near).
   void set_progress(ProgressHook progress) { progress_ = std::move(progress); }
 
   // Every pair of added rows at `threshold` or more, ordered by (a, b).

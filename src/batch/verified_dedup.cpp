@@ -151,6 +151,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   threads = std::max(threads, 1U);
   report_progress(progress_, "ranking features", 0, 0);
   const SlotRanking ranking({&nodes_}, check, threads);
+  report_progress(progress_, "indexing prefixes", 0, 0);
   const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
   // The representatives, entries numbered by the order they became one.
   PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);

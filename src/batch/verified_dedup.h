@@ -62,9 +62,11 @@ class VerifiedDedup {
   // (their links are the same), so exact duplicates cost one comparison.
   void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
 
-  // Where the groupings below report their phases (progress.h): "ranking
-  // features", "joining" (rows of row_count()), "verifying candidates"
-  // (pairs, no total) and "grouping". None by default.
+  // Where the groupings below report their phases (progress.h): the join
+  // "ranking features", "indexing prefixes", "joining" (rows of
+  // row_count()); within a radius "finding candidates within the radius",
+  // "verifying candidates" (pairs, no total); both end with "grouping".
+  // None by default.
   void set_progress(ProgressHook progress) { progress_ = std::move(progress); }
 
   std::size_t row_count() const { return ids_.size(); }

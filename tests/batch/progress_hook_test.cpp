@@ -78,8 +78,8 @@ TEST(ProgressHook, ThresholdJoinReportsRankingJoiningGrouping) {
       heard.clear();
       EXPECT_EQ(heard_dedup.groups_by_threshold_join(0.6, {}, nullptr, radius),
                 quiet.groups_by_threshold_join(0.6, {}, nullptr, radius));
-      EXPECT_EQ(phases_of(heard),
-                (std::vector<std::string>{"ranking features", "joining", "grouping"}));
+      EXPECT_EQ(phases_of(heard), (std::vector<std::string>{"ranking features", "indexing prefixes",
+                                                            "joining", "grouping"}));
       expect_counts_grow(heard);
       // Joining counts rows in blocks: several steps, the last at every row.
       std::size_t joining = 0;
@@ -135,7 +135,9 @@ TEST(ProgressHook, VerifiedPairsReportRankingFirst) {
   ASSERT_FALSE(heard.empty());
   EXPECT_EQ(heard.front().phase, "ranking features");
   for (const Heard& step : heard) {
-    EXPECT_TRUE(step.phase == "ranking features" || step.phase == "joining") << step.phase;
+    EXPECT_TRUE(step.phase == "ranking features" || step.phase == "indexing prefixes" ||
+                step.phase == "joining")
+        << step.phase;
   }
   expect_counts_grow(heard);
 }

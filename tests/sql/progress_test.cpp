@@ -195,7 +195,8 @@ TEST(SimhashProgress, DedupWritesPhasesAndTotalsAtMostTwiceASecond) {
       << lines.back();
   // Every other line names a phase; the reading's know the total.
   const std::regex phase_line(
-      "simhash_dedup: (reading and tokenizing|ranking features|joining|grouping)(, [0-9,]+ of "
+      "simhash_dedup: (reading and tokenizing|ranking features|indexing "
+      "prefixes|joining|grouping)(, [0-9,]+ of "
       "[0-9,]+ rows \\([0-9]+%\\))?; [0-9.]+ s elapsed(, about [0-9.]+ s left in this phase)?");
   int reading = 0;
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
