@@ -435,21 +435,21 @@ TEST(SimhashDedup, RadiusDefaultIsTheRadiusLeftOut) {
     }
   }
   // With character options 'default' is radius 10, not the join NULL asks for.
-  EXPECT_EQ(db.integer("SELECT DISTINCT radius FROM simhash_dedup(" + query +
+  EXPECT_EQ(db.integer(std::string("SELECT DISTINCT radius FROM simhash_dedup(") + query +
                        ", 0.5, 'default', 'unit=char n=4 weight=binary')"),
             10);
   // Anything else that is text is still an error naming the radius, and the
   // batch functions over an index take the same spelling for their k.
   for (const std::string bad : {"'ten'", "'defaults'", "''", "'default '"}) {
-    EXPECT_EQ(db.error("SELECT * FROM simhash_dedup(" + query + ", 0.8, " + bad + ")"),
+    EXPECT_EQ(db.error(std::string("SELECT * FROM simhash_dedup(") + query + ", 0.8, " + bad + ")"),
               std::string("simhash_dedup: the radius must be an integer or 'default' (the radius "
                           "left out), got TEXT ") +
                   bad)
         << bad;
   }
   for (const std::string function : {"simhash_pairs", "simhash_clusters", "simhash_components"}) {
-    EXPECT_EQ(db.rows("SELECT * FROM " + function + "('near', 'default')"),
-              db.rows("SELECT * FROM " + function + "('near')"))
+    EXPECT_EQ(db.rows(std::string("SELECT * FROM ") + function + "('near', 'default')"),
+              db.rows(std::string("SELECT * FROM ") + function + "('near')"))
         << function;
   }
 }
@@ -469,16 +469,17 @@ TEST(SimhashDedup, QueryPlanNamesThePath) {
   const std::string fallback =
       "radius left out, for these options candidates within 10 bits (block-permutation tables)";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"", "radius left out, for these options " + join},
-      {", 0.8", "radius left out, for these options " + join},
-      {", 0.8, 'default'", "radius left out, for these options " + join},
-      {", 0.8, 'default', NULL", "radius left out, for these options " + join},
-      {", 0.8, 'default', 'n=1 weight=binary'", "radius left out, for these options " + join},
+      {"", std::string("radius left out, for these options ") + join},
+      {", 0.8", std::string("radius left out, for these options ") + join},
+      {", 0.8, 'default'", std::string("radius left out, for these options ") + join},
+      {", 0.8, 'default', NULL", std::string("radius left out, for these options ") + join},
+      {", 0.8, 'default', 'n=1 weight=binary'",
+       std::string("radius left out, for these options ") + join},
       {", 0.8, 'default', 'unit=char n=4'", fallback},
       {", 0.8, 'default', 'unit=char n=4 weight=binary'", fallback},
       {", 0.8, 'default', 'n=3'", fallback},
-      {", 0.8, NULL", ": " + join},
-      {", 0.8, NULL, 'unit=char n=4 weight=binary'", ": " + join},
+      {", 0.8, NULL", std::string(": ") + join},
+      {", 0.8, NULL, 'unit=char n=4 weight=binary'", std::string(": ") + join},
       {", 0.8, 6", ": the set-similarity join's pairs within 6 bits"},
       {", 0.8, 6, 'unit=char n=4'", ": candidates within 6 bits (block-permutation tables)"},
       {", 0.8, ?", "candidates by the radius and options given at run time"},

@@ -139,7 +139,7 @@ TEST(SimhashProgress, SwitchReturnsTheSettingBefore) {
   EXPECT_EQ(db.integer("SELECT simhash_progress(0)"), 1);
   EXPECT_EQ(db.integer("SELECT simhash_progress()"), 0);
   for (const std::string bad : {"2", "-1", "'on'", "NULL", "0.5"}) {
-    EXPECT_NE(db.error("SELECT simhash_progress(" + bad + ")")
+    EXPECT_NE(db.error(std::string("SELECT simhash_progress(") + bad + ")")
                   .find("simhash_progress: the switch must be 1 (on) or 0 (off), got "),
               std::string::npos)
         << bad;
@@ -203,7 +203,8 @@ TEST(SimhashProgress, DedupWritesPhasesAndTotalsAtMostTwiceASecond) {
     EXPECT_TRUE(std::regex_match(lines[i], phase_line)) << lines[i];
     if (lines[i].find("reading and tokenizing, ") != std::string::npos) {
       ++reading;
-      EXPECT_NE(lines[i].find(" of " + grouped_digits(static_cast<std::uint64_t>(rows)) + " rows"),
+      EXPECT_NE(lines[i].find(std::string(" of ") +
+                              grouped_digits(static_cast<std::uint64_t>(rows)) + " rows"),
                 std::string::npos)
           << lines[i];
     }
