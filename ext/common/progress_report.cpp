@@ -26,9 +26,11 @@ struct Switches {
   std::unordered_map<sqlite3*, bool> on;
 };
 
+// Made when the module is first loaded (register_progress_function), as
+// index_registry.cpp's registry is, so it outlives the connections using it.
 Switches& switches() {
-  static Switches* all = new Switches();  // never destroyed: used until exit
-  return *all;
+  static Switches instance;
+  return instance;
 }
 
 // simhash_progress([on]): sets the switch when given 0 or 1; returns the
@@ -113,6 +115,7 @@ void ProgressReport::finish(std::string_view totals) {
 // triggers and schemas.
 int register_progress_function(sqlite3* db, char** /*error*/) {
   constexpr int kFlags = SQLITE_UTF8 | SQLITE_DIRECTONLY;
+  switches();
   int rc = sqlite3_create_function_v2(db, kFunction, 0, kFlags, nullptr, simhash_progress, nullptr,
                                       nullptr, nullptr);
   if (rc == SQLITE_OK) {
