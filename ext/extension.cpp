@@ -64,9 +64,10 @@ extern "C" SIMHASH_EXPORT int sqlite3_simhash_init(sqlite3* db, char** pzErrMsg,
          return static_cast<std::size_t>(std::max<sqlite3_int64>(sqlite3_memory_used(), 0));
        }});
   using namespace simhash::sql;
-  for (auto* registration : {register_scalar_functions, register_features_table,
-                             register_index_module, register_batch_tables, register_dedup_table,
-                             register_verified_pairs_tables, register_similar_module}) {
+  for (auto* registration :
+       {register_scalar_functions, register_features_table, register_index_module,
+        register_batch_tables, register_dedup_table, register_verified_pairs_tables,
+        register_similar_module, register_progress_function}) {
     const int rc = registration(db, pzErrMsg);
     if (rc != SQLITE_OK) {
       return rc;

@@ -14,5 +14,6 @@ int register_batch_tables(sqlite3* db, char** error);           // batch_vtab.cp
 int register_dedup_table(sqlite3* db, char** error);            // dedup_vtab.cpp
 int register_verified_pairs_tables(sqlite3* db, char** error);  // verified_pairs_vtab.cpp
 int register_similar_module(sqlite3* db, char** error);         // similar_vtab.cpp
+int register_progress_function(sqlite3* db, char** error);      // common/progress_report.cpp
 
 }  // namespace simhash::sql

@@ -221,6 +221,16 @@ node_client() {
   # (grep reads the whole list: -q would stop tar with SIGPIPE, a failure under pipefail)
   tar -tzf "$tarball" | grep -x package/lib/linux-arm64/simhash.so >/dev/null ||
     { echo "$tarball holds no arm64 module" >&2; return 1; }
+  # The arm64 module as packed, loaded and asked by the aarch64 build's test
+  # program under qemu (SIMHASH_TEST_MODULE: tests/support/test_database.cpp);
+  # two quick fingerprint tests, a few seconds.
+  local arm64=build/npm-arm64
+  rm -rf "$arm64" && mkdir -p "$arm64"
+  tar -xzf "$tarball" -C "$arm64" package/lib/linux-arm64/simhash.so
+  (cd build-aarch64 && SIMHASH_TEST_MODULE="$root/$arm64/package/lib/linux-arm64/simhash.so" \
+    qemu-aarch64 -L /usr/aarch64-linux-gnu \
+    -E "LD_LIBRARY_PATH=$root/.cross/aarch64-linux-gnu/usr/lib/aarch64-linux-gnu" \
+    ./sql_tests --gtest_brief=1 --gtest_filter='Simhash.NullText*:Simhash.Normalization*')
   mkdir -p "$scratch"
   [ -f "$scratch/package.json" ] || (cd "$scratch" && npm init -y >/dev/null)
   if [ ! -f "$scratch/node_modules/better-sqlite3/build/Release/better_sqlite3.node" ]; then

@@ -320,13 +320,13 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     }
     cursor->index_argument = *index_name;
     cursor->other_index_argument = other_index_name.value_or("");
-    std::optional<int> radius;
-    if (sqlite3_value* value = arguments[argument_count(kind) - 1]; value != nullptr) {
-      radius = read_radius(value, RadiusValue::kArgument, function);
-      if (!radius) {
-        return SQLITE_OK;  // radius = NULL: no rows
-      }
+    // Left out (or 'default'): the index's k.
+    const RadiusArgument radius_argument =
+        read_radius_or_default(arguments[argument_count(kind) - 1], function);
+    if (!radius_argument.left_out && !radius_argument.radius) {
+      return SQLITE_OK;  // radius = NULL: no rows
     }
+    const std::optional<int> radius = radius_argument.radius;
     if (kind == BatchKind::kClusters) {
       cursor->clusters = group_source(table->db, cursor->index_argument, radius, cursor->radius);
       cursor->clusters_charge.set(cursor->clusters.capacity() * sizeof(ClusterRow));

@@ -20,6 +20,7 @@
 // every row of a group of two or more, in visit order; then the hidden arguments. Because it runs
 // SQL text it is SQLITE_VTAB_DIRECTONLY: views and triggers cannot call it, so a schema cannot make
 // it run SQL on a user who merely reads that schema.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <optional>
@@ -31,6 +32,7 @@
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
 #include "ext/common/nesting_guard.h"
+#include "ext/common/progress_report.h"
 #include "ext/common/radius_argument.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
@@ -126,6 +128,68 @@ int x_disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
+// Which path a call takes: the candidates its radius argument and its
+// verification options choose. Left out (or 'default'): the join for word
+// shingles with binary weights, else kFallbackRadius; NULL: the join (binary
+// weights only; xFilter refuses others); a radius: for word shingles with
+// binary weights the join's pairs within it, else the pairs within it.
+struct DedupPath {
+  std::optional<int> radius;  // none: every pair at the threshold
+  bool join = true;           // the set-similarity join (within the radius, if any)
+  bool left_out = false;      // the radius was left out: the options chose
+};
+
+DedupPath dedup_path(const SimhashOptions& verification, const RadiusArgument& radius) {
+  const bool join_by_default =
+      verification.weight == WeightScheme::binary && verification.unit == TokenUnit::word;
+  if (radius.left_out) {
+    return {join_by_default ? std::nullopt : std::optional<int>(kFallbackRadius), join_by_default,
+            true};
+  }
+  return {radius.radius, join_by_default || !radius.radius, false};
+}
+
+// The path in words, for EXPLAIN QUERY PLAN.
+std::string describe(const DedupPath& path) {
+  std::string text = path.left_out ? "radius left out, for these options " : "";
+  if (!path.radius) {
+    return text + "every pair at the threshold (a set-similarity join)";
+  }
+  const std::string bits = std::to_string(*path.radius) + " bits";
+  return text + (path.join ? "the set-similarity join's pairs within " + bits
+                           : "candidates within " + bits + " (block-permutation tables)");
+}
+
+// The path of a call whose radius and options are constants; nullopt when
+// one is known only at run time or is not valid (xFilter reports that).
+std::optional<DedupPath> planned_path(sqlite3_index_info* info, int radius_constraint,
+                                      int options_constraint) {
+  sqlite3_value* value = nullptr;
+  std::string_view options_text = kDefaultVerification;
+  if (options_constraint >= 0) {
+    if (sqlite3_vtab_rhs_value(info, options_constraint, &value) != SQLITE_OK) {
+      return std::nullopt;
+    }
+    if (sqlite3_value_type(value) == SQLITE_TEXT) {
+      options_text = *text_of(value);
+    } else if (sqlite3_value_type(value) != SQLITE_NULL) {
+      return std::nullopt;
+    }
+  }
+  std::string error;
+  const std::optional<SimhashOptions> verification = parse_options(options_text, error);
+  value = nullptr;
+  if (!verification || (radius_constraint >= 0 &&
+                        sqlite3_vtab_rhs_value(info, radius_constraint, &value) != SQLITE_OK)) {
+    return std::nullopt;
+  }
+  try {
+    return dedup_path(*verification, read_radius_or_default(value, kName));
+  } catch (const SqliteError&) {
+    return std::nullopt;
+  }
+}
+
 // The arguments as function_arguments.h plans them: a left-out argument and
 // a NULL one differ here (radius NULL is not the default radius).
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -138,21 +202,14 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     info->estimatedCost = argument_constraint[0] >= 0 ? 1e6 : 1e12;
     info->estimatedRows = 100000;
 
-    // What EXPLAIN QUERY PLAN shows: the candidates, when the radius is known.
-    std::string candidates =
-        "every pair at the threshold (no radius: a set-similarity join; weighted or "
-        "character options: within " +
-        std::to_string(kFallbackRadius) + " bits)";
-    sqlite3_value* radius = nullptr;
-    if (const int i = argument_constraint[kRadius - kQuery]; i >= 0) {
-      candidates = "candidates within the radius given at run time";
-      if (sqlite3_vtab_rhs_value(info, i, &radius) == SQLITE_OK) {
-        if (sqlite3_value_type(radius) == SQLITE_NULL) {
-          candidates = "every pair at the threshold (radius NULL: a set-similarity join)";
-        } else if (sqlite3_value_type(radius) == SQLITE_INTEGER) {
-          candidates = "candidates within " + std::to_string(sqlite3_value_int64(radius)) + " bits";
-        }
-      }
+    // What EXPLAIN QUERY PLAN shows: the path the call takes, when its
+    // radius and options are constants (dedup_path above).
+    std::string candidates = "candidates by the radius and options given at run time (" +
+                             describe(DedupPath{std::nullopt, true, false}) + ", or " +
+                             describe(DedupPath{kFallbackRadius, false, false}) + ")";
+    if (const std::optional<DedupPath> path = planned_path(
+            info, argument_constraint[kRadius - kQuery], argument_constraint[kOptions - kQuery])) {
+      candidates = describe(*path);
     }
     info->idxStr = sqlite3_mprintf(
         "dedup of the query's rows in its order: %s, each verified exactly, leader groups",
@@ -203,12 +260,8 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     // Parsed before the query runs, so a typo costs nothing.
     const SimhashOptions verification = make_extractor(cursor->options, kName)->extractor.options();
     const bool binary = verification.weight == WeightScheme::binary;
-    // Left out: the join or the fallback radius (above); NULL: the join.
-    const bool join_by_default = binary && verification.unit == TokenUnit::word;
-    cursor->radius = join_by_default ? std::nullopt : std::optional<int>(kFallbackRadius);
-    if (arguments[2] != nullptr) {
-      cursor->radius = read_radius(arguments[2], RadiusValue::kArgument, kName);
-    }
+    const DedupPath path = dedup_path(verification, read_radius_or_default(arguments[2], kName));
+    cursor->radius = path.radius;
     if (!cursor->radius && !binary) {
       throw SqliteError(SQLITE_ERROR,
                         std::string(kName) + ": radius NULL (every pair at the threshold) " +
@@ -218,31 +271,47 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     }
     const NestingGuard nesting(kName);
     const Statement statement = prepare_text_query(db, cursor->query, kName, "the query", usage());
+    // simhash_progress(1): lines on stderr; the rows counted first for a total.
+    ProgressReport progress(db, kName);
+    const std::uint64_t total_rows =
+        progress.on() ? count_query_rows(db, statement.get()).value_or(0) : 0;
     RowFeatureBuilder builder(SimhashOptions{}, verification, cursor->threads);
     VerifiedDedup dedup;
-    read_text_rows(db, statement.get(), builder, kName, "the query",
-                   [&](std::int64_t id, const RowFeatures& row) {
-                     if (row.fingerprint) {
-                       dedup.add(id, *row.fingerprint, row.features);
-                     } else if (!cursor->radius) {
-                       // No radius: every pair at the threshold, so this row
-                       // too; its fingerprint is a placeholder, its distances
-                       // NULL.
-                       dedup.add(id, 0, row.features);
-                       cursor->without_fingerprint.insert(id);
-                     }
-                     // Within a radius a row without a fingerprint has no
-                     // candidates, as in the recipe's index.
-                   });
+    dedup.set_progress(progress.hook());
+    read_text_rows(
+        db, statement.get(), builder, kName, "the query",
+        [&](std::int64_t id, const RowFeatures& row) {
+          if (row.fingerprint) {
+            dedup.add(id, *row.fingerprint, row.features);
+          } else if (!cursor->radius) {
+            // No radius: every pair at the threshold, so this row
+            // too; its fingerprint is a placeholder, its distances
+            // NULL.
+            dedup.add(id, 0, row.features);
+            cursor->without_fingerprint.insert(id);
+          }
+          // Within a radius a row without a fingerprint has no
+          // candidates, as in the recipe's index.
+        },
+        progress.hook(), total_rows);
     const CheckPoint check = [db] { throw_if_interrupted(db); };
     // Word shingles with binary weights take the join with or without a
     // radius (at radius 10 on real text it checks a fraction of the pairs
     // within the radius); others, given a radius, the pairs within it.
-    cursor->rows = join_by_default || !cursor->radius
+    cursor->rows = path.join
                        ? dedup.groups_by_threshold_join(cursor->threshold, check, nullptr,
                                                         cursor->radius, cursor->threads)
                        : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);
     cursor->rows_charge.set(cursor->rows.capacity() * sizeof(DedupRow));
+    if (progress.on()) {
+      const auto groups = static_cast<std::uint64_t>(
+          std::count_if(cursor->rows.begin(), cursor->rows.end(),
+                        [](const DedupRow& row) { return row.id == row.kept; }));
+      progress.finish(grouped_digits(dedup.row_count()) + " rows compared; " +
+                      grouped_digits(cursor->rows.size()) + " rows in " + grouped_digits(groups) +
+                      (groups == 1 ? " group" : " groups") + " of two or more, " +
+                      grouped_digits(cursor->rows.size() - groups) + " to remove");
+    }
     return SQLITE_OK;
   });
 }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -98,7 +99,8 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
 
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
                     std::string_view who, std::string_view argument,
-                    const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row) {
+                    const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row,
+                    const ProgressHook& progress, std::uint64_t total_rows) {
   // Every row's id, with a text or not, for the check that none repeats.
   std::vector<std::int64_t> every_id;
   // A batch: texts copied (a step invalidates the column's pointer) end to
@@ -192,6 +194,7 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
     throw_if_interrupted(db);
     have_built = true;
     building = other;
+    report_progress(progress, "reading and tokenizing", row, total_rows);
   }
   if (have_built) {
     hand_over(batches[building ^ 1].ids, results[building ^ 1]);
@@ -202,6 +205,31 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
                                         " returns id " + std::to_string(*repeated) +
                                         " more than once; ids must be distinct");
   }
+}
+
+std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* statement) {
+  // The first statement's text alone, without the semicolon that may end
+  // it; the newline ends a -- comment before the parenthesis.
+  std::string_view text = sqlite3_sql(statement);
+  while (!text.empty() &&
+         (text.back() == ';' || std::isspace(static_cast<unsigned char>(text.back())))) {
+    text.remove_suffix(1);
+  }
+  const std::string sql = "SELECT count(*) FROM (" + std::string(text) + "\n)";
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr) !=
+      SQLITE_OK) {
+    return std::nullopt;
+  }
+  const Statement count(raw);
+  const int rc = sqlite3_step(count.get());
+  if (rc == SQLITE_INTERRUPT) {
+    throw SqliteError(rc, "interrupted");
+  }
+  if (rc != SQLITE_ROW) {
+    return std::nullopt;  // the query itself will say what fails
+  }
+  return static_cast<std::uint64_t>(sqlite3_column_int64(count.get(), 0));
 }
 
 double read_threshold(sqlite3_value* value, std::string_view who) {

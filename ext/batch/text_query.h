@@ -9,12 +9,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "batch/row_features.h"
 #include "ext/common/sqlite_api.h"
 #include "ext/common/sqlite_support.h"
+#include "util/progress.h"
 
 namespace simhash::sql {
 
@@ -36,9 +38,19 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
 // id that comes twice, whatever its texts, throws SqliteError ("<who>:
 // <argument> returns id 7 more than once"), as do a non-INTEGER id, a
 // failing query and an interrupt.
+// `progress` (when given) hears "reading and tokenizing" after each batch:
+// the rows read of `total_rows` (0: not known).
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
                     std::string_view who, std::string_view argument,
-                    const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row);
+                    const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row,
+                    const ProgressHook& progress = {}, std::uint64_t total_rows = 0);
+
+// How many rows a prepared query argument returns, for a progress report's
+// total: its SQL run once more under count(*), which reads the rows without
+// tokenizing them (a table's rows in a fraction of the tokenizing's time;
+// a query that computes much computes it twice). nullopt when the count
+// cannot be prepared; throws SqliteError on an interrupt.
+std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* statement);
 
 // The defaults the text batch functions share: the README recipe's
 // verification, set Jaccard of word 3-shingles at 0.8 or more, with symbol

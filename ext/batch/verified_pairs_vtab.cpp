@@ -21,6 +21,7 @@
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
 #include "ext/common/nesting_guard.h"
+#include "ext/common/progress_report.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
@@ -194,6 +195,10 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     const NestingGuard nesting(function.name);
     RowFeatureBuilder builder(SimhashOptions{}, verification, cursor->threads);
     SimilarPairs finder;
+    // simhash_progress(1): lines on stderr; each query's rows counted first.
+    ProgressReport progress(db, function.name);
+    finder.set_progress(progress.hook());
+    std::uint64_t rows_read = 0;
     const auto read = [&](int query, bool kept) {
       const std::string argument = function.query_count == 1 ? "the query"
                                    : kept                    ? "the kept rows' query"
@@ -201,19 +206,22 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
       const Statement statement =
           prepare_text_query(db, cursor->queries[static_cast<std::size_t>(query)], function.name,
                              argument, function.usage);
-      read_text_rows(db, statement.get(), builder, function.name, argument,
-                     [&](std::int64_t id, const RowFeatures& row) {
-                       // A text with no fingerprint (no word) still joins, with
-                       // a placeholder fingerprint; its distances are NULL.
-                       if (!row.fingerprint) {
-                         cursor->without_fingerprint[kept ? 1 : 0].insert(id);
-                       }
-                       if (kept) {
-                         finder.add(id, row.fingerprint.value_or(0), row.features);
-                       } else {
-                         finder.add_new(id, row.fingerprint.value_or(0), row.features);
-                       }
-                     });
+      read_text_rows(
+          db, statement.get(), builder, function.name, argument,
+          [&](std::int64_t id, const RowFeatures& row) {
+            // A text with no fingerprint (no word) still joins, with
+            // a placeholder fingerprint; its distances are NULL.
+            if (!row.fingerprint) {
+              cursor->without_fingerprint[kept ? 1 : 0].insert(id);
+            }
+            if (kept) {
+              finder.add(id, row.fingerprint.value_or(0), row.features);
+            } else {
+              finder.add_new(id, row.fingerprint.value_or(0), row.features);
+            }
+            ++rows_read;
+          },
+          progress.hook(), progress.on() ? count_query_rows(db, statement.get()).value_or(0) : 0);
     };
     const CheckPoint check = [db] { throw_if_interrupted(db); };
     if (function.query_count == 1) {
@@ -225,6 +233,8 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
       cursor->pairs = finder.pairs_between(cursor->threshold, check, nullptr, cursor->threads);
     }
     cursor->pairs_charge.set(cursor->pairs.capacity() * sizeof(SimilarPair));
+    progress.finish(grouped_digits(rows_read) + " rows compared; " +
+                    grouped_digits(cursor->pairs.size()) + " pairs at the threshold");
     return SQLITE_OK;
   });
 }

@@ -59,4 +59,21 @@ std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::stri
   return static_cast<int>(std::min(radius, static_cast<double>(kMaxRadius)));
 }
 
+RadiusArgument read_radius_or_default(sqlite3_value* value, std::string_view who) {
+  if (value == nullptr) {
+    return {};
+  }
+  if (sqlite3_value_type(value) == SQLITE_TEXT) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(value));
+    const auto size = static_cast<std::size_t>(sqlite3_value_bytes(value));
+    if (text != nullptr && size == kDefaultRadius.size() &&
+        sqlite3_strnicmp(text, kDefaultRadius.data(), static_cast<int>(size)) == 0) {
+      return {};
+    }
+    refuse(who, "the radius must be an integer or '" + std::string(kDefaultRadius) +
+                    "' (the radius left out), got " + described(value));
+  }
+  return {false, read_radius(value, RadiusValue::kArgument, who)};
+}
+
 }  // namespace simhash::sql

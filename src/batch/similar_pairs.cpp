@@ -85,9 +85,11 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   }
   threads = std::max(threads, 1U);
   const bool one_side = &probes == &indexed;
+  report_progress(progress_, "ranking features", 0, 0);
   const SlotRanking ranking = one_side
                                   ? SlotRanking({&indexed.nodes}, check, threads)
                                   : SlotRanking({&indexed.nodes, &probes.nodes}, check, threads);
+  report_progress(progress_, "indexing prefixes", 0, 0);
   const Prefixes indexed_prefixes(indexed.nodes, ranking, threshold, check, threads);
   std::optional<Prefixes> probe_prefixes;
   if (!one_side) {
@@ -133,6 +135,9 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
               worker.work = 0;
               if (thread == 0 && check) {
                 check();  // only the caller's thread may ask the caller
+              }
+              if (thread == 0) {
+                report_progress(progress_, "joining", probe, probes.nodes.size());
               }
             }
             const FeatureView other = indexed.nodes.features_of(node);

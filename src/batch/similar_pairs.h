@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "batch/feature_rows.h"
@@ -20,6 +21,7 @@
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 #include "util/memory_budget.h"
+#include "util/progress.h"
 
 namespace simhash {
 
@@ -39,6 +41,12 @@ class SimilarPairs {
   // pairs() and pairs_between().
   void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
   void add_new(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
+
+  // Where pairs() and pairs_between() report their phases (progress.h):
+  // "ranking features", "indexing prefixes", then "joining" (the probing
+  // rows of how many; the caller's thread reports where it is, which the
+  // others are near).
+  void set_progress(ProgressHook progress) { progress_ = std::move(progress); }
 
   // Every pair of added rows at `threshold` or more, ordered by (a, b).
   // Both run on `threads` threads (check() on the caller's only), with the
@@ -67,6 +75,7 @@ class SimilarPairs {
 
   Side kept_;
   Side new_;
+  ProgressHook progress_;
 };
 
 }  // namespace simhash

@@ -74,6 +74,7 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   for (std::uint32_t node = 0; node < nodes_.size(); ++node) {
     records.push_back(IdFingerprint{node, nodes_.fingerprint_of(node)});
   }
+  report_progress(progress_, "finding candidates within the radius", 0, 0);
   PairFinder finder(std::move(records), radius, check);
 
   // The verified pairs.
@@ -82,6 +83,7 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   std::vector<NearPair> candidates;
   std::size_t work = 0;  // feature comparisons since the last check
   while (finder.next(candidates)) {
+    report_progress(progress_, "verifying candidates", counted.candidates, 0, "pairs");
     counted.candidates += candidates.size();
     for (const NearPair& pair : candidates) {
       const FeatureView a = nodes_.features_of(static_cast<std::uint32_t>(pair.a));
@@ -106,6 +108,7 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
     *counts = counted;
   }
 
+  report_progress(progress_, "grouping", 0, ids_.size());
   const std::vector<LeaderAssignment> assignments =
       assign_leaders(node_of_, nodes_.size(), links, check);
   std::vector<Joined> joined;
@@ -146,7 +149,9 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     throw std::invalid_argument("simhash: radius must be at least 0");
   }
   threads = std::max(threads, 1U);
+  report_progress(progress_, "ranking features", 0, 0);
   const SlotRanking ranking({&nodes_}, check, threads);
+  report_progress(progress_, "indexing prefixes", 0, 0);
   const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
   // The representatives, entries numbered by the order they became one.
   PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);
@@ -258,6 +263,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       joined.push_back(Joined{position, 1.0});
     }
     block = block_end;
+    report_progress(progress_, "joining", block, ids_.size());
   }
   if (counts != nullptr) {
     DedupCounts counted;
@@ -268,6 +274,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     }
     *counts = counted;
   }
+  report_progress(progress_, "grouping", 0, ids_.size());
   return rows_of_groups(joined);
 }
 

@@ -22,12 +22,14 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "batch/feature_rows.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 #include "util/memory_budget.h"
+#include "util/progress.h"
 
 namespace simhash {
 
@@ -59,6 +61,13 @@ class VerifiedDedup {
   // Rows with the same fingerprint and the same features are kept as one
   // (their links are the same), so exact duplicates cost one comparison.
   void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
+
+  // Where the groupings below report their phases (progress.h): the join
+  // "ranking features", "indexing prefixes", "joining" (rows of
+  // row_count()); within a radius "finding candidates within the radius",
+  // "verifying candidates" (pairs, no total); both end with "grouping".
+  // None by default.
+  void set_progress(ProgressHook progress) { progress_ = std::move(progress); }
 
   std::size_t row_count() const { return ids_.size(); }
   std::size_t distinct_count() const { return nodes_.size(); }
@@ -108,6 +117,7 @@ class VerifiedDedup {
   FeatureRows nodes_;                   // the distinct rows
   std::vector<std::int64_t> ids_;       // in visit order
   std::vector<std::uint32_t> node_of_;  // per row
+  ProgressHook progress_;
 };
 
 }  // namespace simhash

@@ -234,7 +234,8 @@ TEST(BatchSql, NamesThatAreNotAnIndexAreErrors) {
       {"('nosuchdb.near')", "no simhash_index named 'nosuchdb.near'"},
       {"(42)", "the index must be named by a TEXT value, got INTEGER"},
       {"('near', -1)", "the radius must not be negative (got -1)"},
-      {"('near', '3')", "the radius must be an integer, got TEXT '3'"},
+      {"('near', '3')",
+       "the radius must be an integer or 'default' (the radius left out), got TEXT '3'"},
       {"('near', 2.5)", "the radius must be an integer, got 2.5"},
   };
   for (const char* function : {"simhash_pairs", "simhash_components", "simhash_clusters"}) {

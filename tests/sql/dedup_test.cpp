@@ -412,16 +412,90 @@ TEST(SimhashDedup, KeepsOneOfEachGroupInOneDelete) {
       << "what is left has no near-duplicates at the same settings";
 }
 
-TEST(SimhashDedup, QueryPlanSaysWhichCandidates) {
+// 'default' as the radius means exactly "left out", so options can follow
+// positionally: the same rows and the same radius used as the named form
+// that leaves the radius out, with word and with character options (whose
+// default is radius 10, where NULL would be the join).
+TEST(SimhashDedup, RadiusDefaultIsTheRadiusLeftOut) {
+  TestDatabase db;
+  fill_docs(db, 120, 37);
+  const std::string query = "'SELECT id, body FROM docs ORDER BY id'";
+  const std::string columns = "SELECT id, cluster, distance, similarity, radius FROM ";
+  for (const std::string options :
+       {"n=3 weight=binary symbols=keep", "n=2 weight=tf", "unit=char n=4 weight=binary"}) {
+    const std::vector<Row> left_out =
+        db.rows(columns + "simhash_dedup(" + query + ") WHERE threshold = 0.5 AND options = '" +
+                options + "'");
+    EXPECT_FALSE(left_out.empty()) << options;
+    for (const std::string spelling : {"'default'", "'DEFAULT'", "'Default'"}) {
+      EXPECT_EQ(db.rows(columns + "simhash_dedup(" + query + ", 0.5, " + spelling + ", '" +
+                        options + "')"),
+                left_out)
+          << options << " " << spelling;
+    }
+  }
+  // With character options 'default' is radius 10, not the join NULL asks for.
+  EXPECT_EQ(db.integer(std::string("SELECT DISTINCT radius FROM simhash_dedup(") + query +
+                       ", 0.5, 'default', 'unit=char n=4 weight=binary')"),
+            10);
+  // Anything else that is text is still an error naming the radius, and the
+  // batch functions over an index take the same spelling for their k.
+  for (const std::string bad : {"'ten'", "'defaults'", "''", "'default '"}) {
+    EXPECT_EQ(db.error(std::string("SELECT * FROM simhash_dedup(") + query + ", 0.8, " + bad + ")"),
+              std::string("simhash_dedup: the radius must be an integer or 'default' (the radius "
+                          "left out), got TEXT ") +
+                  bad)
+        << bad;
+  }
+  for (const std::string function : {"simhash_pairs", "simhash_clusters", "simhash_components"}) {
+    EXPECT_EQ(db.rows(std::string("SELECT * FROM ") + function + "('near', 'default')"),
+              db.rows(std::string("SELECT * FROM ") + function + "('near')"))
+        << function;
+  }
+}
+
+// EXPLAIN QUERY PLAN names the path of every form of the call: the radius
+// left out (the options' default: the join for word shingles with binary
+// weights, radius 10 for others), 'default', NULL, a radius, and arguments
+// known only at run time.
+TEST(SimhashDedup, QueryPlanNamesThePath) {
   TestDatabase db;
   const auto plan = [&](const std::string& arguments) {
     const std::vector<Row> rows =
         db.rows("EXPLAIN QUERY PLAN SELECT * FROM simhash_dedup('SELECT 1, 2'" + arguments + ")");
     return rows.empty() ? std::string() : rows[0].back().value_or("");
   };
-  EXPECT_NE(plan("").find("every pair at the threshold (no radius"), std::string::npos) << plan("");
-  EXPECT_NE(plan(", 0.8, 6").find("candidates within 6 bits"), std::string::npos);
-  EXPECT_NE(plan(", 0.8, NULL").find("every pair at the threshold"), std::string::npos);
+  const std::string join = "every pair at the threshold (a set-similarity join)";
+  const std::string fallback =
+      "radius left out, for these options candidates within 10 bits (block-permutation tables)";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", std::string("radius left out, for these options ") + join},
+      {", 0.8", std::string("radius left out, for these options ") + join},
+      {", 0.8, 'default'", std::string("radius left out, for these options ") + join},
+      {", 0.8, 'default', NULL", std::string("radius left out, for these options ") + join},
+      {", 0.8, 'default', 'n=1 weight=binary'",
+       std::string("radius left out, for these options ") + join},
+      {", 0.8, 'default', 'unit=char n=4'", fallback},
+      {", 0.8, 'default', 'unit=char n=4 weight=binary'", fallback},
+      {", 0.8, 'default', 'n=3'", fallback},
+      {", 0.8, NULL", std::string(": ") + join},
+      {", 0.8, NULL, 'unit=char n=4 weight=binary'", std::string(": ") + join},
+      {", 0.8, 6", ": the set-similarity join's pairs within 6 bits"},
+      {", 0.8, 6, 'unit=char n=4'", ": candidates within 6 bits (block-permutation tables)"},
+      {", 0.8, ?", "candidates by the radius and options given at run time"},
+      {", 0.8, 'default', ?", "candidates by the radius and options given at run time"},
+  };
+  for (const auto& [arguments, path] : cases) {
+    const std::string shown = plan(arguments);
+    EXPECT_NE(shown.find("dedup of the query's rows in its order"), std::string::npos) << shown;
+    EXPECT_NE(shown.find(path), std::string::npos) << arguments << "\n  shows: " << shown;
+  }
+  // Named arguments give the same plan as positional ones.
+  const std::vector<Row> named = db.rows(
+      "EXPLAIN QUERY PLAN SELECT * FROM simhash_dedup WHERE query = 'SELECT 1, 2' AND options = "
+      "'unit=char n=4'");
+  ASSERT_FALSE(named.empty());
+  EXPECT_NE(named[0].back().value_or("").find(fallback), std::string::npos);
 }
 
 TEST(SimhashDedup, ErrorsNameTheArgument) {

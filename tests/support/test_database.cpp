@@ -7,9 +7,21 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 namespace simhash::testing {
+namespace {
+
+// The module the tests load: the build's, unless SIMHASH_TEST_MODULE names
+// another (scripts/test.sh points the aarch64 test program at the arm64
+// module packed in the npm tarball, so that module is seen to load and answer).
+const char* module_path() {
+  const char* chosen = std::getenv("SIMHASH_TEST_MODULE");
+  return chosen != nullptr && *chosen != '\0' ? chosen : SIMHASH_EXTENSION_PATH;
+}
+
+}  // namespace
 
 TestDatabase::TestDatabase(const std::string& path, bool load) {
   const int rc = sqlite3_open_v2(
@@ -21,8 +33,8 @@ TestDatabase::TestDatabase(const std::string& path, bool load) {
   if (load) {
     sqlite3_enable_load_extension(db_, 1);
     char* message = nullptr;
-    if (sqlite3_load_extension(db_, SIMHASH_EXTENSION_PATH, nullptr, &message) != SQLITE_OK) {
-      ADD_FAILURE() << "cannot load " << SIMHASH_EXTENSION_PATH << ": "
+    if (sqlite3_load_extension(db_, module_path(), nullptr, &message) != SQLITE_OK) {
+      ADD_FAILURE() << "cannot load " << module_path() << ": "
                     << (message != nullptr ? message : "?");
     }
     sqlite3_free(message);
