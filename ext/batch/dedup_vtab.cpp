@@ -13,7 +13,7 @@
 // every pair that can reach the threshold (an exact set-similarity join;
 // weight=binary only), texts without a fingerprint included (no word, as
 // emoji under character options; their distance is NULL); with a radius, or left out for other
-// options (kFallbackRadius), the pairs within that many bits (for word shingles with binary
+// options (kDedupFallbackRadius), the pairs within that many bits (for word shingles with binary
 // weights, the join's pairs within them). It verifies each with the number simhash_jaccard(a, b,
 // options) gives, keeps those at `threshold` or more (default 0.8) and groups them by the leader
 // rule in visit order. Columns: id, cluster (the id kept), distance and similarity to that row, for
@@ -27,6 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "batch/dedup_candidates.h"
 #include "batch/verified_dedup.h"
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
@@ -43,17 +44,6 @@ namespace simhash::sql {
 namespace {
 
 constexpr const char* kName = "simhash_dedup";
-// The candidates when the radius is left out: the exact join for word
-// shingles with binary weights, which on 323,256 real descriptions finds
-// more pairs than radius 10 (44,842 rows removed against 44,134) at about
-// the same cost, radius 10 taking the join too (7.7 s of CPU against 18.7 s
-// when radius 10 still checked every pair within it); else this
-// radius, the recipe's: weighted options the join cannot serve, and
-// character shingles, whose many shared features make the join slower than
-// the radius (30,000 English descriptions, char n=4 at 0.75: 15.8 s against
-// 2.3 s; bench/BENCH.md).
-constexpr int kFallbackRadius = 10;
-
 enum Column {
   kId,
   kCluster,
@@ -139,21 +129,19 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     info->estimatedRows = 100000;
 
     // What EXPLAIN QUERY PLAN shows: the candidates, when the radius is known.
-    std::string candidates =
-        "every pair at the threshold (no radius: a set-similarity join; weighted or "
-        "character options: within " +
-        std::to_string(kFallbackRadius) + " bits)";
+    std::optional<DedupRadius> given = DedupRadius::left_out();
     sqlite3_value* radius = nullptr;
     if (const int i = argument_constraint[kRadius - kQuery]; i >= 0) {
-      candidates = "candidates within the radius given at run time";
+      given = std::nullopt;  // known at run time, unless its value is known now
       if (sqlite3_vtab_rhs_value(info, i, &radius) == SQLITE_OK) {
         if (sqlite3_value_type(radius) == SQLITE_NULL) {
-          candidates = "every pair at the threshold (radius NULL: a set-similarity join)";
+          given = DedupRadius::null();
         } else if (sqlite3_value_type(radius) == SQLITE_INTEGER) {
-          candidates = "candidates within " + std::to_string(sqlite3_value_int64(radius)) + " bits";
+          given = DedupRadius::of(sqlite3_value_int64(radius));
         }
       }
     }
+    const std::string candidates = describe_dedup_candidates(given);
     info->idxStr = sqlite3_mprintf(
         "dedup of the query's rows in its order: %s, each verified exactly, leader groups",
         candidates.c_str());
@@ -202,20 +190,18 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->threads = read_thread_count(arguments[4], kName);
     // Parsed before the query runs, so a typo costs nothing.
     const SimhashOptions verification = make_extractor(cursor->options, kName)->extractor.options();
-    const bool binary = verification.weight == WeightScheme::binary;
-    // Left out: the join or the fallback radius (above); NULL: the join.
-    const bool join_by_default = binary && verification.unit == TokenUnit::word;
-    cursor->radius = join_by_default ? std::nullopt : std::optional<int>(kFallbackRadius);
+    DedupRadius given = DedupRadius::left_out();
     if (arguments[2] != nullptr) {
-      cursor->radius = read_radius(arguments[2], RadiusValue::kArgument, kName);
+      const std::optional<int> radius = read_radius(arguments[2], RadiusValue::kArgument, kName);
+      given = radius ? DedupRadius::of(*radius) : DedupRadius::null();
     }
-    if (!cursor->radius && !binary) {
-      throw SqliteError(SQLITE_ERROR,
-                        std::string(kName) + ": radius NULL (every pair at the threshold) " +
-                            "serves set Jaccard, weight=binary, with any unit and n; the " +
-                            "options ask for " + to_string(verification) +
-                            ": add weight=binary or give a radius");
+    std::string refusal;
+    const std::optional<DedupCandidates> candidates =
+        choose_dedup_candidates(verification, given, refusal);
+    if (!candidates) {
+      throw SqliteError(SQLITE_ERROR, std::string(kName) + ": " + refusal);
     }
+    cursor->radius = candidates->radius;
     const NestingGuard nesting(kName);
     const Statement statement = prepare_text_query(db, cursor->query, kName, "the query", usage());
     RowFeatureBuilder builder(SimhashOptions{}, verification, cursor->threads);
@@ -235,10 +221,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
                      // candidates, as in the recipe's index.
                    });
     const CheckPoint check = [db] { throw_if_interrupted(db); };
-    // Word shingles with binary weights take the join with or without a
-    // radius (at radius 10 on real text it checks a fraction of the pairs
-    // within the radius); others, given a radius, the pairs within it.
-    cursor->rows = join_by_default || !cursor->radius
+    cursor->rows = candidates->path == DedupPath::kThresholdJoin
                        ? dedup.groups_by_threshold_join(cursor->threshold, check, nullptr,
                                                         cursor->radius, cursor->threads)
                        : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);
