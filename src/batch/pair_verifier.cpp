@@ -2,17 +2,7 @@
 // The verification of candidate pairs (pair_verifier.h).
 #include "batch/pair_verifier.h"
 
-#include "batch/prefix_filter.h"
-
 namespace simhash {
-namespace {
-
-// Steps between two checks: a step (a candidate met, a feature merged: a
-// compare and a branch the predictor often misses) costs a few fingerprint
-// comparisons, so a quarter of their count, about 10 ms.
-constexpr std::size_t kStepsBetweenChecks = kComparisonsBetweenChecks / 4;
-
-}  // namespace
 
 DedupCounts& DedupCounts::operator+=(const DedupCounts& other) {
   candidates += other.candidates;
@@ -21,10 +11,7 @@ DedupCounts& DedupCounts::operator+=(const DedupCounts& other) {
   return *this;
 }
 
-std::optional<double> PairVerifier::verify(FeatureView a, FeatureView b) {
-  if (!may_reach(a, b, threshold_)) {
-    return std::nullopt;
-  }
+std::optional<double> PairVerifier::similarity_if_reached(FeatureView a, FeatureView b) {
   ++counts_.checked;
   add_work(a.hashes.size() + b.hashes.size());
   std::optional<double> similarity;
@@ -40,13 +27,10 @@ std::optional<double> PairVerifier::verify(FeatureView a, FeatureView b) {
   return similarity;
 }
 
-void PairVerifier::add_work(std::size_t steps) {
-  work_ += steps;
-  if (work_ >= kStepsBetweenChecks) {
-    work_ = 0;
-    if (check_ != nullptr && *check_) {
-      (*check_)();
-    }
+void PairVerifier::check_now() {
+  work_ = 0;
+  if (check_ != nullptr && *check_) {
+    (*check_)();
   }
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "batch/prefix_filter.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 
@@ -44,12 +45,29 @@ class PairVerifier {
   }
 
   // The exact similarity of `a` and `b` when it is at least the threshold.
-  std::optional<double> verify(FeatureView a, FeatureView b);
+  // The size bound inline: most candidates stop there.
+  std::optional<double> verify(FeatureView a, FeatureView b) {
+    return may_reach(a, b, threshold_) ? similarity_if_reached(a, b) : std::nullopt;
+  }
 
   const DedupCounts& counts() const { return counts_; }
 
  private:
-  void add_work(std::size_t steps);
+  // Steps between two checks: a step (a candidate met, a feature merged: a
+  // compare and a branch the predictor often misses) costs a few
+  // fingerprint comparisons, so a quarter of their count, about 10 ms.
+  static constexpr std::size_t kStepsBetweenChecks = kComparisonsBetweenChecks / 4;
+
+  // The merge, for a pair the size bound let through.
+  std::optional<double> similarity_if_reached(FeatureView a, FeatureView b);
+  // Called per candidate: the count inline, the check out of line.
+  void add_work(std::size_t steps) {
+    work_ += steps;
+    if (work_ >= kStepsBetweenChecks) {
+      check_now();
+    }
+  }
+  void check_now();
 
   double threshold_;
   bool weighted_;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The leader rule (leader_rule.h) against a brute-force model of it: rows
+// The leader rule (leader_rule.h) against the brute-force model of it
+// (leader_rule_model.h): rows
 // visited in order, each of a node, with random ranked links between nodes
 // (few distinct ranks, so that ties are common, and some nodes linked twice);
 // a row joins its node's representative, else the nearest representative
@@ -14,9 +15,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "leader_rule_model.h"
 
 namespace simhash {
 namespace {
@@ -58,33 +63,36 @@ struct Expected {
   double rank;
 };
 
+// The shared model (leader_rule_model.h) asks for similarities, larger
+// nearer: a link's is minus its rank (the nearest link between two nodes
+// counts), and a row's own node is nearer than any link.
 std::vector<Expected> model(const Case& c) {
-  std::vector<Expected> places;
-  std::vector<std::uint32_t> representatives;  // positions
-  for (std::uint32_t position = 0; position < c.node_of.size(); ++position) {
-    const std::uint32_t node = c.node_of[position];
-    const auto own = std::find_if(representatives.begin(), representatives.end(),
-                                  [&](std::uint32_t r) { return c.node_of[r] == node; });
-    if (own != representatives.end()) {
-      places.push_back(Expected{*own, false, 0});
-      continue;
-    }
-    bool found = false;
-    Expected best{position, false, 0};
-    for (const std::uint32_t r : representatives) {  // earliest first: ties stay
-      for (const Link& link : c.links) {
-        const bool joins = (link.first == node && link.second == c.node_of[r]) ||
-                           (link.second == node && link.first == c.node_of[r]);
-        if (joins && (!found || link.rank < best.rank)) {
-          found = true;
-          best = Expected{r, true, link.rank};
+  constexpr double kOwnNode = std::numeric_limits<double>::infinity();
+  const std::vector<testing::ModelLeader> leaders =
+      testing::leader_rule_model(c.node_of.size(), [&](std::size_t row, std::size_t leader) {
+        const std::uint32_t node = c.node_of[row];
+        const std::uint32_t other = c.node_of[leader];
+        std::optional<double> similarity;
+        if (node == other) {
+          similarity = kOwnNode;
         }
-      }
+        for (const Link& link : c.links) {
+          if ((link.first == node && link.second == other) ||
+              (link.second == node && link.first == other)) {
+            similarity = std::max(similarity.value_or(-link.rank), -link.rank);
+          }
+        }
+        return similarity;
+      });
+  std::vector<Expected> places;
+  for (std::uint32_t position = 0; position < leaders.size(); ++position) {
+    const testing::ModelLeader& place = leaders[position];
+    const auto leader = static_cast<std::uint32_t>(place.leader);
+    if (leader == position || place.similarity == kOwnNode) {
+      places.push_back(Expected{leader, false, 0});
+    } else {
+      places.push_back(Expected{leader, true, -place.similarity});
     }
-    if (!found) {
-      representatives.push_back(position);
-    }
-    places.push_back(best);
   }
   return places;
 }
