@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The leader rule (leader_rule.h) against the brute-force model of it
-// (leader_rule_model.h): rows
-// visited in order, each of a node, with random ranked links between nodes
-// (few distinct ranks, so that ties are common, and some nodes linked twice);
-// a row joins its node's representative, else the nearest representative
-// visited before it by a link (ties: the earliest), else becomes one. The
-// rule is fed as its callers feed it: offers pushed by each new
-// representative to its neighbours in link order, and offers pulled before
-// a row's place in a shuffled order (the threshold join's threads meet the
-// representatives in no particular order).
+// (leader_rule_model.h): rows visited in order, each of a node, with random
+// ranked links between nodes (few distinct ranks, so that ties are common,
+// and some nodes linked twice); a row joins its node's representative, else
+// the nearest representative visited before it by a link (ties: the
+// earliest), else becomes one. The rule is fed as its callers feed it:
+// offers pushed by each new representative to its neighbours in link order,
+// and offers pulled before a row's place in a shuffled order (the threshold
+// join's threads meet the representatives in no particular order).
 #include "batch/leader_rule.h"
 
 #include <gtest/gtest.h>
@@ -31,6 +30,11 @@ struct Link {
   std::uint32_t second;
   double rank;
 };
+
+// Whether `link` joins nodes `a` and `b` (either way round).
+bool joins(const Link& link, std::uint32_t a, std::uint32_t b) {
+  return (link.first == a && link.second == b) || (link.second == a && link.first == b);
+}
 
 struct Case {
   std::vector<std::uint32_t> node_of;  // per row, in visit order
@@ -77,8 +81,7 @@ std::vector<Expected> model(const Case& c) {
           similarity = kOwnNode;
         }
         for (const Link& link : c.links) {
-          if ((link.first == node && link.second == other) ||
-              (link.second == node && link.first == other)) {
+          if (joins(link, node, other)) {
             similarity = std::max(similarity.value_or(-link.rank), -link.rank);
           }
         }
@@ -108,9 +111,7 @@ void expect_place(const LeaderRule::Place& place, const Expected& expected, cons
     const Link& link = c.links[place.link];
     const std::uint32_t node = c.node_of[position];
     const std::uint32_t other = c.node_of[place.leader];
-    EXPECT_TRUE((link.first == node && link.second == other) ||
-                (link.second == node && link.first == other))
-        << context << ", row " << position;
+    EXPECT_TRUE(joins(link, node, other)) << context << ", row " << position;
     EXPECT_EQ(link.rank, place.rank) << context << ", row " << position;
   }
 }
@@ -150,8 +151,7 @@ void check_pulled(const Case& c, const std::vector<Expected>& expected, int roun
         for (std::uint32_t index = 0; index < c.links.size(); ++index) {
           const Link& link = c.links[index];
           const std::uint32_t other = c.node_of[representatives[r]];
-          if ((link.first == node && link.second == other) ||
-              (link.second == node && link.first == other)) {
+          if (joins(link, node, other)) {
             offers.emplace_back(representatives[r], index);
           }
         }
