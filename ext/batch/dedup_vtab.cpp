@@ -13,7 +13,7 @@
 // every pair that can reach the threshold (an exact set-similarity join;
 // weight=binary only), texts without a fingerprint included (no word, as
 // emoji under character options; their distance is NULL); with a radius, or left out for other
-// options (kFallbackRadius), the pairs within that many bits (for word shingles with binary
+// options (kDedupFallbackRadius), the pairs within that many bits (for word shingles with binary
 // weights, the join's pairs within them). It verifies each with the number simhash_jaccard(a, b,
 // options) gives, keeps those at `threshold` or more (default 0.8) and groups them by the leader
 // rule in visit order. Columns: id, cluster (the id kept), distance and similarity to that row, for
@@ -28,6 +28,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "batch/dedup_candidates.h"
 #include "batch/verified_dedup.h"
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
@@ -45,17 +46,6 @@ namespace simhash::sql {
 namespace {
 
 constexpr const char* kName = "simhash_dedup";
-// The candidates when the radius is left out: the exact join for word
-// shingles with binary weights, which on 323,256 real descriptions finds
-// more pairs than radius 10 (44,842 rows removed against 44,134) at about
-// the same cost, radius 10 taking the join too (7.7 s of CPU against 18.7 s
-// when radius 10 still checked every pair within it); else this
-// radius, the recipe's: weighted options the join cannot serve, and
-// character shingles, whose many shared features make the join slower than
-// the radius (30,000 English descriptions, char n=4 at 0.75: 15.8 s against
-// 2.3 s; bench/BENCH.md).
-constexpr int kFallbackRadius = 10;
-
 enum Column {
   kId,
   kCluster,
@@ -128,42 +118,20 @@ int x_disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
-// Which path a call takes: the candidates its radius argument and its
-// verification options choose. Left out (or 'default'): the join for word
-// shingles with binary weights, else kFallbackRadius; NULL: the join (binary
-// weights only; xFilter refuses others); a radius: for word shingles with
-// binary weights the join's pairs within it, else the pairs within it.
-struct DedupPath {
-  std::optional<int> radius;  // none: every pair at the threshold
-  bool join = true;           // the set-similarity join (within the radius, if any)
-  bool left_out = false;      // the radius was left out: the options chose
-};
-
-DedupPath dedup_path(const SimhashOptions& verification, const RadiusArgument& radius) {
-  const bool join_by_default =
-      verification.weight == WeightScheme::binary && verification.unit == TokenUnit::word;
+// The radius argument as dedup_candidates.h reads it: left out (or
+// 'default'), NULL or bits. Throws SqliteError for a bad one.
+DedupRadius given_radius(sqlite3_value* value) {
+  const RadiusArgument radius = read_radius_or_default(value, kName);
   if (radius.left_out) {
-    return {join_by_default ? std::nullopt : std::optional<int>(kFallbackRadius), join_by_default,
-            true};
+    return DedupRadius::left_out();
   }
-  return {radius.radius, join_by_default || !radius.radius, false};
-}
-
-// The path in words, for EXPLAIN QUERY PLAN.
-std::string describe(const DedupPath& path) {
-  std::string text = path.left_out ? "radius left out, for these options " : "";
-  if (!path.radius) {
-    return text + "every pair at the threshold (a set-similarity join)";
-  }
-  const std::string bits = std::to_string(*path.radius) + " bits";
-  return text + (path.join ? "the set-similarity join's pairs within " + bits
-                           : "candidates within " + bits + " (block-permutation tables)");
+  return radius.radius ? DedupRadius::of(*radius.radius) : DedupRadius::null();
 }
 
 // The path of a call whose radius and options are constants; nullopt when
 // one is known only at run time or is not valid (xFilter reports that).
-std::optional<DedupPath> planned_path(sqlite3_index_info* info, int radius_constraint,
-                                      int options_constraint) {
+std::optional<std::string> planned_path(sqlite3_index_info* info, int radius_constraint,
+                                        int options_constraint) {
   sqlite3_value* value = nullptr;
   std::string_view options_text = kDefaultVerification;
   if (options_constraint >= 0) {
@@ -184,7 +152,13 @@ std::optional<DedupPath> planned_path(sqlite3_index_info* info, int radius_const
     return std::nullopt;
   }
   try {
-    return dedup_path(*verification, read_radius_or_default(value, kName));
+    const DedupRadius radius = given_radius(value);
+    const std::optional<DedupCandidates> chosen =
+        choose_dedup_candidates(*verification, radius, error);
+    if (!chosen) {
+      return std::nullopt;
+    }
+    return describe_dedup_candidates(*chosen, radius.given == DedupRadius::Given::kLeftOut);
   } catch (const SqliteError&) {
     return std::nullopt;
   }
@@ -203,14 +177,10 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     info->estimatedRows = 100000;
 
     // What EXPLAIN QUERY PLAN shows: the path the call takes, when its
-    // radius and options are constants (dedup_path above).
-    std::string candidates = "candidates by the radius and options given at run time (" +
-                             describe(DedupPath{std::nullopt, true, false}) + ", or " +
-                             describe(DedupPath{kFallbackRadius, false, false}) + ")";
-    if (const std::optional<DedupPath> path = planned_path(
-            info, argument_constraint[kRadius - kQuery], argument_constraint[kOptions - kQuery])) {
-      candidates = describe(*path);
-    }
+    // radius and options are constants (planned_path above).
+    const std::string candidates = planned_path(info, argument_constraint[kRadius - kQuery],
+                                                argument_constraint[kOptions - kQuery])
+                                       .value_or(describe_dedup_candidates_at_run_time());
     info->idxStr = sqlite3_mprintf(
         "dedup of the query's rows in its order: %s, each verified exactly, leader groups",
         candidates.c_str());
@@ -259,16 +229,13 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
     cursor->threads = read_thread_count(arguments[4], kName);
     // Parsed before the query runs, so a typo costs nothing.
     const SimhashOptions verification = make_extractor(cursor->options, kName)->extractor.options();
-    const bool binary = verification.weight == WeightScheme::binary;
-    const DedupPath path = dedup_path(verification, read_radius_or_default(arguments[2], kName));
-    cursor->radius = path.radius;
-    if (!cursor->radius && !binary) {
-      throw SqliteError(SQLITE_ERROR,
-                        std::string(kName) + ": radius NULL (every pair at the threshold) " +
-                            "serves set Jaccard, weight=binary, with any unit and n; the " +
-                            "options ask for " + to_string(verification) +
-                            ": add weight=binary or give a radius");
+    std::string refusal;
+    const std::optional<DedupCandidates> candidates =
+        choose_dedup_candidates(verification, given_radius(arguments[2]), refusal);
+    if (!candidates) {
+      throw SqliteError(SQLITE_ERROR, std::string(kName) + ": " + refusal);
     }
+    cursor->radius = candidates->radius;
     const NestingGuard nesting(kName);
     const Statement statement = prepare_text_query(db, cursor->query, kName, "the query", usage());
     // simhash_progress(1): lines on stderr; the rows counted first for a total.
@@ -295,10 +262,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, in
         },
         progress.hook(), total_rows);
     const CheckPoint check = [db] { throw_if_interrupted(db); };
-    // Word shingles with binary weights take the join with or without a
-    // radius (at radius 10 on real text it checks a fraction of the pairs
-    // within the radius); others, given a radius, the pairs within it.
-    cursor->rows = path.join
+    cursor->rows = candidates->path == DedupPath::kThresholdJoin
                        ? dedup.groups_by_threshold_join(cursor->threshold, check, nullptr,
                                                         cursor->radius, cursor->threads)
                        : dedup.groups_within_radius(cursor->threshold, *cursor->radius, check);

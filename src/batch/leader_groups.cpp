@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "batch/group_pair_search.h"
+#include "batch/leader_rule.h"
 #include "util/cpu_dispatch.h"
 
 namespace simhash {
@@ -61,12 +62,7 @@ std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node
   }
   filled = {};
 
-  struct Offer {
-    std::uint32_t leader = kNone;
-    std::uint32_t link = kNone;
-  };
-  std::vector<std::uint32_t> node_leader(node_count, kNone);
-  std::vector<Offer> best(node_count);
+  LeaderRule rule(node_count);
   std::vector<Assignment> assignments;
   assignments.reserve(node_of.size());
   // An offer is a random access or two (some 20 ns): about 10 ms between checks.
@@ -74,16 +70,12 @@ std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node
   std::size_t offers_made = 0;
   for (std::uint32_t position = 0; position < node_of.size(); ++position) {
     const std::uint32_t node = node_of[position];
-    if (node_leader[node] != kNone) {
-      assignments.push_back({node_leader[node], kNone});
+    const LeaderRule::Place place = rule.place(position, node);
+    assignments.push_back({place.leader, place.link});
+    if (place.leader != position) {
       continue;
     }
-    if (best[node].leader != kNone) {
-      assignments.push_back({best[node].leader, best[node].link});
-      continue;
-    }
-    node_leader[node] = position;
-    assignments.push_back({position, kNone});
+    // A new representative offers itself to its neighbours.
     offers_made += row_start[node + 1] - row_start[node];
     if (offers_made >= kOffersBetweenChecks && check) {
       offers_made = 0;
@@ -92,11 +84,7 @@ std::vector<LeaderAssignment> assign_leaders(std::span<const std::uint32_t> node
     for (std::uint32_t row = row_start[node]; row < row_start[node + 1]; ++row) {
       const std::uint32_t index = row_links[row];
       const Link& link = links[index];
-      const std::uint32_t other = link.first == node ? link.second : link.first;
-      Offer& offer = best[other];
-      if (offer.leader == kNone || link.rank < links[offer.link].rank) {
-        offer = {position, index};
-      }
+      rule.offer(link.first == node ? link.second : link.first, position, index, link.rank);
     }
   }
   return assignments;
@@ -115,63 +103,67 @@ std::vector<std::uint32_t> group_of_records(const FingerprintGroups& groups) {
   return node_of;
 }
 
-// The nearest so far among the representatives a node has compared with.
+// The nearest among the representatives a node compares with.
 struct NearestLeader {
   std::uint32_t leader = kNone;
   int distance = 0;
-  std::uint32_t seen = 0;  // representatives compared so far
 };
 
-// Compares `fp` with the representatives after `found.seen`. Built with and
-// without POPCNT like the search's hot loops (the portable popcount took 60%
-// of simhash_clusters at radius 20 and stretched the checks apart).
-SIMHASH_POPCNT_CLONES void nearest_leader(std::uint64_t fp, std::span<const IdFingerprint> records,
-                                          const std::vector<std::uint32_t>& leaders, int radius,
-                                          NearestLeader& found) {
-  for (; found.seen < leaders.size(); ++found.seen) {
-    const std::uint32_t leader = leaders[found.seen];
+// Compares `fp` with `leaders[from..]`: the nearest within `radius`, the
+// earliest on a tie. Built with and without POPCNT like the search's hot
+// loops (the portable popcount took 60% of simhash_clusters at radius 20 and
+// stretched the checks apart).
+SIMHASH_POPCNT_CLONES NearestLeader nearest_leader(std::uint64_t fp,
+                                                   std::span<const IdFingerprint> records,
+                                                   const std::vector<std::uint32_t>& leaders,
+                                                   std::size_t from, int radius) {
+  NearestLeader found;
+  for (std::size_t i = from; i < leaders.size(); ++i) {
+    const std::uint32_t leader = leaders[i];
     const int distance = std::popcount(fp ^ records[leader].fp);
     if (distance <= radius && (found.leader == kNone || distance < found.distance)) {
       found.leader = leader;
       found.distance = distance;
     }
   }
+  return found;
 }
 
 // The all-pairs method: each record of a node without a representative
-// compares with the representatives made since its node last looked.
+// compares with the representatives made since its node last looked, and
+// the nearest of them offers itself to the node.
 std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& groups, int radius,
                                                      const CheckPoint& check) {
   std::size_t comparisons = 0;
   const auto records = groups.records();
   const auto fingerprints = groups.fingerprints();
   const std::vector<std::uint32_t> node_of = group_of_records(groups);
-  std::vector<std::uint32_t> node_leader(groups.group_count(), kNone);
-  std::vector<NearestLeader> best(groups.group_count());
+  LeaderRule rule(groups.group_count());
+  std::vector<std::uint32_t> seen(groups.group_count(), 0);  // representatives compared with
   std::vector<std::uint32_t> leaders;  // positions, in the order they became representatives
   std::vector<FingerprintLeader> result;
   result.reserve(records.size());
   for (std::uint32_t position = 0; position < records.size(); ++position) {
     const std::uint32_t node = node_of[position];
-    const std::int64_t id = records[position].id;
-    if (node_leader[node] != kNone) {
-      result.push_back({id, records[node_leader[node]].id, 0});
-      continue;
+    if (!rule.has_representative(node)) {
+      comparisons += leaders.size() - seen[node];
+      if (comparisons >= kComparisonsBetweenChecks && check) {
+        comparisons = 0;
+        check();
+      }
+      const NearestLeader found =
+          nearest_leader(fingerprints[node], records, leaders, seen[node], radius);
+      seen[node] = static_cast<std::uint32_t>(leaders.size());
+      if (found.leader != kNone) {
+        rule.offer(node, found.leader, LeaderRule::kNone, found.distance);
+      }
     }
-    NearestLeader& found = best[node];
-    comparisons += leaders.size() - found.seen;
-    if (comparisons >= kComparisonsBetweenChecks && check) {
-      comparisons = 0;
-      check();
+    const LeaderRule::Place place = rule.place(position, node);
+    if (place.leader == position) {
+      leaders.push_back(position);
     }
-    nearest_leader(fingerprints[node], records, leaders, radius, found);
-    if (found.leader != kNone) {
-      result.push_back({id, records[found.leader].id, found.distance});
-      continue;
-    }
-    node_leader[node] = position;
-    leaders.push_back(position);
-    result.push_back({id, id, 0});
+    result.push_back(
+        {records[position].id, records[place.leader].id, static_cast<int>(place.rank)});
   }
   return result;
 }

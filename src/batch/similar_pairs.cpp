@@ -20,7 +20,7 @@ namespace {
 // and rounding), for the per-node vectors of ids.
 constexpr std::size_t kAllocationBytes = 32;
 
-// Entries probed between two checks, and features merged: about 10 ms.
+// Nodes indexed between two checks: about 10 ms.
 constexpr std::size_t kWorkBetweenChecks = kComparisonsBetweenChecks / 4;
 // Probes handed to a thread at a time.
 constexpr std::size_t kProbesPerRange = 8;
@@ -102,18 +102,35 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   }
 
   struct Worker {
+    explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
+
     EntryMarks marks;
+    PairVerifier verifier;
     std::vector<SimilarPair> pairs;
     MemoryCharge charge;  // for its pairs
-    DedupCounts counted;
-    std::size_t work = 0;  // since the last check
   };
-  std::vector<Worker> workers(threads);
+  std::vector<Worker> workers;
+  workers.reserve(threads);
+  // Only the caller's thread, 0, may call the check point; its checks also
+  // report how far it has come.
+  std::uint32_t caller_probe = 0;
+  const CheckPoint check_and_report = [&] {
+    if (check) {
+      check();
+    }
+    report_progress(progress_, "joining", caller_probe, probes.nodes.size());
+  };
+  for (unsigned thread = 0; thread < threads; ++thread) {
+    workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check_and_report : nullptr));
+  }
   parallel_for(
       probes.nodes.size(), kProbesPerRange, threads,
       [&](unsigned thread, std::size_t begin, std::size_t end) {
         Worker& worker = workers[thread];
         for (auto probe = static_cast<std::uint32_t>(begin); probe < end; ++probe) {
+          if (thread == 0) {
+            caller_probe = probe;
+          }
           const FeatureView features = probes.nodes.features_of(probe);
           if (one_side) {
             // Identical rows: every pair inside the node.
@@ -130,47 +147,27 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
           const auto prefix = one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
           const auto to = one_side ? probe : static_cast<std::uint32_t>(index.size());
           index.for_each_entry(prefix, 0, to, worker.marks, [&](std::uint32_t node) {
-            ++worker.counted.candidates;
-            if (++worker.work >= kWorkBetweenChecks) {
-              worker.work = 0;
-              if (thread == 0 && check) {
-                check();  // only the caller's thread may ask the caller
-              }
-              if (thread == 0) {
-                report_progress(progress_, "joining", probe, probes.nodes.size());
-              }
+            worker.verifier.count_candidate();
+            if (const std::optional<double> similarity =
+                    worker.verifier.verify(features, indexed.nodes.features_of(node))) {
+              add_row_pairs(probes.ids_of[probe], indexed.ids_of[node],
+                            hamming_distance(probes.nodes.fingerprint_of(probe),
+                                             indexed.nodes.fingerprint_of(node)),
+                            *similarity, !one_side, worker.pairs, worker.charge);
             }
-            const FeatureView other = indexed.nodes.features_of(node);
-            if (!may_reach(features, other, threshold)) {
-              return;
-            }
-            ++worker.counted.checked;
-            worker.work += features.hashes.size() + other.hashes.size();
-            const std::optional<double> similarity =
-                set_jaccard_if_at_least(features, other, threshold);
-            if (!similarity) {
-              return;
-            }
-            ++worker.counted.verified;
-            add_row_pairs(probes.ids_of[probe], indexed.ids_of[node],
-                          hamming_distance(probes.nodes.fingerprint_of(probe),
-                                           indexed.nodes.fingerprint_of(node)),
-                          *similarity, !one_side, worker.pairs, worker.charge);
           });
         }
       });
 
   std::vector<SimilarPair> pairs = std::move(workers[0].pairs);
   MemoryCharge pairs_charge = std::move(workers[0].charge);
-  DedupCounts counted = workers[0].counted;
+  DedupCounts counted = workers[0].verifier.counts();
   for (std::size_t i = 1; i < workers.size(); ++i) {
     reserve_charged(pairs, pairs.size() + workers[i].pairs.size(), pairs_charge);
     pairs.insert(pairs.end(), workers[i].pairs.begin(), workers[i].pairs.end());
     std::vector<SimilarPair>().swap(workers[i].pairs);
     workers[i].charge = MemoryCharge();
-    counted.candidates += workers[i].counted.candidates;
-    counted.checked += workers[i].counted.checked;
-    counted.verified += workers[i].counted.verified;
+    counted += workers[i].verifier.counts();
   }
   if (check) {
     check();

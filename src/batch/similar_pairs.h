@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "batch/feature_rows.h"
-#include "batch/verified_dedup.h"
+#include "batch/pair_verifier.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 #include "util/memory_budget.h"

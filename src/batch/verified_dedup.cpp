@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "batch/leader_groups.h"
+#include "batch/leader_rule.h"
 #include "batch/pair_finder.h"
 #include "batch/prefix_filter.h"
 #include "batch/repeated_id.h"
@@ -20,11 +21,6 @@
 
 namespace simhash {
 namespace {
-
-// Features merged between two checks: a step of the merge (a compare and a
-// branch the predictor often misses) costs a few fingerprint comparisons, so
-// a quarter of their count, about 10 ms.
-constexpr std::size_t kFeaturesBetweenChecks = kComparisonsBetweenChecks / 4;
 
 // The threshold join's blocks: a sixteenth of the rows before them, so
 // that on average a row meets 1/32 of its representatives in its own
@@ -49,15 +45,6 @@ void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const Featur
   ids_.push_back(id);
 }
 
-std::optional<double> VerifiedDedup::similarity_if_at_least(FeatureView a, FeatureView b,
-                                                            double threshold) const {
-  if (!nodes_.weighted()) {
-    return set_jaccard_if_at_least(a, b, threshold);
-  }
-  const double similarity = weighted_jaccard(a, b);
-  return similarity >= threshold ? std::optional<double>(similarity) : std::nullopt;
-}
-
 std::optional<std::int64_t> VerifiedDedup::repeated_id(const CheckPoint& check) const {
   const MemoryCharge copy(ids_.size() * sizeof(std::int64_t));  // find_repeated_id sorts a copy
   return find_repeated_id(ids_, check);
@@ -78,34 +65,23 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   PairFinder finder(std::move(records), radius, check);
 
   // The verified pairs.
-  DedupCounts counted;
+  PairVerifier verifier(threshold, nodes_.weighted(), &check);
   ChunkedArray<NodeLink> links;
   std::vector<NearPair> candidates;
-  std::size_t work = 0;  // feature comparisons since the last check
   while (finder.next(candidates)) {
-    report_progress(progress_, "verifying candidates", counted.candidates, 0, "pairs");
-    counted.candidates += candidates.size();
+    report_progress(progress_, "verifying candidates", verifier.counts().candidates, 0, "pairs");
     for (const NearPair& pair : candidates) {
-      const FeatureView a = nodes_.features_of(static_cast<std::uint32_t>(pair.a));
-      const FeatureView b = nodes_.features_of(static_cast<std::uint32_t>(pair.b));
-      if (!may_reach(a, b, threshold)) {
-        continue;
-      }
-      ++counted.checked;
-      if (const std::optional<double> similarity = similarity_if_at_least(a, b, threshold)) {
-        ++counted.verified;
+      verifier.count_candidate();
+      if (const std::optional<double> similarity =
+              verifier.verify(nodes_.features_of(static_cast<std::uint32_t>(pair.a)),
+                              nodes_.features_of(static_cast<std::uint32_t>(pair.b)))) {
         links.push_back(NodeLink{static_cast<std::uint32_t>(pair.a),
                                  static_cast<std::uint32_t>(pair.b), -*similarity});
-      }
-      work += a.hashes.size() + b.hashes.size();
-      if (work >= kFeaturesBetweenChecks && check) {
-        work = 0;
-        check();
       }
     }
   }
   if (counts != nullptr) {
-    *counts = counted;
+    *counts = verifier.counts();
   }
 
   report_progress(progress_, "grouping", 0, ids_.size());
@@ -155,71 +131,53 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
   // The representatives, entries numbered by the order they became one.
   PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);
-  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-  // A node's best offer so far, from the representatives before `seen`;
-  // later members of the node look only at the representatives made since.
-  struct Offer {
-    std::uint32_t leader = kNone;  // entry
-    double similarity = 0;
-    std::uint32_t seen = 0;
-  };
-  const MemoryCharge working(nodes_.size() * (sizeof(Offer) + 2 * sizeof(std::uint32_t)) +
+  // The rule, `seen` and `leaders` (at most one a node), `joined`.
+  const MemoryCharge working(nodes_.size() *
+                                 (LeaderRule::kBytesPerNode + 2 * sizeof(std::uint32_t)) +
                              ids_.size() * sizeof(Joined));
-  std::vector<Offer> offers(nodes_.size());
-  std::vector<std::uint32_t> node_leader(nodes_.size(), kNone);  // position
-  std::vector<std::uint32_t> leaders;                            // positions, by entry
+  LeaderRule rule(nodes_.size());
+  // Each node's offers come from the representatives before its `seen`;
+  // later members of the node look only at the representatives made since.
+  std::vector<std::uint32_t> seen(nodes_.size(), 0);
+  std::vector<std::uint32_t> leaders;  // positions, by entry
   std::vector<Joined> joined;
   joined.reserve(ids_.size());
   struct Worker {
-    EntryMarks marks;
-    DedupCounts counted;
-    std::size_t work = 0;  // since the last check
-  };
-  std::vector<Worker> workers(threads);
+    explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
 
-  // Probes `node` for the representatives from its offer's `seen` to the
-  // newest, improving its offer. `thread` 0 is the caller's, the only one
-  // that checks.
+    EntryMarks marks;
+    PairVerifier verifier;
+  };
+  std::vector<Worker> workers;
+  workers.reserve(threads);
+  for (unsigned thread = 0; thread < threads; ++thread) {
+    // Only the caller's thread, 0, may call the check point.
+    workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
+  }
+
+  // Probes `node` for the representatives from its `seen` to the newest,
+  // each verified pair offering its representative to the node. `thread` 0
+  // is the caller's.
   const auto probe = [&](std::uint32_t node, unsigned thread) {
     Worker& worker = workers[thread];
-    Offer& offer = offers[node];
     const FeatureView features = nodes_.features_of(node);
     const std::uint64_t fingerprint = nodes_.fingerprint_of(node);
     const auto newest = static_cast<std::uint32_t>(leaders.size());
     representatives.for_each_entry(
-        prefixes.of(node), offer.seen, newest, worker.marks, [&](std::uint32_t entry) {
-          ++worker.counted.candidates;
-          if (++worker.work >= kFeaturesBetweenChecks) {
-            worker.work = 0;
-            if (thread == 0 && check) {
-              check();
-            }
-          }
-          const std::uint32_t other_node = node_of_[leaders[entry]];
+        prefixes.of(node), seen[node], newest, worker.marks, [&](std::uint32_t entry) {
+          worker.verifier.count_candidate();
+          const std::uint32_t leader = leaders[entry];
+          const std::uint32_t other_node = node_of_[leader];
           if (radius &&
               hamming_distance(fingerprint, nodes_.fingerprint_of(other_node)) > *radius) {
             return;
           }
-          const FeatureView other = nodes_.features_of(other_node);
-          if (!may_reach(features, other, threshold)) {
-            return;
-          }
-          ++worker.counted.checked;
-          worker.work += features.hashes.size() + other.hashes.size();
-          const std::optional<double> similarity =
-              set_jaccard_if_at_least(features, other, threshold);
-          if (!similarity) {
-            return;
-          }
-          ++worker.counted.verified;
-          // Ties go to the earlier representative, as in the leader pass.
-          if (offer.leader == kNone || *similarity > offer.similarity ||
-              (*similarity == offer.similarity && entry < offer.leader)) {
-            offer.leader = entry;
-            offer.similarity = *similarity;
+          if (const std::optional<double> similarity =
+                  worker.verifier.verify(features, nodes_.features_of(other_node))) {
+            rule.offer(node, leader, LeaderRule::kNone, -*similarity);
           }
         });
-    offer.seen = newest;
+    seen[node] = newest;
   };
 
   std::vector<std::uint32_t> block_nodes;  // to probe before the block
@@ -230,7 +188,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     // Each node of the block that is not a representative, once.
     block_nodes.clear();
     for (std::size_t position = block; position < block_end; ++position) {
-      if (node_leader[node_of_[position]] == kNone) {
+      if (!rule.has_representative(node_of_[position])) {
         block_nodes.push_back(node_of_[position]);
       }
     }
@@ -247,20 +205,15 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     }
     for (auto position = static_cast<std::uint32_t>(block); position < block_end; ++position) {
       const std::uint32_t node = node_of_[position];
-      if (node_leader[node] != kNone) {
-        joined.push_back(Joined{node_leader[node], 1.0});
-        continue;
+      if (!rule.has_representative(node)) {
+        probe(node, 0);
       }
-      probe(node, 0);
-      const Offer& offer = offers[node];
-      if (offer.leader != kNone) {
-        joined.push_back(Joined{leaders[offer.leader], offer.similarity});
-        continue;
+      const LeaderRule::Place place = rule.place(position, node);
+      joined.push_back(Joined{place.leader, place.by_offer ? -place.rank : 1.0});
+      if (place.leader == position) {
+        representatives.add(prefixes.of(node));
+        leaders.push_back(position);
       }
-      node_leader[node] = position;
-      representatives.add(prefixes.of(node));
-      leaders.push_back(position);
-      joined.push_back(Joined{position, 1.0});
     }
     block = block_end;
     report_progress(progress_, "joining", block, ids_.size());
@@ -268,9 +221,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   if (counts != nullptr) {
     DedupCounts counted;
     for (const Worker& worker : workers) {
-      counted.candidates += worker.counted.candidates;
-      counted.checked += worker.counted.checked;
-      counted.verified += worker.counted.verified;
+      counted += worker.verifier.counts();
     }
     *counts = counted;
   }

@@ -26,23 +26,13 @@
 #include <vector>
 
 #include "batch/feature_rows.h"
+#include "batch/pair_verifier.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 #include "util/memory_budget.h"
 #include "util/progress.h"
 
 namespace simhash {
-
-// What a dedup compared: for benchmarks and for the tests that show a filter
-// works.
-struct DedupCounts {
-  std::uint64_t candidates =
-      0;                       // pairs considered (within the radius, or sharing a prefix feature)
-  std::uint64_t checked = 0;   // pairs whose similarity was computed (sizes allow the threshold)
-  std::uint64_t verified = 0;  // pairs at the threshold or more
-
-  bool operator==(const DedupCounts&) const = default;
-};
 
 // A row of a group of two or more.
 struct DedupRow {
@@ -109,9 +99,6 @@ class VerifiedDedup {
   };
   // The rows of groups of two or more, in visit order.
   std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
-  // The exact similarity if at least `threshold`.
-  std::optional<double> similarity_if_at_least(FeatureView a, FeatureView b,
-                                               double threshold) const;
 
   MemoryCharge charge_;                 // ids_ and node_of_ (memory_budget.h)
   FeatureRows nodes_;                   // the distinct rows

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// The check every candidate pair of the verified batch searches passes
+// (verified_dedup.h's dedup, similar_pairs.h's pairs), written once: a pair
+// whose sizes cannot reach the threshold is dropped before its merge
+// (prefix_filter.h's may_reach), the rest get the exact similarity, the
+// number simhash_jaccard() gives; each step is counted, and the caller's
+// check point runs between bounded pieces of the work (check_point.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "batch/prefix_filter.h"
+#include "fingerprint/feature_similarity.h"
+#include "util/check_point.h"
+
+namespace simhash {
+
+// What a verified search compared: for benchmarks and for the tests that
+// show a filter works.
+struct DedupCounts {
+  std::uint64_t candidates =
+      0;                       // pairs considered (within the radius, or sharing a prefix feature)
+  std::uint64_t checked = 0;   // pairs whose similarity was computed (sizes allow the threshold)
+  std::uint64_t verified = 0;  // pairs at the threshold or more
+
+  DedupCounts& operator+=(const DedupCounts& other);
+  bool operator==(const DedupCounts&) const = default;
+};
+
+// One thread's verifier: a search on several threads keeps one per thread.
+class PairVerifier {
+ public:
+  // `weighted`: the rows carry weights (weighted Jaccard), else set Jaccard
+  // with its early stop. `check` (not owned; none on threads other than the
+  // caller's, which alone may call it) runs between pieces of work.
+  PairVerifier(double threshold, bool weighted, const CheckPoint* check)
+      : threshold_(threshold), weighted_(weighted), check_(check) {}
+
+  // Counts a candidate met (a step of work, checked in its piece).
+  void count_candidate() {
+    ++counts_.candidates;
+    add_work(1);
+  }
+
+  // The exact similarity of `a` and `b` when it is at least the threshold.
+  // The size bound inline: most candidates stop there.
+  std::optional<double> verify(FeatureView a, FeatureView b) {
+    return may_reach(a, b, threshold_) ? similarity_if_reached(a, b) : std::nullopt;
+  }
+
+  const DedupCounts& counts() const { return counts_; }
+
+ private:
+  // Steps between two checks: a step (a candidate met, a feature merged: a
+  // compare and a branch the predictor often misses) costs a few
+  // fingerprint comparisons, so a quarter of their count, about 10 ms.
+  static constexpr std::size_t kStepsBetweenChecks = kComparisonsBetweenChecks / 4;
+
+  // The merge, for a pair the size bound let through.
+  std::optional<double> similarity_if_reached(FeatureView a, FeatureView b);
+  // Called per candidate: the count inline, the check out of line.
+  void add_work(std::size_t steps) {
+    work_ += steps;
+    if (work_ >= kStepsBetweenChecks) {
+      check_now();
+    }
+  }
+  void check_now();
+
+  double threshold_;
+  bool weighted_;
+  const CheckPoint* check_;
+  DedupCounts counts_;
+  std::size_t work_ = 0;  // steps since the last check
+};
+
+}  // namespace simhash
