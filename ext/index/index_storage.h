@@ -17,6 +17,8 @@
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_shadow_tables.h"
 #include "index/bucket_codec.h"
+#include "index/bucket_probe.h"
+#include "index/bucket_store.h"
 #include "index/multi_probe.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
@@ -48,22 +50,15 @@ class CachedStatement {
   Statement statement_;
 };
 
-// The pending changes of one permuted copy grouped by bucket: `order` holds
-// indexes into the pending list sorted by bucket, within a bucket in the
-// order they happened; `starts` where each changed bucket's changes start in
-// `order`, buckets ascending.
-struct ChangedBuckets {
-  std::vector<std::uint32_t> order;
-  std::vector<std::uint32_t> starts;
-  std::span<std::uint32_t> changes(std::size_t group);
-};
-
 // A stored row's fingerprint; none for a NULL fp (a row no search finds).
 using StoredFingerprint = std::optional<std::int64_t>;
 
 class IndexStorage {
  public:
   IndexStorage(sqlite3* db, std::string schema, std::string name, const StoredIndex& stored);
+  // bucket_probe_ refers to plan_ and layout_.
+  IndexStorage(const IndexStorage&) = delete;
+  IndexStorage& operator=(const IndexStorage&) = delete;
 
   const PermutationPlan& plan() const { return plan_; }
   const BucketLayout& layout() const { return layout_; }
@@ -80,7 +75,7 @@ class IndexStorage {
   // Merges the pending changes into the buckets (xSync, and writes when
   // many are pending; never reads, which would change the caller's
   // changes() and total_changes()), updates the stored row count, and raises
-  // the bucket bits when the rows call for it (merge_and_split_table).
+  // the bucket bits when the rows call for it (index/bucket_merge.h).
   void flush();
   // Forgets the pending changes and savepoints (the transaction ended).
   void discard_pending() {
@@ -158,8 +153,6 @@ class IndexStorage {
   // packed_nearest sorts the pending changes by id each query; past this
   // many, the data table's scan is cheaper.
   static constexpr std::size_t kMaxPendingForPackedScan = std::size_t{1} << 16;
-  // A merge sorts changes by bucket with this many counters at most (64 MB).
-  static constexpr std::size_t kMaxCountingSortBuckets = std::size_t{1} << 24;
   // Flush when this many changes are pending, to bound memory (at most 24
   // bytes per change while merging: 16 pending, 4 of sort order, up to 4 of
   // bucket starts).
@@ -175,24 +168,9 @@ class IndexStorage {
   }
   void step_done(sqlite3_stmt* statement);
   bool step_row(sqlite3_stmt* statement);
-  // The bucket of a pending change in `table` under layout_.
-  std::uint64_t bucket_of_change(int table, std::uint32_t change) const;
-  // The pending changes grouped by their bucket in `table` under layout_.
-  ChangedBuckets changes_by_bucket(int table) const;
-  // `stored` (one bucket's entries, id order) with `changes` (that bucket's,
-  // from changes_by_bucket; sorted by id here) applied into `out`: the last
-  // change of an id wins.
-  void apply_changes(int table, const std::vector<BucketEntry>& stored,
-                     std::span<std::uint32_t> changes, std::vector<BucketEntry>& out) const;
-  // Reads, changes and writes back each bucket of `table` that has changes.
-  void merge_table(int table);
-  // The same while the bucket bits grow to `grown`'s: every bucket of
-  // `table`, changed or not, is read and written as the buckets it splits
-  // into. Tables are taken from the last down.
-  void merge_and_split_table(int table, const BucketLayout& grown);
-  // Writes `entries` of `bucket` (under layout_) as the buckets of `grown`.
-  void split_bucket(int table, std::uint64_t bucket, const std::vector<BucketEntry>& entries,
-                    const BucketLayout& grown);
+  // The buckets shadow table as the engine's merge sees it (index/bucket_store.h):
+  // one row read, the next stored row below an id, one row written or deleted.
+  class SqlBucketStore;
   // Reads the stored bucket bits (another connection may have raised them, or
   // a rollback undone a raise) and rebuilds the layout if they changed.
   void refresh_layout();
@@ -201,17 +179,6 @@ class IndexStorage {
   // (counting the data table once if it was never stored); returns it.
   std::int64_t store_row_count(std::int64_t net_change);
   void write_row_count(std::int64_t rows);
-  void write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries, int rest_bytes,
-                    bool existed);
-  bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
-  // Appends the entries of the bucket in `statement`'s `column` (row
-  // `row_id`, named if it is malformed).
-  void decode_bucket_column(sqlite3_stmt* statement, int column, std::int64_t row_id,
-                            int rest_bytes, std::vector<BucketEntry>& out) const;
-  // The highest stored bucket row with an id in [down_to, below), decoded
-  // into `out`; its id, or nothing if there is none.
-  std::optional<std::int64_t> read_bucket_below(std::int64_t below, std::int64_t down_to,
-                                                int rest_bytes, std::vector<BucketEntry>& out);
   // Flushes when kMaxPending changes are pending (before a write adds more).
   void flush_if_full();
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
@@ -238,15 +205,6 @@ class IndexStorage {
   bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   bool multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
                                std::vector<IndexHit>& out);
-  // Appends a hit for each of close_entries_ (found in `view`, bucket row
-  // `row_id`) that make_hit(close) returns, with its id decoded; if it
-  // reports any, throws SQLITE_CORRUPT_VTAB unless the id section decodes
-  // to exactly its bytes.
-  template <typename MakeHit>
-  void report_close_entries(const BucketView& view, std::int64_t row_id, MakeHit make_hit,
-                            std::vector<IndexHit>& out);
-  void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
-                    std::size_t size, int radius, std::vector<IndexHit>& out);
 
   sqlite3* db_;
   std::string schema_;
@@ -257,12 +215,9 @@ class IndexStorage {
   bool flushing_ = false;  // flush() is running
   // Where each open savepoint was in pending_ (ext/common/savepoint_marks.h).
   SavepointMarks<PendingChanges> marks_;
-  std::string encode_buffer_;
-  std::vector<CloseEntry> close_entries_;                             // scratch of probe()
-  std::vector<std::uint64_t> keys_;                                   // the query's, per table
-  std::vector<std::int64_t> row_ids_;                                 // the buckets a read reads
-  std::vector<int> part_of_table_;                                    // multi-probe part, or -1
-  std::vector<std::pair<std::uint64_t, BucketEntry>> split_scratch_;  // of split_bucket()
+  std::string encode_buffer_;          // of rebuild()
+  BucketProbe bucket_probe_;           // the filter of probed buckets, over plan_ and layout_
+  std::vector<std::int64_t> row_ids_;  // the buckets a read reads
 
   CachedStatement insert_data_;
   CachedStatement select_data_;

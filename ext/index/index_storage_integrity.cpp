@@ -38,6 +38,7 @@ void IndexStorage::rebuild() {
   };
   std::vector<Item> items;
   std::vector<BucketEntry> entries;
+  SqlBucketStore store(*this);
   for (int table = 0; table < plan_.table_count(); ++table) {
     items.clear();
     items.reserve(rows.size());
@@ -60,8 +61,8 @@ void IndexStorage::rebuild() {
       while (end < items.size() && items[end].bucket == items[begin].bucket) {
         entries.push_back(items[end++].entry);
       }
-      write_bucket(layout_.row_id(table, items[begin].bucket), entries, layout_.rest_bytes(table),
-                   false);
+      write_stored_bucket(store, layout_.row_id(table, items[begin].bucket), entries,
+                          layout_.rest_bytes(table), false, encode_buffer_);
       begin = end;
     }
   }
