@@ -103,8 +103,7 @@ void copy_blob_column(sqlite3_stmt* statement, int column, std::string& blob) {
 }  // namespace
 
 bool IndexStorage::SqlBucketStore::read(std::int64_t row_id, std::string& blob) {
-  sqlite3_stmt* statement = storage_.cached(
-      storage_.select_bucket_, "SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1");
+  sqlite3_stmt* statement = storage_.cached(storage_.select_bucket_, kSelectBucket);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
   if (!storage_.step_row(statement)) {
@@ -117,9 +116,7 @@ bool IndexStorage::SqlBucketStore::read(std::int64_t row_id, std::string& blob) 
 std::optional<std::int64_t> IndexStorage::SqlBucketStore::read_highest_below(std::int64_t below,
                                                                              std::int64_t down_to,
                                                                              std::string& blob) {
-  sqlite3_stmt* statement = storage_.cached(storage_.select_bucket_below_,
-                                            "SELECT id, entries FROM \"%w\".\"%w_buckets\" "
-                                            "WHERE id < ?1 AND id >= ?2 ORDER BY id DESC LIMIT 1");
+  sqlite3_stmt* statement = storage_.cached(storage_.select_bucket_below_, kSelectBucketBelow);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, below);
   sqlite3_bind_int64(statement, 2, down_to);
@@ -131,9 +128,7 @@ std::optional<std::int64_t> IndexStorage::SqlBucketStore::read_highest_below(std
 }
 
 void IndexStorage::SqlBucketStore::write(std::int64_t row_id, std::string_view blob) {
-  sqlite3_stmt* statement =
-      storage_.cached(storage_.write_bucket_,
-                      "INSERT OR REPLACE INTO \"%w\".\"%w_buckets\"(id, entries) VALUES (?1, ?2)");
+  sqlite3_stmt* statement = storage_.cached(storage_.write_bucket_, kWriteBucket);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
   sqlite3_bind_blob(statement, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
@@ -141,8 +136,7 @@ void IndexStorage::SqlBucketStore::write(std::int64_t row_id, std::string_view b
 }
 
 void IndexStorage::SqlBucketStore::erase(std::int64_t row_id) {
-  sqlite3_stmt* statement =
-      storage_.cached(storage_.delete_bucket_, "DELETE FROM \"%w\".\"%w_buckets\" WHERE id = ?1");
+  sqlite3_stmt* statement = storage_.cached(storage_.delete_bucket_, kDeleteBucket);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
   storage_.step_done(statement);

@@ -18,7 +18,7 @@ namespace simhash::sql {
 using index_storage_internal::ResetOnExit;
 
 std::optional<StoredFingerprint> IndexStorage::lookup(std::int64_t id) {
-  sqlite3_stmt* statement = cached(select_data_, "SELECT fp FROM \"%w\".\"%w_data\" WHERE id = ?1");
+  sqlite3_stmt* statement = cached(select_data_, kSelectDataRow);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   if (!step_row(statement)) {
@@ -36,7 +36,7 @@ sqlite3_stmt* IndexStorage::probe_statement(int parts) {
     std::string sql = table_sql(kSelectBucketBitsRow);
     for (int part = 1; part <= parts; ++part) {
       sql += " UNION ALL ";
-      sql += table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id = ?");
+      sql += table_sql(kProbeBucketPart);
       sql += std::to_string(part);
     }
     return sql;
@@ -246,8 +246,7 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
   // Copy 0's buckets, after the stored bucket bits (as a probe reads them,
   // in the same statement, so they agree).
   sqlite3_stmt* statement = scan_buckets_.get_with(db_, [&] {
-    return table_sql(kSelectBucketBitsRow) + " UNION ALL " +
-           table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= 0 AND id < ?1");
+    return table_sql(kSelectBucketBitsRow) + " UNION ALL " + table_sql(kSelectFirstCopyBuckets);
   });
   with_current_layout(out, [&] {
     ResetOnExit reset(statement);
