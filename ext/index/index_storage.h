@@ -100,13 +100,19 @@ class IndexStorage {
   void rename(const std::string& new_name);
 
   // Reads; they see the pending changes without merging them. search()
-  // answers any radius: probe() up to k, above it the multi-probe search of
-  // the stored copies (multi_probe.h) or scan(), whichever the cost model
-  // says is cheaper (multi_probe_pays).
+  // answers any radius: probe() up to k, above it search_above_k().
   // The row `id`, if it exists.
   std::optional<StoredFingerprint> lookup(std::int64_t id);
   void search(std::uint64_t query, int radius, std::vector<IndexHit>& out);
-  bool multi_probe_pays(int radius);
+  // The rows the cost model plans for: the stored row count with the
+  // pending changes; none when it was never stored (an index older than the
+  // count). One read of the config table: a search reads it once.
+  std::optional<std::int64_t> planning_rows();
+  // Above k: the multi-probe search of the stored copies by `plan` (made
+  // under layout()) or scan(), whichever the cost model says is cheaper for
+  // `rows` (planning_rows()).
+  void search_above_k(std::uint64_t query, const MultiProbePlan& plan, std::int64_t rows,
+                      std::vector<IndexHit>& out);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   // The `count` rows nearest to `query` at any distance, ties by rowid, by
@@ -118,13 +124,13 @@ class IndexStorage {
   // applying them costs more (kMaxPendingForPackedScan).
   void packed_nearest(std::uint64_t query, std::size_t count, int bound,
                       std::vector<IndexHit>& out);
-  // Whether a multi-probe at `radius` beats packed_nearest's scan (the n
-  // nearest grow their radius while it does).
-  bool multi_probe_beats_packed_scan(int radius);
+  // Whether the multi-probe `plan` beats packed_nearest's scan over `rows`
+  // rows (the n nearest grow their radius while it does).
+  bool multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) const;
   // Where the growth of the n nearest goes after radius k found too few:
-  // the radius uniform rows would fill with `count` (MultiProbePlan::
+  // the radius uniform `rows` would fill with `count` (MultiProbePlan::
   // expected_radius), at least k + 1; k + 1 when the row count is unknown.
-  int nearest_growth_start(std::size_t count);
+  int nearest_growth_start(std::size_t count, std::optional<std::int64_t> rows) const;
   // A new statement over every (id, fp) of the data table in id order, for a
   // caller that steps it itself (a full-scan cursor; several may be open).
   Statement select_all_rows() const;

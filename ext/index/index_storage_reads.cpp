@@ -46,51 +46,59 @@ sqlite3_stmt* IndexStorage::probe_statement(int parts) {
 void IndexStorage::search(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
   if (radius <= plan_.k()) {
     probe(query, radius, out);
-  } else if (multi_probe_pays(radius)) {
-    const std::size_t first = out.size();
-    // The parts follow the bucket bits, so a reload makes them anew.
-    with_current_layout(out, [&] {
-      return multi_probe_with_layout(query, MultiProbePlan(plan_, layout_, radius), out);
-    });
-    pending_.apply_to(query, radius, out, first);
-  } else {
+    return;
+  }
+  // Every row is an answer at kMaxRadius; without a row count, no plan.
+  const std::optional<std::int64_t> rows = radius < kMaxRadius ? planning_rows() : std::nullopt;
+  if (!rows) {
     scan(query, radius, out);
+    return;
   }
+  search_above_k(query, MultiProbePlan(plan_, layout_, radius), *rows, out);
 }
 
-bool IndexStorage::multi_probe_pays(int radius) {
-  if (radius <= plan_.k() || radius >= kMaxRadius) {
-    return false;  // the plain probe, or every row is an answer
-  }
-  const std::optional<std::int64_t> rows = stored_row_count();
-  return rows && MultiProbePlan(plan_, layout_, radius)
-                     .cheaper_than_scan(*rows + static_cast<std::int64_t>(pending_.size()));
-}
-
-bool IndexStorage::multi_probe_beats_packed_scan(int radius) {
-  if (radius <= plan_.k() || radius >= kMaxRadius) {
-    return false;
-  }
+std::optional<std::int64_t> IndexStorage::planning_rows() {
   const std::optional<std::int64_t> rows = stored_row_count();
   if (!rows) {
-    return false;
+    return std::nullopt;
   }
-  const std::int64_t all = *rows + static_cast<std::int64_t>(pending_.size());
-  // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
-  const int bits = layout_.bucket_bits(0);
-  const std::int64_t buckets = bits >= 62 ? all : std::min(all, std::int64_t{1} << bits);
-  return MultiProbePlan(plan_, layout_, radius).cheaper_than_packed_scan(all, buckets);
+  return *rows + static_cast<std::int64_t>(pending_.size());
 }
 
-int IndexStorage::nearest_growth_start(std::size_t count) {
-  const std::optional<std::int64_t> rows = stored_row_count();
+void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& plan,
+                                  std::int64_t rows, std::vector<IndexHit>& out) {
+  if (!plan.cheaper_than_scan(rows)) {
+    scan(query, plan.radius(), out);
+    return;
+  }
+  const std::size_t first = out.size();
+  // The parts follow the bucket bits: a reload makes them anew.
+  std::optional<MultiProbePlan> reloaded;
+  bool first_try = true;
+  with_current_layout(out, [&] {
+    if (!first_try) {
+      reloaded.emplace(plan_, layout_, plan.radius());
+    }
+    first_try = false;
+    return multi_probe_with_layout(query, reloaded ? *reloaded : plan, out);
+  });
+  pending_.apply_to(query, plan.radius(), out, first);
+}
+
+bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan,
+                                                 std::int64_t rows) const {
+  // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
+  const int bits = layout_.bucket_bits(0);
+  const std::int64_t buckets = bits >= 62 ? rows : std::min(rows, std::int64_t{1} << bits);
+  return plan.cheaper_than_packed_scan(rows, buckets);
+}
+
+int IndexStorage::nearest_growth_start(std::size_t count, std::optional<std::int64_t> rows) const {
   const int next = plan_.k() + 1;
   if (!rows) {
     return next;
   }
-  return std::max(
-      next, MultiProbePlan::expected_radius(*rows + static_cast<std::int64_t>(pending_.size()),
-                                            static_cast<double>(count)));
+  return std::max(next, MultiProbePlan::expected_radius(*rows, static_cast<double>(count)));
 }
 
 void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
