@@ -23,13 +23,6 @@
 namespace simhash::testing {
 namespace {
 
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return plan ? *plan : *PermutationPlan::create(0, 1, error);
-}
-
 std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
   std::uint64_t flipped = 0;
   while (std::popcount(flipped) < count) {
@@ -47,18 +40,6 @@ std::vector<std::tuple<std::int64_t, std::int64_t, int>> sorted(const std::vecto
   return rows;
 }
 
-std::vector<IndexHit> brute_force(const std::map<std::int64_t, std::uint64_t>& rows,
-                                  std::uint64_t query, int radius) {
-  std::vector<IndexHit> hits;
-  for (const auto& [id, fp] : rows) {
-    const int distance = std::popcount(fp ^ query);
-    if (distance <= radius) {
-      hits.push_back(IndexHit{id, static_cast<std::int64_t>(fp), distance});
-    }
-  }
-  return hits;
-}
-
 const unsigned char* bytes(const std::string& blob) {
   return reinterpret_cast<const unsigned char*>(blob.data());
 }
@@ -67,7 +48,7 @@ class BucketProbeTest : public ::testing::TestWithParam<PlanCase> {};
 
 TEST_P(BucketProbeTest, MatchesBruteForce) {
   const auto [k, blocks, bucket_bits] = GetParam();
-  const PermutationPlan plan = make_plan(k, blocks);
+  const PermutationPlan plan = store_test_plan(k, blocks);
   const BucketLayout layout(plan, bucket_bits);
   std::mt19937_64 random(99 + k * 31 + blocks * 7 + bucket_bits);
   // Rows in clusters around a few centers, so a query has rows at every
@@ -109,7 +90,7 @@ TEST_P(BucketProbeTest, MatchesBruteForce) {
           }
         }
       }
-      ASSERT_EQ(sorted(hits), sorted(brute_force(rows, query, radius)))
+      ASSERT_EQ(sorted(hits), sorted(rows_within(rows, query, radius)))
           << "trial " << trial << " radius " << radius;
     }
   }
@@ -122,13 +103,10 @@ INSTANTIATE_TEST_SUITE_P(Plans, BucketProbeTest,
                          [](const auto& info) { return plan_case_name(info.param); });
 
 TEST(BucketProbe, RefusesADamagedBucket) {
-  const PermutationPlan plan = make_plan(3, 4);
+  const PermutationPlan plan = store_test_plan(3, 4);
   const BucketLayout layout(plan, 2);
-  std::map<std::int64_t, std::uint64_t> rows;
   std::mt19937_64 random(11);
-  for (std::int64_t id = 1; id <= 200; ++id) {
-    rows[id] = random();
-  }
+  std::map<std::int64_t, std::uint64_t> rows = random_rows(200, random);
   const std::map<std::int64_t, std::string> blobs = encode_index(plan, layout, rows);
   // The query is row 1's fingerprint: copy 0's bucket reports it, so its ids
   // are read, and a blob one byte short there is malformed.

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The engine tests' bucket store (index/bucket_store.h): blobs in a map, and
 // the model they are checked against, the blobs an index of given rows
-// holds, each bucket encoded from scratch.
+// holds, each bucket encoded from scratch; with the rows those tests share
+// (a plan, random rows, the brute-force answer within a radius).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <iterator>
 #include <map>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,6 +18,7 @@
 
 #include "index/bucket_codec.h"
 #include "index/bucket_store.h"
+#include "index/pending_changes.h"
 #include "index/permutation_plan.h"
 
 namespace simhash::testing {
@@ -57,6 +61,39 @@ class MemoryBucketStore final : public BucketStore {
 
   std::map<std::int64_t, std::string> blobs;
 };
+
+// The plan (k, blocks); the test fails if the engine refuses it.
+inline PermutationPlan store_test_plan(int k, int blocks) {
+  std::string error;
+  auto plan = PermutationPlan::create(k, blocks, error);
+  if (!plan) {
+    throw std::invalid_argument(error);
+  }
+  return *plan;
+}
+
+// Rows 1..count with uniformly random fingerprints.
+inline std::map<std::int64_t, std::uint64_t> random_rows(std::int64_t count,
+                                                         std::mt19937_64& random) {
+  std::map<std::int64_t, std::uint64_t> rows;
+  for (std::int64_t id = 1; id <= count; ++id) {
+    rows[id] = random();
+  }
+  return rows;
+}
+
+// Every row within `radius` of `query`, in id order.
+inline std::vector<IndexHit> rows_within(const std::map<std::int64_t, std::uint64_t>& rows,
+                                         std::uint64_t query, int radius) {
+  std::vector<IndexHit> hits;
+  for (const auto& [id, fp] : rows) {
+    const int distance = std::popcount(fp ^ query);
+    if (distance <= radius) {
+      hits.push_back(IndexHit{id, static_cast<std::int64_t>(fp), distance});
+    }
+  }
+  return hits;
+}
 
 // The blobs of every copy of `rows` (by id) under `layout`, by bucket row id.
 inline std::map<std::int64_t, std::string> encode_index(
