@@ -30,18 +30,10 @@ bool is_shadow_suffix(const char* suffix) {
 
 void create_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const IndexConfig& config) {
-  exec_sql(db,
-           format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
-                      "ROWID;"
-                      "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER);"
-                      "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB "
-                      "NOT NULL);"
-                      "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
-                      "('k', %d), ('blocks', %d), ('format', %d), ('icu', %Q), "
-                      "('unicode', %Q), ('rows', 0);",
-                      schema.c_str(), name.c_str(), schema.c_str(), name.c_str(), schema.c_str(),
-                      name.c_str(), schema.c_str(), name.c_str(), config.k, config.blocks,
-                      config.format, config.icu.c_str(), config.unicode.c_str()));
+  exec_sql(db, format_sql(kCreateShadowTables, schema.c_str(), name.c_str(), schema.c_str(),
+                          name.c_str(), schema.c_str(), name.c_str(), schema.c_str(), name.c_str(),
+                          config.k, config.blocks, config.format, config.icu.c_str(),
+                          config.unicode.c_str()));
 }
 
 void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name) {
@@ -51,8 +43,8 @@ void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::strin
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const std::string& new_name) {
   for (const char* suffix : kShadowSuffixes) {
-    exec_sql(db, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", schema.c_str(),
-                            name.c_str(), suffix, new_name.c_str(), suffix));
+    exec_sql(db, format_sql(kRenameShadowTable, schema.c_str(), name.c_str(), suffix,
+                            new_name.c_str(), suffix));
   }
 }
 
@@ -82,27 +74,19 @@ void store_bucket_bits(sqlite3* db, const std::string& schema, const std::string
   // Single-row statements: they need no statement journal, so SQLite does
   // not open a savepoint (and call xSavepoint) in the middle of a merge.
   if (bits == BucketLayout::kDefaultBucketBits) {
-    exec_sql(db, format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'bucket_bits'",
-                            schema.c_str(), name.c_str(), bits));
+    exec_sql(db, format_sql(kUpdateBucketBits, schema.c_str(), name.c_str(), bits));
     return;
   }
-  exec_sql(db, format_sql("INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES "
-                          "('bucket_bits', %d)",
-                          schema.c_str(), name.c_str(), bits));
-  exec_sql(db,
-           format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'format' AND "
-                      "value < %d",
-                      schema.c_str(), name.c_str(), kGrowingBucketsFormat, kGrowingBucketsFormat));
+  exec_sql(db, format_sql(kStoreBucketBits, schema.c_str(), name.c_str(), bits));
+  exec_sql(db, format_sql(kRaiseFormat, schema.c_str(), name.c_str(), kGrowingBucketsFormat,
+                          kGrowingBucketsFormat));
 }
 
 void mark_null_fingerprints(sqlite3* db, const std::string& schema, const std::string& name) {
   // Single-row statements, as in store_bucket_bits.
-  exec_sql(db, format_sql("INSERT OR IGNORE INTO \"%w\".\"%w_config\"(key, value) VALUES "
-                          "('bucket_bits', %d)",
-                          schema.c_str(), name.c_str(), BucketLayout::kDefaultBucketBits));
-  exec_sql(db, format_sql("UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'format' AND "
-                          "value < %d",
-                          schema.c_str(), name.c_str(), kIndexFormat, kIndexFormat));
+  exec_sql(db, format_sql(kAddBucketBits, schema.c_str(), name.c_str(),
+                          BucketLayout::kDefaultBucketBits));
+  exec_sql(db, format_sql(kRaiseFormat, schema.c_str(), name.c_str(), kIndexFormat, kIndexFormat));
 }
 
 std::string null_fingerprint_refused(const std::string& name) {
@@ -115,8 +99,7 @@ std::string null_fingerprint_refused(const std::string& name) {
 StoredIndex read_index_config(sqlite3* db, const std::string& schema, const std::string& name) {
   check_shadow_tables(db, schema, name, kShadowSuffixes, "simhash_index");
   Statement statement;
-  const std::string sql =
-      format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());
+  const std::string sql = format_sql(kSelectConfig, schema.c_str(), name.c_str());
   int rc = prepare(db, sql, statement);
   if (rc != SQLITE_OK) {
     throw SqliteError(rc, "simhash_index " + name + ": cannot read its config table (" +

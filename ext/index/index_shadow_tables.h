@@ -51,7 +51,57 @@ struct IndexConfig {
   std::string unicode;
 };
 
-// Statements on one shadow table take the schema and the index name as two %w.
+// The SQL of every statement on an index's shadow tables, in this one table
+// (as rtree's rtreeSqlInit and FTS5's azStmt[] keep theirs); no other file
+// spells a statement on them. Each is a format_sql() format whose first two
+// arguments are the schema and the index name (%w, %w); extra arguments are
+// named where a statement takes any. Dropping them is the shared
+// drop_shadow_tables_or_views (ext/common/shadow_tables.h), which also
+// drops a view in a shadow table's place.
+//
+// The tables, as docs/format.md specifies them; then the config rows of a
+// new index: + k, blocks, format (%d), icu, unicode (%Q). Several statements.
+inline constexpr const char* kCreateShadowTables =
+    "CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
+    "CREATE TABLE \"%w\".\"%w_data\"(id INTEGER PRIMARY KEY, fp INTEGER);"
+    "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB NOT NULL);"
+    "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
+    "('k', %d), ('blocks', %d), ('format', %d), ('icu', %Q), ('unicode', %Q), ('rows', 0);";
+// One shadow table renamed: + suffix (%s), the new name (%w), suffix (%s).
+inline constexpr const char* kRenameShadowTable =
+    "ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"";
+//
+// The config table.
+inline constexpr const char* kSelectConfig = "SELECT key, value FROM \"%w\".\"%w_config\"";
+// A probe's first part (its statement is a UNION ALL): the stored bucket
+// bits as the row (-1, value), none while they are the format-2 default. A
+// connection compares it with the layout it holds (another connection's
+// growth, or a rolled-back one, changes it) in the same read as the buckets.
+inline constexpr const char* kSelectBucketBitsRow =
+    "SELECT -1, value FROM \"%w\".\"%w_config\" WHERE key = 'bucket_bits'";
+// The bucket bits written: + bits (%d). Update keeps a format-2 index's absent row absent.
+inline constexpr const char* kUpdateBucketBits =
+    "UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'bucket_bits'";
+inline constexpr const char* kStoreBucketBits =
+    "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES ('bucket_bits', %d)";
+inline constexpr const char* kAddBucketBits =
+    "INSERT OR IGNORE INTO \"%w\".\"%w_config\"(key, value) VALUES ('bucket_bits', %d)";
+// The format raised to at least a value: + the format, the format (%d, %d).
+inline constexpr const char* kRaiseFormat =
+    "UPDATE \"%w\".\"%w_config\" SET value = %d WHERE key = 'format' AND value < %d";
+// The row count: read and written at every merge.
+inline constexpr const char* kSelectRowCount =
+    "SELECT value FROM \"%w\".\"%w_config\" WHERE key = 'rows'";
+inline constexpr const char* kStoreRowCount =
+    "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES ('rows', ?1)";
+//
+// The data table, one row per row of the index.
+inline constexpr const char* kInsertDataRow =
+    "INSERT INTO \"%w\".\"%w_data\"(id, fp) VALUES (?1, ?2)";
+inline constexpr const char* kSelectDataRow = "SELECT fp FROM \"%w\".\"%w_data\" WHERE id = ?1";
+inline constexpr const char* kDeleteDataRow = "DELETE FROM \"%w\".\"%w_data\" WHERE id = ?1";
+inline constexpr const char* kUpdateDataRow =
+    "UPDATE \"%w\".\"%w_data\" SET id = ?2, fp = ?3 WHERE id = ?1";
 // Every (id, fp) of the data table, in id order, NULL fingerprints included
 // (a plain scan of the table shows them).
 inline constexpr const char* kSelectAllRows = "SELECT id, fp FROM \"%w\".\"%w_data\" ORDER BY id";
@@ -61,15 +111,33 @@ inline constexpr const char* kSelectFingerprintRows =
     "SELECT id, fp FROM \"%w\".\"%w_data\" WHERE fp IS NOT NULL ORDER BY id";
 // The number of rows (SQLite counts a table's cells without decoding rows).
 inline constexpr const char* kCountRows = "SELECT count(*) FROM \"%w\".\"%w_data\"";
+//
+// The buckets table, one row per non-empty bucket (index/bucket_store.h).
+inline constexpr const char* kSelectBucket =
+    "SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1";
+// The stored bucket with the highest id in [?2, ?1).
+inline constexpr const char* kSelectBucketBelow =
+    "SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id < ?1 AND id >= ?2 ORDER BY id DESC "
+    "LIMIT 1";
+inline constexpr const char* kWriteBucket =
+    "INSERT OR REPLACE INTO \"%w\".\"%w_buckets\"(id, entries) VALUES (?1, ?2)";
+inline constexpr const char* kDeleteBucket = "DELETE FROM \"%w\".\"%w_buckets\" WHERE id = ?1";
+inline constexpr const char* kDeleteAllBuckets = "DELETE FROM \"%w\".\"%w_buckets\"";
+// A probe's later parts, one a bucket: followed by the parameter's number.
+inline constexpr const char* kProbeBucketPart =
+    "SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id = ?";
+// The buckets with ids in [?1, ?2): one permuted copy's.
+inline constexpr const char* kSelectBucketRange =
+    "SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= ?1 AND id < ?2";
+// The buckets of copy 0 (ids [0, ?1)), after kSelectBucketBitsRow.
+inline constexpr const char* kSelectFirstCopyBuckets =
+    "SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= 0 AND id < ?1";
+// How many buckets lie outside every copy's ids [0, ?1).
+inline constexpr const char* kCountBucketsOutside =
+    "SELECT count(*) FROM \"%w\".\"%w_buckets\" WHERE id < 0 OR id >= ?1";
 
 bool is_shadow_suffix(const char* suffix);
 
-// A probe's first part (its statement is a UNION ALL): the stored bucket
-// bits as the row (-1, value), none while they are the format-2 default. A
-// connection compares it with the layout it holds (another connection's
-// growth, or a rolled-back one, changes it) in the same read as the buckets.
-inline constexpr const char* kSelectBucketBitsRow =
-    "SELECT -1, value FROM \"%w\".\"%w_config\" WHERE key = 'bucket_bits'";
 // The stored bucket bits as a probe's first row shows them; nullopt if the
 // row's value is not one (read_index_config then says what is wrong).
 std::optional<int> bucket_bits_in_probe_row(sqlite3_stmt* statement);
@@ -83,11 +151,6 @@ inline constexpr std::int64_t kMaxIndexRows = std::int64_t{1} << 48;
 // SqliteError(SQLITE_CORRUPT_VTAB) if it is outside 0..kMaxIndexRows.
 std::optional<std::int64_t> row_count_in(sqlite3_stmt* statement, int column,
                                          const std::string& name);
-// The row count: read and written at every merge.
-inline constexpr const char* kSelectRowCount =
-    "SELECT value FROM \"%w\".\"%w_config\" WHERE key = 'rows'";
-inline constexpr const char* kStoreRowCount =
-    "INSERT OR REPLACE INTO \"%w\".\"%w_config\"(key, value) VALUES ('rows', ?1)";
 
 // Records new bucket bits (after the buckets were rewritten for them): format
 // 3 (or 4, kept) with 'bucket_bits', unless the bits are 16 on a format-2

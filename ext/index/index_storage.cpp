@@ -37,7 +37,8 @@ IndexStorage::IndexStorage(sqlite3* db, std::string schema, std::string name,
       name_(std::move(name)),
       plan_(stored.plan),
       layout_(stored.layout()),
-      pending_(stored.plan) {}
+      pending_(stored.plan),
+      bucket_probe_(plan_, layout_) {}
 
 std::string IndexStorage::table_sql(const char* format) const {
   return format_sql(format, schema_.c_str(), name_.c_str());
@@ -89,48 +90,56 @@ void IndexStorage::rename(const std::string& new_name) {
   name_ = new_name;
 }
 
-bool IndexStorage::read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) {
-  sqlite3_stmt* statement =
-      cached(select_bucket_, "SELECT entries FROM \"%w\".\"%w_buckets\" WHERE id = ?1");
+namespace {
+
+// Copies column `column` of the statement's row: the blob is freed when the
+// statement is reset, which the store does before it returns.
+void copy_blob_column(sqlite3_stmt* statement, int column, std::string& blob) {
+  const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, column));
+  blob.assign(data == nullptr ? "" : data,
+              static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
+}
+
+}  // namespace
+
+bool IndexStorage::SqlBucketStore::read(std::int64_t row_id, std::string& blob) {
+  sqlite3_stmt* statement = storage_.cached(storage_.select_bucket_, kSelectBucket);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
-  if (!step_row(statement)) {
+  if (!storage_.step_row(statement)) {
     return false;
   }
-  decode_bucket_column(statement, 0, row_id, rest_bytes, out);
+  copy_blob_column(statement, 0, blob);
   return true;
 }
 
-void IndexStorage::decode_bucket_column(sqlite3_stmt* statement, int column, std::int64_t row_id,
-                                        int rest_bytes, std::vector<BucketEntry>& out) const {
-  const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, column));
-  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, column));
-  if (!decode_bucket(data, size, rest_bytes, out)) {
-    throw_malformed(row_id);
+std::optional<std::int64_t> IndexStorage::SqlBucketStore::read_highest_below(std::int64_t below,
+                                                                             std::int64_t down_to,
+                                                                             std::string& blob) {
+  sqlite3_stmt* statement = storage_.cached(storage_.select_bucket_below_, kSelectBucketBelow);
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, below);
+  sqlite3_bind_int64(statement, 2, down_to);
+  if (!storage_.step_row(statement)) {
+    return std::nullopt;
   }
+  copy_blob_column(statement, 1, blob);
+  return sqlite3_column_int64(statement, 0);
 }
 
-void IndexStorage::write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries,
-                                int rest_bytes, bool existed) {
-  if (entries.empty()) {
-    if (existed) {
-      sqlite3_stmt* statement =
-          cached(delete_bucket_, "DELETE FROM \"%w\".\"%w_buckets\" WHERE id = ?1");
-      ResetOnExit reset(statement);
-      sqlite3_bind_int64(statement, 1, row_id);
-      step_done(statement);
-    }
-    return;
-  }
-  encode_buffer_.clear();
-  encode_bucket(entries, rest_bytes, encode_buffer_);
-  sqlite3_stmt* statement = cached(
-      write_bucket_, "INSERT OR REPLACE INTO \"%w\".\"%w_buckets\"(id, entries) VALUES (?1, ?2)");
+void IndexStorage::SqlBucketStore::write(std::int64_t row_id, std::string_view blob) {
+  sqlite3_stmt* statement = storage_.cached(storage_.write_bucket_, kWriteBucket);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
-  sqlite3_bind_blob(statement, 2, encode_buffer_.data(), static_cast<int>(encode_buffer_.size()),
-                    SQLITE_STATIC);
-  step_done(statement);
+  sqlite3_bind_blob(statement, 2, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+  storage_.step_done(statement);
+}
+
+void IndexStorage::SqlBucketStore::erase(std::int64_t row_id) {
+  sqlite3_stmt* statement = storage_.cached(storage_.delete_bucket_, kDeleteBucket);
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, row_id);
+  storage_.step_done(statement);
 }
 
 void IndexStorage::reload_layout() { layout_ = read_index_config(db_, schema_, name_).layout(); }

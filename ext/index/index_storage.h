@@ -17,6 +17,8 @@
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_shadow_tables.h"
 #include "index/bucket_codec.h"
+#include "index/bucket_probe.h"
+#include "index/bucket_store.h"
 #include "index/multi_probe.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
@@ -48,22 +50,15 @@ class CachedStatement {
   Statement statement_;
 };
 
-// The pending changes of one permuted copy grouped by bucket: `order` holds
-// indexes into the pending list sorted by bucket, within a bucket in the
-// order they happened; `starts` where each changed bucket's changes start in
-// `order`, buckets ascending.
-struct ChangedBuckets {
-  std::vector<std::uint32_t> order;
-  std::vector<std::uint32_t> starts;
-  std::span<std::uint32_t> changes(std::size_t group);
-};
-
 // A stored row's fingerprint; none for a NULL fp (a row no search finds).
 using StoredFingerprint = std::optional<std::int64_t>;
 
 class IndexStorage {
  public:
   IndexStorage(sqlite3* db, std::string schema, std::string name, const StoredIndex& stored);
+  // bucket_probe_ refers to plan_ and layout_.
+  IndexStorage(const IndexStorage&) = delete;
+  IndexStorage& operator=(const IndexStorage&) = delete;
 
   const PermutationPlan& plan() const { return plan_; }
   const BucketLayout& layout() const { return layout_; }
@@ -80,7 +75,7 @@ class IndexStorage {
   // Merges the pending changes into the buckets (xSync, and writes when
   // many are pending; never reads, which would change the caller's
   // changes() and total_changes()), updates the stored row count, and raises
-  // the bucket bits when the rows call for it (merge_and_split_table).
+  // the bucket bits when the rows call for it (index/bucket_merge.h).
   void flush();
   // Forgets the pending changes and savepoints (the transaction ended).
   void discard_pending() {
@@ -105,13 +100,19 @@ class IndexStorage {
   void rename(const std::string& new_name);
 
   // Reads; they see the pending changes without merging them. search()
-  // answers any radius: probe() up to k, above it the multi-probe search of
-  // the stored copies (multi_probe.h) or scan(), whichever the cost model
-  // says is cheaper (multi_probe_pays).
+  // answers any radius: probe() up to k, above it search_above_k().
   // The row `id`, if it exists.
   std::optional<StoredFingerprint> lookup(std::int64_t id);
   void search(std::uint64_t query, int radius, std::vector<IndexHit>& out);
-  bool multi_probe_pays(int radius);
+  // The rows the cost model plans for: the stored row count with the
+  // pending changes; none when it was never stored (an index older than the
+  // count). One read of the config table: a search reads it once.
+  std::optional<std::int64_t> planning_rows();
+  // Above k: the multi-probe search of the stored copies by `plan` (made
+  // under layout()) or scan(), whichever the cost model says is cheaper for
+  // `rows` (planning_rows()).
+  void search_above_k(std::uint64_t query, const MultiProbePlan& plan, std::int64_t rows,
+                      std::vector<IndexHit>& out);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   // The `count` rows nearest to `query` at any distance, ties by rowid, by
@@ -123,13 +124,13 @@ class IndexStorage {
   // applying them costs more (kMaxPendingForPackedScan).
   void packed_nearest(std::uint64_t query, std::size_t count, int bound,
                       std::vector<IndexHit>& out);
-  // Whether a multi-probe at `radius` beats packed_nearest's scan (the n
-  // nearest grow their radius while it does).
-  bool multi_probe_beats_packed_scan(int radius);
+  // Whether the multi-probe `plan` beats packed_nearest's scan over `rows`
+  // rows (the n nearest grow their radius while it does).
+  bool multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) const;
   // Where the growth of the n nearest goes after radius k found too few:
-  // the radius uniform rows would fill with `count` (MultiProbePlan::
+  // the radius uniform `rows` would fill with `count` (MultiProbePlan::
   // expected_radius), at least k + 1; k + 1 when the row count is unknown.
-  int nearest_growth_start(std::size_t count);
+  int nearest_growth_start(std::size_t count, std::optional<std::int64_t> rows) const;
   // A new statement over every (id, fp) of the data table in id order, for a
   // caller that steps it itself (a full-scan cursor; several may be open).
   Statement select_all_rows() const;
@@ -158,8 +159,6 @@ class IndexStorage {
   // packed_nearest sorts the pending changes by id each query; past this
   // many, the data table's scan is cheaper.
   static constexpr std::size_t kMaxPendingForPackedScan = std::size_t{1} << 16;
-  // A merge sorts changes by bucket with this many counters at most (64 MB).
-  static constexpr std::size_t kMaxCountingSortBuckets = std::size_t{1} << 24;
   // Flush when this many changes are pending, to bound memory (at most 24
   // bytes per change while merging: 16 pending, 4 of sort order, up to 4 of
   // bucket starts).
@@ -175,24 +174,9 @@ class IndexStorage {
   }
   void step_done(sqlite3_stmt* statement);
   bool step_row(sqlite3_stmt* statement);
-  // The bucket of a pending change in `table` under layout_.
-  std::uint64_t bucket_of_change(int table, std::uint32_t change) const;
-  // The pending changes grouped by their bucket in `table` under layout_.
-  ChangedBuckets changes_by_bucket(int table) const;
-  // `stored` (one bucket's entries, id order) with `changes` (that bucket's,
-  // from changes_by_bucket; sorted by id here) applied into `out`: the last
-  // change of an id wins.
-  void apply_changes(int table, const std::vector<BucketEntry>& stored,
-                     std::span<std::uint32_t> changes, std::vector<BucketEntry>& out) const;
-  // Reads, changes and writes back each bucket of `table` that has changes.
-  void merge_table(int table);
-  // The same while the bucket bits grow to `grown`'s: every bucket of
-  // `table`, changed or not, is read and written as the buckets it splits
-  // into. Tables are taken from the last down.
-  void merge_and_split_table(int table, const BucketLayout& grown);
-  // Writes `entries` of `bucket` (under layout_) as the buckets of `grown`.
-  void split_bucket(int table, std::uint64_t bucket, const std::vector<BucketEntry>& entries,
-                    const BucketLayout& grown);
+  // The buckets shadow table as the engine's merge sees it (index/bucket_store.h):
+  // one row read, the next stored row below an id, one row written or deleted.
+  class SqlBucketStore;
   // Reads the stored bucket bits (another connection may have raised them, or
   // a rollback undone a raise) and rebuilds the layout if they changed.
   void refresh_layout();
@@ -201,17 +185,6 @@ class IndexStorage {
   // (counting the data table once if it was never stored); returns it.
   std::int64_t store_row_count(std::int64_t net_change);
   void write_row_count(std::int64_t rows);
-  void write_bucket(std::int64_t row_id, const std::vector<BucketEntry>& entries, int rest_bytes,
-                    bool existed);
-  bool read_bucket(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
-  // Appends the entries of the bucket in `statement`'s `column` (row
-  // `row_id`, named if it is malformed).
-  void decode_bucket_column(sqlite3_stmt* statement, int column, std::int64_t row_id,
-                            int rest_bytes, std::vector<BucketEntry>& out) const;
-  // The highest stored bucket row with an id in [down_to, below), decoded
-  // into `out`; its id, or nothing if there is none.
-  std::optional<std::int64_t> read_bucket_below(std::int64_t below, std::int64_t down_to,
-                                                int rest_bytes, std::vector<BucketEntry>& out);
   // Flushes when kMaxPending changes are pending (before a write adds more).
   void flush_if_full();
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
@@ -238,15 +211,6 @@ class IndexStorage {
   bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   bool multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
                                std::vector<IndexHit>& out);
-  // Appends a hit for each of close_entries_ (found in `view`, bucket row
-  // `row_id`) that make_hit(close) returns, with its id decoded; if it
-  // reports any, throws SQLITE_CORRUPT_VTAB unless the id section decodes
-  // to exactly its bytes.
-  template <typename MakeHit>
-  void report_close_entries(const BucketView& view, std::int64_t row_id, MakeHit make_hit,
-                            std::vector<IndexHit>& out);
-  void probe_bucket(int table, std::uint64_t query, std::uint64_t key, const unsigned char* data,
-                    std::size_t size, int radius, std::vector<IndexHit>& out);
 
   sqlite3* db_;
   std::string schema_;
@@ -257,12 +221,9 @@ class IndexStorage {
   bool flushing_ = false;  // flush() is running
   // Where each open savepoint was in pending_ (ext/common/savepoint_marks.h).
   SavepointMarks<PendingChanges> marks_;
-  std::string encode_buffer_;
-  std::vector<CloseEntry> close_entries_;                             // scratch of probe()
-  std::vector<std::uint64_t> keys_;                                   // the query's, per table
-  std::vector<std::int64_t> row_ids_;                                 // the buckets a read reads
-  std::vector<int> part_of_table_;                                    // multi-probe part, or -1
-  std::vector<std::pair<std::uint64_t, BucketEntry>> split_scratch_;  // of split_bucket()
+  std::string encode_buffer_;          // of rebuild()
+  BucketProbe bucket_probe_;           // the filter of probed buckets, over plan_ and layout_
+  std::vector<std::int64_t> row_ids_;  // the buckets a read reads
 
   CachedStatement insert_data_;
   CachedStatement select_data_;

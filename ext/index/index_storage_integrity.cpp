@@ -27,7 +27,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows(
 void IndexStorage::rebuild() {
   marks_.before_merge(pending_);
   pending_.clear();
-  exec_sql(db_, table_sql("DELETE FROM \"%w\".\"%w_buckets\""));
+  exec_sql(db_, table_sql(kDeleteAllBuckets));
   const auto rows = read_all_rows();
   const int bits = BucketLayout(plan_, BucketLayout::kDefaultBucketBits)
                        .bits_for_rows(static_cast<std::int64_t>(rows.size()));
@@ -38,6 +38,7 @@ void IndexStorage::rebuild() {
   };
   std::vector<Item> items;
   std::vector<BucketEntry> entries;
+  SqlBucketStore store(*this);
   for (int table = 0; table < plan_.table_count(); ++table) {
     items.clear();
     items.reserve(rows.size());
@@ -60,8 +61,8 @@ void IndexStorage::rebuild() {
       while (end < items.size() && items[end].bucket == items[begin].bucket) {
         entries.push_back(items[end++].entry);
       }
-      write_bucket(layout_.row_id(table, items[begin].bucket), entries, layout_.rest_bytes(table),
-                   false);
+      write_stored_bucket(store, layout_.row_id(table, items[begin].bucket), entries,
+                          layout_.rest_bytes(table), false, encode_buffer_);
       begin = end;
     }
   }
@@ -80,8 +81,7 @@ std::string IndexStorage::integrity_problem() {
   const std::string prefix = "simhash_index " + name_ + ": ";
 
   {
-    const Statement statement =
-        prepare_table_sql("SELECT count(*) FROM \"%w\".\"%w_buckets\" WHERE id < 0 OR id >= ?1");
+    const Statement statement = prepare_table_sql(kCountBucketsOutside);
     sqlite3_bind_int64(statement.get(), 1, layout_.first_row_id(plan_.table_count()));
     step_row(statement.get());
     if (sqlite3_column_int64(statement.get(), 0) != 0) {
@@ -90,8 +90,7 @@ std::string IndexStorage::integrity_problem() {
   }
   std::vector<std::pair<std::int64_t, std::uint64_t>> found;
   std::vector<BucketEntry> entries;
-  const Statement statement =
-      prepare_table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= ?1 AND id < ?2");
+  const Statement statement = prepare_table_sql(kSelectBucketRange);
   for (int table = 0; table < plan_.table_count(); ++table) {
     found.clear();
     ResetOnExit reset(statement.get());

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // What the files of IndexStorage (index_storage*.cpp) share and no other
 // file needs: the statement reset at scope end and the throw of SQLite's
-// error. Include it from those files only; the class is in index_storage.h.
+// error, the buckets table as the engine's bucket store. Include it from
+// those files only; the class is in index_storage.h.
 #pragma once
 
 #include "ext/common/sqlite_api.h"
 #include "ext/common/sqlite_support.h"
+#include "ext/index/index_storage.h"
+#include "index/bucket_store.h"
 
 namespace simhash::sql::index_storage_internal {
 
@@ -27,3 +30,23 @@ class ResetOnExit {
 }
 
 }  // namespace simhash::sql::index_storage_internal
+
+namespace simhash::sql {
+
+// Every call runs one cached statement of the index and resets it before
+// returning, so no statement reads the table while the merge writes it.
+class IndexStorage::SqlBucketStore final : public BucketStore {
+ public:
+  explicit SqlBucketStore(IndexStorage& storage) : storage_(storage) {}
+  bool read(std::int64_t row_id, std::string& blob) override;
+  std::optional<std::int64_t> read_highest_below(std::int64_t below, std::int64_t down_to,
+                                                 std::string& blob) override;
+  void write(std::int64_t row_id, std::string_view blob) override;
+  void erase(std::int64_t row_id) override;
+  [[noreturn]] void malformed(std::int64_t row_id) override { storage_.throw_malformed(row_id); }
+
+ private:
+  IndexStorage& storage_;
+};
+
+}  // namespace simhash::sql

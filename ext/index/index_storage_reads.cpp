@@ -5,7 +5,6 @@
 #include "ext/index/index_storage.h"
 
 #include <algorithm>
-#include <bit>
 #include <span>
 
 #include "ext/common/radius_argument.h"
@@ -19,7 +18,7 @@ namespace simhash::sql {
 using index_storage_internal::ResetOnExit;
 
 std::optional<StoredFingerprint> IndexStorage::lookup(std::int64_t id) {
-  sqlite3_stmt* statement = cached(select_data_, "SELECT fp FROM \"%w\".\"%w_data\" WHERE id = ?1");
+  sqlite3_stmt* statement = cached(select_data_, kSelectDataRow);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   if (!step_row(statement)) {
@@ -37,7 +36,7 @@ sqlite3_stmt* IndexStorage::probe_statement(int parts) {
     std::string sql = table_sql(kSelectBucketBitsRow);
     for (int part = 1; part <= parts; ++part) {
       sql += " UNION ALL ";
-      sql += table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id = ?");
+      sql += table_sql(kProbeBucketPart);
       sql += std::to_string(part);
     }
     return sql;
@@ -47,51 +46,59 @@ sqlite3_stmt* IndexStorage::probe_statement(int parts) {
 void IndexStorage::search(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
   if (radius <= plan_.k()) {
     probe(query, radius, out);
-  } else if (multi_probe_pays(radius)) {
-    const std::size_t first = out.size();
-    // The parts follow the bucket bits, so a reload makes them anew.
-    with_current_layout(out, [&] {
-      return multi_probe_with_layout(query, MultiProbePlan(plan_, layout_, radius), out);
-    });
-    pending_.apply_to(query, radius, out, first);
-  } else {
+    return;
+  }
+  // Every row is an answer at kMaxRadius; without a row count, no plan.
+  const std::optional<std::int64_t> rows = radius < kMaxRadius ? planning_rows() : std::nullopt;
+  if (!rows) {
     scan(query, radius, out);
+    return;
   }
+  search_above_k(query, MultiProbePlan(plan_, layout_, radius), *rows, out);
 }
 
-bool IndexStorage::multi_probe_pays(int radius) {
-  if (radius <= plan_.k() || radius >= kMaxRadius) {
-    return false;  // the plain probe, or every row is an answer
-  }
-  const std::optional<std::int64_t> rows = stored_row_count();
-  return rows && MultiProbePlan(plan_, layout_, radius)
-                     .cheaper_than_scan(*rows + static_cast<std::int64_t>(pending_.size()));
-}
-
-bool IndexStorage::multi_probe_beats_packed_scan(int radius) {
-  if (radius <= plan_.k() || radius >= kMaxRadius) {
-    return false;
-  }
+std::optional<std::int64_t> IndexStorage::planning_rows() {
   const std::optional<std::int64_t> rows = stored_row_count();
   if (!rows) {
-    return false;
+    return std::nullopt;
   }
-  const std::int64_t all = *rows + static_cast<std::int64_t>(pending_.size());
-  // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
-  const int bits = layout_.bucket_bits(0);
-  const std::int64_t buckets = bits >= 62 ? all : std::min(all, std::int64_t{1} << bits);
-  return MultiProbePlan(plan_, layout_, radius).cheaper_than_packed_scan(all, buckets);
+  return *rows + static_cast<std::int64_t>(pending_.size());
 }
 
-int IndexStorage::nearest_growth_start(std::size_t count) {
-  const std::optional<std::int64_t> rows = stored_row_count();
+void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& plan,
+                                  std::int64_t rows, std::vector<IndexHit>& out) {
+  if (!plan.cheaper_than_scan(rows)) {
+    scan(query, plan.radius(), out);
+    return;
+  }
+  const std::size_t first = out.size();
+  // The parts follow the bucket bits: a reload makes them anew.
+  std::optional<MultiProbePlan> reloaded;
+  bool first_try = true;
+  with_current_layout(out, [&] {
+    if (!first_try) {
+      reloaded.emplace(plan_, layout_, plan.radius());
+    }
+    first_try = false;
+    return multi_probe_with_layout(query, reloaded ? *reloaded : plan, out);
+  });
+  pending_.apply_to(query, plan.radius(), out, first);
+}
+
+bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan,
+                                                 std::int64_t rows) const {
+  // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
+  const int bits = layout_.bucket_bits(0);
+  const std::int64_t buckets = bits >= 62 ? rows : std::min(rows, std::int64_t{1} << bits);
+  return plan.cheaper_than_packed_scan(rows, buckets);
+}
+
+int IndexStorage::nearest_growth_start(std::size_t count, std::optional<std::int64_t> rows) const {
   const int next = plan_.k() + 1;
   if (!rows) {
     return next;
   }
-  return std::max(
-      next, MultiProbePlan::expected_radius(*rows + static_cast<std::int64_t>(pending_.size()),
-                                            static_cast<double>(count)));
+  return std::max(next, MultiProbePlan::expected_radius(*rows, static_cast<double>(count)));
 }
 
 void IndexStorage::probe(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
@@ -168,133 +175,28 @@ bool IndexStorage::read_buckets(std::span<const std::int64_t> row_ids, Visit vis
 }
 
 bool IndexStorage::probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
-  const int tables = plan_.table_count();
-  keys_.resize(static_cast<std::size_t>(tables));
-  row_ids_.resize(static_cast<std::size_t>(tables));
-  for (int table = 0; table < tables; ++table) {
-    keys_[table] = plan_.permute(table, query);
-    row_ids_[table] = layout_.row_id(table, layout_.bucket_of(table, keys_[table]));
-  }
+  bucket_probe_.probe_rows(query, row_ids_);
   return read_buckets(row_ids_,
                       [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
-                        const int table = layout_.table_of(row_id);
-                        probe_bucket(table, query, keys_[table], data, size, radius, out);
+                        if (!bucket_probe_.probe_bucket(query, radius, row_id, data, size, out)) {
+                          throw_malformed(row_id);
+                        }
                       });
 }
 
 bool IndexStorage::multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
                                            std::vector<IndexHit>& out) {
-  // The buckets to read, in row id order (which is part order, as the parts
-  // are taken in table order); a table's part, for the rows read.
-  const std::span<const ProbePart> parts = plan.parts();
-  row_ids_.clear();
-  keys_.assign(static_cast<std::size_t>(plan_.table_count()), 0);
-  part_of_table_.assign(static_cast<std::size_t>(plan_.table_count()), -1);
-  for (std::size_t index = 0; index < parts.size(); ++index) {
-    const int table = parts[index].table;
-    part_of_table_[table] = static_cast<int>(index);
-    keys_[table] = plan_.permute(table, query);
-    const std::size_t begin = row_ids_.size();
-    MultiProbePlan::for_each_bucket(
-        parts[index], layout_.bucket_of(table, keys_[table]),
-        [&](std::uint64_t bucket) { row_ids_.push_back(layout_.row_id(table, bucket)); });
-    std::sort(row_ids_.begin() + static_cast<std::ptrdiff_t>(begin), row_ids_.end());
-  }
+  bucket_probe_.multi_probe_rows(query, plan, row_ids_);
   std::size_t buckets_read = 0;
-  return read_buckets(row_ids_, [&](std::int64_t row_id, const unsigned char* data,
-                                    std::size_t size) {
-    if (++buckets_read % kBucketsBetweenInterruptChecks == 0) {
-      throw_if_interrupted(db_);
-    }
-    const int table = layout_.table_of(row_id);
-    const int part = part_of_table_[table];
-    const std::uint64_t bucket = static_cast<std::uint64_t>(row_id - layout_.first_row_id(table));
-    const std::uint64_t key = keys_[table];
-    const int bucket_distance = std::popcount(bucket ^ layout_.bucket_of(table, key));
-    BucketView view;
-    if (!view.parse(data, size, layout_.rest_bytes(table))) {
-      throw_malformed(row_id);
-    }
-    close_entries_.clear();
-    view.find_close(layout_.rest_of(table, key), 0, plan.radius() - bucket_distance,
-                    close_entries_);
-    report_close_entries(
-        view, row_id,
-        [&](const CloseEntry& close) -> std::optional<IndexHit> {
-          const std::uint64_t fp =
-              plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
-          if (plan.reporting_part(fp ^ query) != part) {
-            return std::nullopt;  // another part reports it
-          }
-          return IndexHit{0, static_cast<std::int64_t>(fp), close.distance + bucket_distance};
-        },
-        out);
-  });
-}
-
-template <typename MakeHit>
-void IndexStorage::report_close_entries(const BucketView& view, std::int64_t row_id,
-                                        MakeHit make_hit, std::vector<IndexHit>& out) {
-  // The fingerprint comes from the rest; ids are decoded only in a bucket
-  // that reports a hit, to its end (checked).
-  BucketIdReader ids(view);
-  std::size_t next_index = 0;
-  std::int64_t id = 0;
-  for (const CloseEntry& close : close_entries_) {
-    std::optional<IndexHit> hit = make_hit(close);
-    if (!hit) {
-      continue;
-    }
-    while (next_index <= close.index) {
-      if (!ids.next(id)) {
-        throw_malformed(row_id);
-      }
-      ++next_index;
-    }
-    hit->id = id;
-    out.push_back(*hit);
-  }
-  // A bucket that reported a row is read to its end: a damaged id section
-  // (a changed gap, a lost or an extra byte) then mostly no longer ends
-  // exactly where the blob does, and is an error rather than a wrong id.
-  // Buckets without a hit report nothing their ids could make wrong, and
-  // are not decoded (most buckets a probe reads: the cost stays small).
-  if (next_index == 0) {
-    return;
-  }
-  if (!ids.skip_to_clean_end()) {
-    throw_malformed(row_id);
-  }
-}
-
-void IndexStorage::probe_bucket(int table, std::uint64_t query, std::uint64_t key,
-                                const unsigned char* data, std::size_t size, int radius,
-                                std::vector<IndexHit>& out) {
-  const std::uint64_t bucket = layout_.bucket_of(table, key);
-  const std::int64_t row_id = layout_.row_id(table, bucket);
-  // Prefix bits below the bucket bits: an entry must match the query there too.
-  const int extra_prefix_bits = plan_.prefix_bits(table) - layout_.bucket_bits(table);
-  const std::uint64_t prefix_mask = extra_prefix_bits == 0
-                                        ? 0
-                                        : ((std::uint64_t{1} << extra_prefix_bits) - 1)
-                                              << (layout_.rest_bits(table) - extra_prefix_bits);
-  BucketView view;
-  if (!view.parse(data, size, layout_.rest_bytes(table))) {
-    throw_malformed(row_id);
-  }
-  close_entries_.clear();
-  view.find_close(layout_.rest_of(table, key), prefix_mask, radius, close_entries_);
-  report_close_entries(
-      view, row_id,
-      [&](const CloseEntry& close) -> std::optional<IndexHit> {
-        const std::uint64_t fp =
-            plan_.unpermute(table, layout_.key_of(table, bucket, view.rest(close.index)));
-        if (plan_.first_shared_table(fp, query) != table) {
-          return std::nullopt;  // reported by an earlier table
+  return read_buckets(
+      row_ids_, [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+        if (++buckets_read % kBucketsBetweenInterruptChecks == 0) {
+          throw_if_interrupted(db_);
         }
-        return IndexHit{0, static_cast<std::int64_t>(fp), close.distance};
-      },
-      out);
+        if (!bucket_probe_.multi_probe_bucket(query, plan, row_id, data, size, out)) {
+          throw_malformed(row_id);
+        }
+      });
 }
 
 void IndexStorage::scan(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
@@ -352,8 +254,7 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
   // Copy 0's buckets, after the stored bucket bits (as a probe reads them,
   // in the same statement, so they agree).
   sqlite3_stmt* statement = scan_buckets_.get_with(db_, [&] {
-    return table_sql(kSelectBucketBitsRow) + " UNION ALL " +
-           table_sql("SELECT id, entries FROM \"%w\".\"%w_buckets\" WHERE id >= 0 AND id < ?1");
+    return table_sql(kSelectBucketBitsRow) + " UNION ALL " + table_sql(kSelectFirstCopyBuckets);
   });
   with_current_layout(out, [&] {
     ResetOnExit reset(statement);

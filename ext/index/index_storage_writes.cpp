@@ -41,8 +41,7 @@ int IndexStorage::step_data_write(sqlite3_stmt* statement) {
 std::int64_t IndexStorage::insert(std::optional<std::int64_t> id, StoredFingerprint fp,
                                   int conflict) {
   flush_if_full();
-  sqlite3_stmt* statement =
-      cached(insert_data_, "INSERT INTO \"%w\".\"%w_data\"(id, fp) VALUES (?1, ?2)");
+  sqlite3_stmt* statement = cached(insert_data_, kInsertDataRow);
   for (int attempt = 0; attempt < 2; ++attempt) {
     ResetOnExit reset(statement);
     if (id) {
@@ -76,7 +75,7 @@ void IndexStorage::remove(std::int64_t id) {
     return;
   }
   flush_if_full();
-  sqlite3_stmt* statement = cached(delete_data_, "DELETE FROM \"%w\".\"%w_data\" WHERE id = ?1");
+  sqlite3_stmt* statement = cached(delete_data_, kDeleteDataRow);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, id);
   step_done(statement);
@@ -104,8 +103,7 @@ void IndexStorage::update(std::int64_t old_id, std::int64_t new_id, StoredFinger
     return;
   }
   flush_if_full();
-  sqlite3_stmt* statement =
-      cached(update_data_, "UPDATE \"%w\".\"%w_data\" SET id = ?2, fp = ?3 WHERE id = ?1");
+  sqlite3_stmt* statement = cached(update_data_, kUpdateDataRow);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, old_id);
   sqlite3_bind_int64(statement, 2, new_id);

@@ -49,18 +49,30 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
                   IndexCursor& cursor) {
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
   const int first = std::min(storage.plan().k(), bound);
+  // Read once for every radius: a read merges nothing, so it cannot change.
+  const std::optional<std::int64_t> rows = storage.planning_rows();
   // Radius k (one bucket a copy) answers queries inside a cluster; past it
   // the growth starts where uniform rows would hold `count` (the radii
   // below would most likely fall short, and each search starts afresh).
   for (int radius = first; radius <= bound;
-       radius = radius == first
-                    ? std::min(bound, std::max(radius + 1, storage.nearest_growth_start(count)))
-                    : radius + 1) {
-    if (radius != first && !storage.multi_probe_beats_packed_scan(radius)) {
-      break;
-    }
+       radius =
+           radius == first
+               ? std::min(bound, std::max(radius + 1, storage.nearest_growth_start(count, rows)))
+               : radius + 1) {
     cursor.hits.clear();
-    storage.search(query, radius, cursor.hits);
+    if (radius == first) {
+      storage.probe(query, radius, cursor.hits);  // first <= k
+    } else {
+      // Each radius's plan is made once, for the cost check and the search.
+      if (!rows || radius >= kMaxRadius) {
+        break;
+      }
+      const MultiProbePlan plan(storage.plan(), storage.layout(), radius);
+      if (!storage.multi_probe_beats_packed_scan(plan, *rows)) {
+        break;
+      }
+      storage.search_above_k(query, plan, *rows, cursor.hits);
+    }
     cursor.radius = radius;
     if (cursor.hits.size() >= count || radius == bound) {
       cursor.hits_charge.set(cursor.hits.capacity() * sizeof(IndexHit));

@@ -50,6 +50,14 @@ char radius_code(const sqlite3_index_info::sqlite3_index_constraint& constraint)
 // The rows the planner's estimates assume (xBestIndex reads no table).
 constexpr std::int64_t kPlannerRows = 1000000;
 
+// "4 permuted copies": the plan's copies of the fingerprints (SQL tables
+// they are not; ARCHITECTURE.md, "Words"), as EXPLAIN QUERY PLAN counts them.
+std::string permuted_copies(std::size_t count) {
+  std::string text = std::to_string(count);
+  text += count == 1 ? " permuted copy" : " permuted copies";
+  return text;
+}
+
 // What a search at a radius above k does, for EXPLAIN QUERY PLAN: the
 // multi-probe's bucket reads and the row count from which they beat a scan
 // (the choice is made again when the query runs, with the rows then stored).
@@ -75,8 +83,8 @@ std::string above_k_description(const IndexStorage& storage, int radius) {
   description += ": ";
   description += std::to_string(static_cast<std::int64_t>(probe.bucket_reads()));
   description += " buckets of ";
-  description += std::to_string(probe.parts().size());
-  description += " tables within ";
+  description += permuted_copies(probe.parts().size());
+  description += " within ";
   description += thresholds;
   description += " bits; a scan below ";
   description += std::to_string(rows);
@@ -204,7 +212,7 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           known_radius = std::min(known_radius.value_or(kMaxRadius), *radius);
         }
       }
-      const std::string tables = std::to_string(plan.table_count()) + " tables";
+      const std::string tables = permuted_copies(static_cast<std::size_t>(plan.table_count()));
       const std::string k = std::to_string(plan.k());
       if (radius_constraints.empty() || (all_known && known_radius && *known_radius <= plan.k())) {
         description = "index (" + tables + ", k=" + k + ")";

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "memory_bucket_store.h"
+
 namespace simhash::testing {
 namespace {
 
@@ -24,18 +26,6 @@ PermutationPlan make_plan(int k, int blocks) {
   auto plan = PermutationPlan::create(k, blocks, error);
   EXPECT_TRUE(plan.has_value()) << error;
   return *plan;
-}
-
-std::vector<IndexHit> within(const std::map<std::int64_t, std::uint64_t>& rows, std::uint64_t query,
-                             int radius) {
-  std::vector<IndexHit> hits;
-  for (const auto& [id, fp] : rows) {
-    const int distance = std::popcount(fp ^ query);
-    if (distance <= radius) {
-      hits.push_back(IndexHit{id, static_cast<std::int64_t>(fp), distance});
-    }
-  }
-  return hits;
 }
 
 void sort_by_id(std::vector<IndexHit>& hits) {
@@ -107,13 +97,13 @@ void run_model(int k, int blocks, std::uint64_t seed, int changes) {
       for (int radius : {0, k / 2, k}) {
         const std::uint64_t query = fingerprints.next();
         std::vector<IndexHit> hits = {IndexHit{-7, 0, 0}};  // the caller's, kept
-        const std::vector<IndexHit> stored_hits = within(stored, query, radius);
+        const std::vector<IndexHit> stored_hits = rows_within(stored, query, radius);
         hits.insert(hits.end(), stored_hits.begin(), stored_hits.end());
         pending.apply_to(query, radius, hits, 1);
         ASSERT_EQ(hits.front().id, -7);
         hits.erase(hits.begin());
         sort_by_id(hits);
-        const std::vector<IndexHit> expected = within(current, query, radius);
+        const std::vector<IndexHit> expected = rows_within(current, query, radius);
         ASSERT_EQ(hits.size(), expected.size()) << "k=" << k << " step " << step << " radius "
                                                 << radius << " pending " << pending.size();
         for (std::size_t i = 0; i < hits.size(); ++i) {
@@ -152,7 +142,7 @@ TEST(PendingChanges, RadiusAboveKLooksAtEveryChange) {
   std::vector<IndexHit> hits;
   pending.apply_to(query, 30, hits, 0);
   sort_by_id(hits);
-  const std::vector<IndexHit> expected = within(current, query, 30);
+  const std::vector<IndexHit> expected = rows_within(current, query, 30);
   ASSERT_FALSE(expected.empty());
   ASSERT_EQ(hits.size(), expected.size());
   for (std::size_t i = 0; i < hits.size(); ++i) {

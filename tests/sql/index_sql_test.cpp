@@ -146,14 +146,16 @@ TEST(IndexSql, QueryForms) {
 TEST(IndexSql, ExplainQueryPlanNamesThePlan) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE fp MATCH 1"), "index (4 tables"));
-  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 2)"), "index (4 tables"));
+  EXPECT_TRUE(
+      contains(plan_of(db, "SELECT * FROM near WHERE fp MATCH 1"), "index (4 permuted copies"));
+  EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 2)"), "index (4 permuted copies"));
   // Above k: four disjoint 16-bit parts; radius 10 spends 11 units as
   // thresholds (2,2,2,1): 3 * 137 + 17 buckets.
   const std::string radius_ten = plan_of(db, "SELECT * FROM near(1, 10)");
-  EXPECT_TRUE(contains(radius_ten,
-                       "multi-probe (radius 10 > k=3: 428 buckets of 4 tables within 2,2,2,1 bits; "
-                       "a scan below "))
+  EXPECT_TRUE(contains(
+      radius_ten,
+      "multi-probe (radius 10 > k=3: 428 buckets of 4 permuted copies within 2,2,2,1 bits; "
+      "a scan below "))
       << radius_ten;
   EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near(1, 64)"), "scan (radius 64 > k=3)"));
   EXPECT_TRUE(contains(plan_of(db, "SELECT * FROM near WHERE fp MATCH ?1 AND distance <= ?2"),
@@ -192,7 +194,7 @@ TEST(IndexSql, JoinProbesOncePerOuterRow) {
       "n.distance <= 3 ORDER BY 1, 2";
   const std::string plan = plan_of(db, sql);
   EXPECT_TRUE(contains(plan, "SCAN d")) << plan;
-  EXPECT_TRUE(contains(plan, "index (4 tables")) << plan;
+  EXPECT_TRUE(contains(plan, "index (4 permuted copies")) << plan;
   std::vector<Row> expected;
   for (const auto& [doc, fp] : docs) {
     for (const auto& [id, distance] : brute_force(model, fp, 3)) {
