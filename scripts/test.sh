@@ -46,6 +46,12 @@ cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
 timings=()
 
+# The builds that are only there to run the tests (all but the Release one,
+# which keeps every test file compiling with nothing forced in) compile the
+# test programs with a precompiled GoogleTest header (cmake/build-speed.cmake):
+# the same tests, less compiling (docs/development.md has the figures).
+test_only_build=(-DSIMHASH_PCH=ON)
+
 stage() {
   local name=$1
   shift
@@ -64,7 +70,7 @@ release_build() {
 
 sanitizer_build() {
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DSIMHASH_SANITIZE=ON \
-    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF "${test_only_build[@]}"
   cmake --build build-sanitize -j"$jobs"
 }
 
@@ -75,13 +81,13 @@ sanitizer_tests() {
 
 clang_build() {
   CC=clang CXX=clang++ cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=Release \
-    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF "${test_only_build[@]}"
   cmake --build build-clang -j"$jobs"
 }
 
 tsan_build() {
   CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF "${test_only_build[@]}"
   cmake --build build-tsan -j"$jobs" --target sql_tests
 }
 
@@ -98,7 +104,7 @@ tsan_tests() {
 # hidden.
 self_contained_build() {
   cmake -S . -B build-selfcontained -DCMAKE_BUILD_TYPE=Release -DSIMHASH_SELF_CONTAINED=ON \
-    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
+    -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF "${test_only_build[@]}"
   cmake --build build-selfcontained -j"$jobs" --target simhash engine_tests sql_tests
 }
 
@@ -158,7 +164,8 @@ dqlite_failover() {
 cross_build() {
   bash scripts/cross-sysroot.sh "$1"
   cmake -S . -B "build-$2" -DCMAKE_TOOLCHAIN_FILE="cmake/$2-linux-gnu.cmake" \
-    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
+    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF \
+    "${test_only_build[@]}"
   cmake --build "build-$2" -j"$jobs" --target simhash engine_tests sql_tests
 }
 
