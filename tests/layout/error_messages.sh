@@ -50,7 +50,6 @@ NOT_MESSAGES = {
     # EXPLAIN QUERY PLAN of simhash_index (ext/index/index_vtab_plan.cpp)
     " bits; a scan below ",
     " buckets of ",
-    " tables within ",
     ", the radius grown while a multi-probe beats a scan of the packed codes; then that scan)",
     "; above k a multi-probe or a scan)",
     ", sorted by distance",
@@ -76,10 +75,11 @@ NOT_MESSAGES = {
     "two-index ",
     "%sbatch search, %s, exact%s",
     "; or over the rows of a table of pairs",
-    "every pair at the threshold (no radius: a set-similarity join; weighted or character "
-    "options: within ",
-    "candidates within the radius given at run time",
-    "every pair at the threshold (radius NULL: a set-similarity join)",
+    "radius left out, for these options ",
+    "every pair at the threshold (a set-similarity join)",
+    "the set-similarity join's pairs within ",
+    " (block-permutation tables)",
+    "candidates by the radius and options given at run time (",
     "candidates within ",
     "dedup of the query's rows in its order: %s, each verified exactly, leader groups",
     "%s: every pair at the threshold (an exact set-similarity join), each verified",
@@ -96,6 +96,22 @@ NOT_MESSAGES = {
     # EXPLAIN QUERY PLAN of simhash_similar (ext/similar/similar_vtab.cpp)
     "similar to the query (postings of its rarest features)",
     "scan of the stored rows",
+    # simhash_progress(1)'s lines on stderr (ext/common/progress_lines.cpp,
+    # the phases of src/batch and the totals of the batch functions)
+    "%llu min %llu s",
+    ", about ",
+    " left in this phase",
+    ": done in ",
+    "reading and tokenizing",
+    "ranking features",
+    "indexing prefixes",
+    "finding candidates within the radius",
+    "verifying candidates",
+    " rows compared; ",
+    " rows in ",
+    " of two or more, ",
+    " to remove",
+    " pairs at the threshold",
     # simhash_first_difference's result (src/text/first_difference.cpp)
     "(end of text)",
     ", column ",
@@ -105,6 +121,8 @@ NOT_MESSAGES = {
     # the default options (text_query.h, similar_vtab.cpp)
     "n=3 weight=binary symbols=keep",
     "n=3 weight=binary",
+    # a static_assert's text (src/batch/leader_rule.h)
+    "kBytesPerNode counts an offer as 16 bytes",
     # a static_assert's text (ext/functions/simhash_agg.cpp)
     "lives in zero-filled memory",
     "SQLite frees the aggregate context without running destructors",
