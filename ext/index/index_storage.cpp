@@ -92,30 +92,32 @@ void IndexStorage::rename(const std::string& new_name) {
 
 namespace {
 
-// Copies column `column` of the statement's row: the blob is freed when the
-// statement is reset, which the store does before it returns.
-void copy_blob_column(sqlite3_stmt* statement, int column, std::string& blob) {
+// Decodes column `column` of the statement's row (bucket `row_id`) where
+// SQLite holds it.
+void decode_column(BucketStore& store, sqlite3_stmt* statement, int column, std::int64_t row_id,
+                   int rest_bytes, std::vector<BucketEntry>& out) {
   const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, column));
-  blob.assign(data == nullptr ? "" : data,
-              static_cast<std::size_t>(sqlite3_column_bytes(statement, column)));
+  const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, column));
+  decode_stored_bucket(store, row_id, std::string_view(data == nullptr ? "" : data, size),
+                       rest_bytes, out);
 }
 
 }  // namespace
 
-bool IndexStorage::SqlBucketStore::read(std::int64_t row_id, std::string& blob) {
+bool IndexStorage::SqlBucketStore::read(std::int64_t row_id, int rest_bytes,
+                                        std::vector<BucketEntry>& out) {
   sqlite3_stmt* statement = storage_.cached(storage_.select_bucket_, kSelectBucket);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, row_id);
   if (!storage_.step_row(statement)) {
     return false;
   }
-  copy_blob_column(statement, 0, blob);
+  decode_column(*this, statement, 0, row_id, rest_bytes, out);
   return true;
 }
 
-std::optional<std::int64_t> IndexStorage::SqlBucketStore::read_highest_below(std::int64_t below,
-                                                                             std::int64_t down_to,
-                                                                             std::string& blob) {
+std::optional<std::int64_t> IndexStorage::SqlBucketStore::read_highest_below(
+    std::int64_t below, std::int64_t down_to, int rest_bytes, std::vector<BucketEntry>& out) {
   sqlite3_stmt* statement = storage_.cached(storage_.select_bucket_below_, kSelectBucketBelow);
   ResetOnExit reset(statement);
   sqlite3_bind_int64(statement, 1, below);
@@ -123,8 +125,9 @@ std::optional<std::int64_t> IndexStorage::SqlBucketStore::read_highest_below(std
   if (!storage_.step_row(statement)) {
     return std::nullopt;
   }
-  copy_blob_column(statement, 1, blob);
-  return sqlite3_column_int64(statement, 0);
+  const std::int64_t row_id = sqlite3_column_int64(statement, 0);
+  decode_column(*this, statement, 1, row_id, rest_bytes, out);
+  return row_id;
 }
 
 void IndexStorage::SqlBucketStore::write(std::int64_t row_id, std::string_view blob) {

@@ -17,6 +17,7 @@
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_shadow_tables.h"
 #include "index/bucket_codec.h"
+#include "index/bucket_merge.h"
 #include "index/bucket_probe.h"
 #include "index/bucket_store.h"
 #include "index/multi_probe.h"
@@ -221,7 +222,9 @@ class IndexStorage {
   bool flushing_ = false;  // flush() is running
   // Where each open savepoint was in pending_ (ext/common/savepoint_marks.h).
   SavepointMarks<PendingChanges> marks_;
-  std::string encode_buffer_;          // of rebuild()
+  // The merge's buffers (and rebuild's encoding), kept between merges as a
+  // bulk insert merges many times.
+  BucketMergeScratch merge_scratch_;
   BucketProbe bucket_probe_;           // the filter of probed buckets, over plan_ and layout_
   std::vector<std::int64_t> row_ids_;  // the buckets a read reads
 

@@ -62,7 +62,7 @@ void IndexStorage::rebuild() {
         entries.push_back(items[end++].entry);
       }
       write_stored_bucket(store, layout_.row_id(table, items[begin].bucket), entries,
-                          layout_.rest_bytes(table), false, encode_buffer_);
+                          layout_.rest_bytes(table), false, merge_scratch_.encoded);
       begin = end;
     }
   }

@@ -34,13 +34,15 @@ class ResetOnExit {
 namespace simhash::sql {
 
 // Every call runs one cached statement of the index and resets it before
-// returning, so no statement reads the table while the merge writes it.
+// returning, so no statement reads the table while the merge writes it; a
+// read decodes the column in place (no copy of the blob).
 class IndexStorage::SqlBucketStore final : public BucketStore {
  public:
   explicit SqlBucketStore(IndexStorage& storage) : storage_(storage) {}
-  bool read(std::int64_t row_id, std::string& blob) override;
+  bool read(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) override;
   std::optional<std::int64_t> read_highest_below(std::int64_t below, std::int64_t down_to,
-                                                 std::string& blob) override;
+                                                 int rest_bytes,
+                                                 std::vector<BucketEntry>& out) override;
   void write(std::int64_t row_id, std::string_view blob) override;
   void erase(std::int64_t row_id) override;
   [[noreturn]] void malformed(std::int64_t row_id) override { storage_.throw_malformed(row_id); }

@@ -35,7 +35,8 @@ void IndexStorage::flush() {
   }
   const std::int64_t rows = store_row_count(net_change);
   SqlBucketStore store(*this);
-  BucketMerge merge(plan_, layout_, pending_, store, [this] { throw_if_interrupted(db_); });
+  BucketMerge merge(plan_, layout_, pending_, store, merge_scratch_,
+                    [this] { throw_if_interrupted(db_); });
   if (const int bits = layout_.bits_for_rows(rows); bits > layout_.bits()) {
     // Raising the bits rewrites every bucket, so the changes are merged on the way.
     const BucketLayout grown(plan_, bits);

@@ -33,7 +33,7 @@ struct BucketEntry {
 // about kMaxAverageEntries / 2 to kMaxAverageEntries entries at any size
 // (once the rows have passed kMaxAverageEntries << 16).
 // Raising B maps every row id r of a table to ids >= r, in the same order (the
-// growth in ext/index/index_storage_merge.cpp relies on it).
+// growth in index/bucket_merge.cpp relies on it).
 class BucketLayout {
  public:
   static constexpr int kDefaultBucketBits = 16;

@@ -15,20 +15,17 @@ std::span<std::uint32_t> ChangedBuckets::changes(std::size_t group) {
 }
 
 BucketMerge::BucketMerge(const PermutationPlan& plan, const BucketLayout& layout,
-                         const PendingChanges& pending, BucketStore& store, CheckPoint check)
-    : plan_(plan), layout_(layout), pending_(pending), store_(store), check_(std::move(check)) {}
+                         const PendingChanges& pending, BucketStore& store,
+                         BucketMergeScratch& scratch, CheckPoint check)
+    : plan_(plan),
+      layout_(layout),
+      pending_(pending),
+      store_(store),
+      scratch_(scratch),
+      check_(std::move(check)) {}
 
 std::uint64_t BucketMerge::bucket_of_change(int table, std::uint32_t change) const {
   return layout_.bucket_of(table, plan_.permute(table, pending_.fp(change)));
-}
-
-bool BucketMerge::read(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) {
-  out.clear();
-  if (!store_.read(row_id, blob_)) {
-    return false;
-  }
-  decode_stored_bucket(store_, row_id, blob_, rest_bytes, out);
-  return true;
 }
 
 ChangedBuckets BucketMerge::changes_by_bucket(int table) const {
@@ -134,9 +131,10 @@ void BucketMerge::merge_table(int table) {
     const std::span<std::uint32_t> bucket_changes = changes.changes(group);
     const std::int64_t row_id =
         layout_.row_id(table, bucket_of_change(table, bucket_changes.front()));
-    const bool existed = read(row_id, rest_bytes, stored);
+    stored.clear();
+    const bool existed = store_.read(row_id, rest_bytes, stored);
     apply_changes(table, stored, bucket_changes, changed);
-    write_stored_bucket(store_, row_id, changed, rest_bytes, existed, encoded_);
+    write_stored_bucket(store_, row_id, changed, rest_bytes, existed, scratch_.encoded);
   }
 }
 
@@ -156,10 +154,13 @@ void BucketMerge::merge_and_split_table(int table, const BucketLayout& grown) {
   // changes, from the highest down, one lookup each; a stored row at down_to
   // itself is deleted and left decoded in `stored` for the caller (true).
   const auto split_rows_down_to = [&](std::int64_t down_to) {
-    while (const std::optional<std::int64_t> row_id =
-               store_.read_highest_below(below, down_to, blob_)) {
+    while (true) {
       stored.clear();
-      decode_stored_bucket(store_, *row_id, blob_, rest_bytes, stored);
+      const std::optional<std::int64_t> row_id =
+          store_.read_highest_below(below, down_to, rest_bytes, stored);
+      if (!row_id) {
+        break;
+      }
       check_after_every(visited++, kBucketsBetweenChecks, check_);
       store_.erase(*row_id);
       if (*row_id == down_to) {
@@ -191,24 +192,24 @@ void BucketMerge::split_bucket(int table, std::uint64_t bucket,
                                const std::vector<BucketEntry>& entries, const BucketLayout& grown) {
   // The entries re-keyed under the grown layout; a stable sort by bucket
   // keeps each new bucket in id order.
-  split_scratch_.clear();
+  scratch_.split.clear();
   for (const BucketEntry& entry : entries) {
     const std::uint64_t key = layout_.key_of(table, bucket, entry.rest);
-    split_scratch_.emplace_back(grown.bucket_of(table, key),
+    scratch_.split.emplace_back(grown.bucket_of(table, key),
                                 BucketEntry{entry.id, grown.rest_of(table, key)});
   }
-  std::stable_sort(split_scratch_.begin(), split_scratch_.end(),
+  std::stable_sort(scratch_.split.begin(), scratch_.split.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<BucketEntry> part;
-  for (std::size_t begin = 0; begin < split_scratch_.size();) {
+  for (std::size_t begin = 0; begin < scratch_.split.size();) {
     part.clear();
     std::size_t end = begin;
-    while (end < split_scratch_.size() &&
-           split_scratch_[end].first == split_scratch_[begin].first) {
-      part.push_back(split_scratch_[end++].second);
+    while (end < scratch_.split.size() &&
+           scratch_.split[end].first == scratch_.split[begin].first) {
+      part.push_back(scratch_.split[end++].second);
     }
-    write_stored_bucket(store_, grown.row_id(table, split_scratch_[begin].first), part,
-                        grown.rest_bytes(table), false, encoded_);
+    write_stored_bucket(store_, grown.row_id(table, scratch_.split[begin].first), part,
+                        grown.rest_bytes(table), false, scratch_.encoded);
     begin = end;
   }
 }

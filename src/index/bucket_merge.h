@@ -30,6 +30,13 @@ struct ChangedBuckets {
   std::span<std::uint32_t> changes(std::size_t group);
 };
 
+// The buffers of a merge, kept by its owner between merges so that each
+// merge does not allocate them again (a bulk insert merges many times).
+struct BucketMergeScratch {
+  std::string encoded;                                       // a bucket written
+  std::vector<std::pair<std::uint64_t, BucketEntry>> split;  // of split_bucket()
+};
+
 class BucketMerge {
  public:
   // Buckets between two calls of `check` (when given) in a split.
@@ -40,7 +47,8 @@ class BucketMerge {
   // The buckets of `store` laid out by `layout`, and the changes to merge.
   // All are read only while the merge runs; `store` is written.
   BucketMerge(const PermutationPlan& plan, const BucketLayout& layout,
-              const PendingChanges& pending, BucketStore& store, CheckPoint check);
+              const PendingChanges& pending, BucketStore& store, BucketMergeScratch& scratch,
+              CheckPoint check);
 
   // Merges the changes into every copy's buckets under the layout.
   void merge();
@@ -64,16 +72,13 @@ class BucketMerge {
   // Writes `entries` of `bucket` (under the layout) as the buckets of `grown`.
   void split_bucket(int table, std::uint64_t bucket, const std::vector<BucketEntry>& entries,
                     const BucketLayout& grown);
-  bool read(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out);
 
   const PermutationPlan& plan_;
   const BucketLayout& layout_;
   const PendingChanges& pending_;
   BucketStore& store_;
+  BucketMergeScratch& scratch_;
   CheckPoint check_;
-  std::string blob_;                                                  // a bucket read
-  std::string encoded_;                                               // a bucket written
-  std::vector<std::pair<std::uint64_t, BucketEntry>> split_scratch_;  // of split_bucket()
 };
 
 }  // namespace simhash

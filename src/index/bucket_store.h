@@ -20,13 +20,18 @@ class BucketStore {
  public:
   virtual ~BucketStore() = default;
 
-  // The blob of bucket row `row_id` copied into `blob`; false if there is no
-  // such row (an empty bucket).
-  virtual bool read(std::int64_t row_id, std::string& blob) = 0;
-  // The stored row with the highest id in [down_to, below), its blob copied
-  // into `blob`; none if there is none.
+  // Reads go straight from the stored blob to its entries (a store over SQL
+  // decodes the column in place, without a copy of the blob): each
+  // implementation calls decode_stored_bucket below.
+  //
+  // Bucket row `row_id` decoded into `out` (appended), its rests of
+  // `rest_bytes` bytes; false if there is no such row (an empty bucket).
+  virtual bool read(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) = 0;
+  // The stored row with the highest id in [down_to, below), decoded into
+  // `out` (appended); its id, or none if there is none.
   virtual std::optional<std::int64_t> read_highest_below(std::int64_t below, std::int64_t down_to,
-                                                         std::string& blob) = 0;
+                                                         int rest_bytes,
+                                                         std::vector<BucketEntry>& out) = 0;
   // Stores `blob` as row `row_id`, replacing the row there if any.
   virtual void write(std::int64_t row_id, std::string_view blob) = 0;
   // Deletes row `row_id` (it exists).

@@ -103,7 +103,8 @@ TEST_P(BucketMergeTest, StoreMatchesAnIndexBuiltFromScratch) {
     const int changes = std::vector<int>{0, 1, 30, 900}[round % 4];
     PendingChanges pending(plan);
     push_changes(changes, center, random, pending, rows);
-    BucketMerge merge(plan, layout, pending, store, nullptr);
+    BucketMergeScratch scratch;
+    BucketMerge merge(plan, layout, pending, store, scratch, nullptr);
     if (round % 2 == 1 && layout.bits() < BucketLayout::kMaxBucketBits) {
       const int bits = std::min(BucketLayout::kMaxBucketBits,
                                 layout.bits() + 1 + static_cast<int>(random() % 3));
@@ -139,7 +140,8 @@ TEST(BucketMerge, ChangesToOneBucketKeepTheLastChangeOfEachId) {
     pending.push(9, 0x3333, true);
     pending.push(9, 0x3333, false);
     MemoryBucketStore store;
-    BucketMerge(plan, layout, pending, store, nullptr).merge();
+    BucketMergeScratch scratch;
+    BucketMerge(plan, layout, pending, store, scratch, nullptr).merge();
     EXPECT_TRUE(store.blobs == encode_index(plan, layout, {{7, 0x2222}})) << "bits " << bits;
   }
 }
@@ -165,7 +167,8 @@ TEST(BucketMerge, ASplitCallsTheCheckPointBetweenBuckets) {
   }
   std::size_t checks = 0;
   const BucketLayout grown(plan, 17);
-  BucketMerge(plan, layout, pending, store, [&] { ++checks; }).merge_and_split(grown);
+  BucketMergeScratch scratch;
+  BucketMerge(plan, layout, pending, store, scratch, [&] { ++checks; }).merge_and_split(grown);
   EXPECT_EQ(checks, expected_checks);
   EXPECT_TRUE(store.blobs == encode_index(plan, grown, rows));
 }
@@ -183,7 +186,8 @@ TEST(BucketMerge, ReportsADamagedBucketAndWritesNothingOverIt) {
     store.blobs[row_id] = "\x7f";
     PendingChanges pending(plan);
     pending.push(1, rows[1], false);
-    BucketMerge merge(plan, layout, pending, store, nullptr);
+    BucketMergeScratch scratch;
+    BucketMerge merge(plan, layout, pending, store, scratch, nullptr);
     try {
       if (split) {
         merge.merge_and_split(BucketLayout(plan, 4));

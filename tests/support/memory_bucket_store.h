@@ -31,22 +31,23 @@ struct MalformedBucket : std::runtime_error {
 
 class MemoryBucketStore final : public BucketStore {
  public:
-  bool read(std::int64_t row_id, std::string& blob) override {
+  bool read(std::int64_t row_id, int rest_bytes, std::vector<BucketEntry>& out) override {
     const auto found = blobs.find(row_id);
     if (found == blobs.end()) {
       return false;
     }
-    blob = found->second;
+    decode_stored_bucket(*this, row_id, found->second, rest_bytes, out);
     return true;
   }
   std::optional<std::int64_t> read_highest_below(std::int64_t below, std::int64_t down_to,
-                                                 std::string& blob) override {
+                                                 int rest_bytes,
+                                                 std::vector<BucketEntry>& out) override {
     auto found = blobs.lower_bound(below);
     if (found == blobs.begin() || std::prev(found)->first < down_to) {
       return std::nullopt;
     }
     --found;
-    blob = found->second;
+    decode_stored_bucket(*this, found->first, found->second, rest_bytes, out);
     return found->first;
   }
   void write(std::int64_t row_id, std::string_view blob) override {
