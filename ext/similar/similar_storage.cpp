@@ -245,7 +245,7 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
       throw_sqlite(db_, rc);
     }
   }
-  if (pending_.size() + hashes.size() > kMaxPending) {
+  if (pending_.size() + hashes.size() > config_.flush_after) {
     flush();
   }
   for (const std::uint64_t hash : hashes) {
@@ -255,7 +255,7 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
 
 void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
   const auto size = static_cast<std::int64_t>(hashes.size());
-  if (pending_.size() + hashes.size() > kMaxPending) {
+  if (pending_.size() + hashes.size() > config_.flush_after) {
     flush();
   }
   for (const std::uint64_t hash : hashes) {
