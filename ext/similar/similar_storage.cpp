@@ -348,7 +348,8 @@ void SimilarStorage::flush() {
   // before anything is written.
   marks_.before_merge(pending_);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
-  const std::vector<PendingPostings::Change> changes = pending_.merged_changes();
+  MemoryCharge merged_charge;
+  const std::vector<PendingPostings::Change> changes = pending_.merged_changes(merged_charge);
   for (const PendingPostings::Change& change : changes) {
     sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
     ResetOnExit reset(write);

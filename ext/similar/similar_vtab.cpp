@@ -401,7 +401,7 @@ void step_rows(SimilarTable* table, SimilarCursor* cursor) {
 int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
   SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
   SimilarTable* table = table_of_cursor(base);
-  return guard(base->pVtab, [&] {
+  return guard(base->pVtab, kModule, [&] {
     const ShadowCallGuard inside = table->inside();
     SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
@@ -543,7 +543,7 @@ std::int64_t rowid_argument(sqlite3_value* value, const std::string& who) {
 int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
   SimilarTable* table = table_of<SimilarTable>(vtab);
   const int conflict = sqlite3_vtab_on_conflict(table->db);
-  const int rc = guard(vtab, [&] {
+  const int rc = guard(vtab, kModule, [&] {
     const ShadowCallGuard inside = table->inside();
     SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
@@ -590,7 +590,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
 }
 
 int x_rename(sqlite3_vtab* vtab, const char* new_name) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     SimilarTable* table = table_of<SimilarTable>(vtab);
     const ShadowCallGuard inside = table->inside();
     if (is_column_name(new_name)) {
@@ -609,7 +609,7 @@ int x_rename(sqlite3_vtab* vtab, const char* new_name) {
 int x_begin(sqlite3_vtab*) { return SQLITE_OK; }
 
 int x_sync(sqlite3_vtab* vtab) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     SimilarTable* table = table_of<SimilarTable>(vtab);
     const ShadowCallGuard inside = table->inside();
     if (table->storage) {
@@ -627,7 +627,7 @@ int x_end(sqlite3_vtab* vtab) {
 }
 
 int x_savepoint(sqlite3_vtab* vtab, int level) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
       table->storage->savepoint(level);
     }
@@ -643,7 +643,7 @@ int x_release(sqlite3_vtab* vtab, int level) {
 }
 
 int x_rollback_to(sqlite3_vtab* vtab, int level) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
       table->storage->rollback_to(level);
     }
@@ -655,7 +655,7 @@ int x_shadow_name(const char* suffix) { return is_similar_shadow_suffix(suffix) 
 
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     const ShadowCallGuard inside = table_of<SimilarTable>(vtab)->inside();
     const std::string problem = table_of<SimilarTable>(vtab)->usable_storage().integrity_problem();
     if (!problem.empty()) {
