@@ -34,7 +34,7 @@ constexpr const char* kStatementSql[] = {
     "DELETE FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
     "BETWEEN ?2 AND ?3 LIMIT ?4)",
-    "SELECT id FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
+    "SELECT id, size FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_sizes\" WHERE size BETWEEN ?1 AND ?2 "
     "LIMIT ?3)",
     "SELECT id, features FROM \"%w\".\"%w_rows\" WHERE id IN (SELECT id FROM \"%w\".\"%w_sizes\" "
@@ -387,13 +387,14 @@ std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange si
   std::int64_t counted = sqlite3_column_int64(count, 0);
   pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
   for (const auto& entry : net_) {
-    counted += entry.second;
+    counted += entry.net;
   }
   return static_cast<std::uint64_t>(std::max<std::int64_t>(counted, 0));
 }
 
-void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
-                                   const std::function<bool(std::int64_t id)>& on_id) {
+void SimilarStorage::read_postings(
+    std::uint64_t feature, SizeRange sizes,
+    const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) {
   sqlite3_stmt* select = statement(kSelectPostings);
   ResetOnExit reset(select);
   sqlite3_bind_int64(select, 1, as_sql(feature));
@@ -403,9 +404,9 @@ void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
   // addition. A row has one size, so its id names its posting of a feature.
   pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
   std::vector<std::int64_t> removed;
-  for (const auto& [id, net] : net_) {
-    if (net < 0) {
-      removed.push_back(id);
+  for (const auto& entry : net_) {
+    if (entry.net < 0) {
+      removed.push_back(entry.id);
     }
   }
   std::sort(removed.begin(), removed.end());
@@ -414,12 +415,12 @@ void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
     if (std::binary_search(removed.begin(), removed.end(), id)) {
       continue;
     }
-    if (!on_id(id)) {
+    if (!on_posting(id, static_cast<std::uint64_t>(sqlite3_column_int64(select, 1)))) {
       return;
     }
   }
-  for (const auto& [id, net] : net_) {
-    if (net > 0 && !on_id(id)) {
+  for (const auto& entry : net_) {
+    if (entry.net > 0 && !on_posting(entry.id, static_cast<std::uint64_t>(entry.size))) {
       return;
     }
   }

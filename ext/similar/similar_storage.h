@@ -115,8 +115,9 @@ class SimilarStorage final : public SimilarStore {
   // SimilarStore
   std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
                                std::uint64_t limit) override;
-  void read_postings(std::uint64_t feature, SizeRange sizes,
-                     const std::function<bool(std::int64_t id)>& on_id) override;
+  void read_postings(
+      std::uint64_t feature, SizeRange sizes,
+      const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) override;
   std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) override;
   void read_rows(SizeRange sizes,
                  const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
@@ -173,7 +174,7 @@ class SimilarStorage final : public SimilarStore {
   PendingPostings pending_;
   SavepointMarks<PendingPostings> marks_;
   bool flushing_ = false;
-  std::vector<std::pair<std::int64_t, int>> net_;  // scratch of the postings reads
+  std::vector<PendingPostings::Net> net_;  // scratch of the postings reads
 };
 
 }  // namespace simhash::sql

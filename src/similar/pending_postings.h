@@ -85,8 +85,13 @@ class PendingPostings {
   // Per row (size, id) of `feature` with a size in [lowest, highest], what the
   // pending changes do to its posting: +1 added, -1 removed (stored before);
   // rows they leave as they were are left out.
+  struct Net {
+    std::int64_t id;
+    std::int64_t size;
+    int net;
+  };
   void net_of(std::uint64_t feature, std::int64_t lowest, std::int64_t highest,
-              std::vector<std::pair<std::int64_t, int>>& out) const {
+              std::vector<Net>& out) const {
     out.clear();
     const auto it = by_feature_.find(feature);
     if (it == by_feature_.end()) {
@@ -110,7 +115,7 @@ class PendingPostings {
         net += deltas[end].delta;
       }
       if (net != 0) {
-        out.emplace_back(deltas[begin].id, net);
+        out.push_back({deltas[begin].id, deltas[begin].size, net});
       }
       begin = end;
     }
