@@ -27,7 +27,10 @@ Usage: /usr/bin/python3 bench/similar_latency.py [ROWS=100000] [QUERIES=1000]
        [OPTIONS='n=3 weight=binary'] [EXTENSION=build/simhash] [CACHE_MIB=1024]
        [CORPUS=''] [PG=0] [CHECKED=20] [PG_QUERIES=100]
 With SIMILAR_FORMAT1=1 in the environment the table is made as format 1
-(no sim_counts), to compare the two rankings on one build.
+(no sim_counts), to compare the two rankings on one build. With
+SIMILAR_DB=PATH the database is made at PATH and kept; a later run with the
+same PATH, ROWS, OPTIONS and CORPUS reuses it (the load is skipped: at 1M
+rows it takes a quarter of an hour or more).
 """
 import csv
 import glob
@@ -105,13 +108,25 @@ def main():
           f"median {statistics.median(len(t.split()) for t in texts[:10000])} words; "
           f"options '{options}'")
 
-    path = os.path.join(tempfile.gettempdir(), f"similar_latency_{os.getpid()}.db")
+    kept = os.environ.get("SIMILAR_DB", "")
+    path = kept or os.path.join(tempfile.gettempdir(), f"similar_latency_{os.getpid()}.db")
     conn = sqlite3.connect(path, isolation_level=None)
     conn.enable_load_extension(True)
     conn.load_extension(extension)
     # A page cache as large as the file: the postings are written and read
     # at random places (the default 2 MB spills to the file mid-transaction).
     conn.execute(f"PRAGMA cache_size = -{cache_mib * 1024}")
+    if kept and reusable(conn):
+        print(f"reusing {path} (made by an earlier run with these rows)")
+        measure(conn, path, rows, texts, real, generator, words, held_out)
+        return
+    if kept:
+        conn.close()
+        os.remove(path)
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.enable_load_extension(True)
+        conn.load_extension(extension)
+        conn.execute(f"PRAGMA cache_size = -{cache_mib * 1024}")
     conn.execute(f"CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.5, options='{options}')")
     conn.execute("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)")
     if os.environ.get("SIMILAR_FORMAT1") == "1":
@@ -139,7 +154,22 @@ def main():
     conn.executemany("INSERT INTO docs(id, body) VALUES (?, ?)", enumerate(texts, 1))
     conn.execute("COMMIT")
     print(f"  (the same texts into a plain table: {time.perf_counter() - start:.2f} s)")
+    if kept:
+        conn.execute("CREATE TABLE bench_made(rows, options, corpus)")
+        conn.execute("INSERT INTO bench_made VALUES (?, ?, ?)", (rows, options, corpus))
+    measure(conn, path, rows, texts, real, generator, words, held_out)
 
+
+def reusable(conn):
+    """Whether the kept file was made by a run with these rows and options."""
+    try:
+        made = conn.execute("SELECT rows, options, corpus FROM bench_made").fetchone()
+    except sqlite3.Error:
+        return False
+    return made == (rows, options, corpus)
+
+
+def measure(conn, path, rows, texts, real, generator, words, held_out):
     sizes = dict(conn.execute(
         "SELECT name, sum(pgsize) FROM dbstat WHERE name LIKE 'sim_%' GROUP BY name").fetchall())
     total = sum(sizes.values())
@@ -201,7 +231,8 @@ def main():
     print(f"a {len(huge) / 1e6:.1f} MB query text at t=0.8: {time.thread_time() - cpu:.2f} s of CPU, "
           f"{time.perf_counter() - start:.2f} s wall, {found} rows")
     conn.close()
-    os.remove(path)
+    if not os.environ.get("SIMILAR_DB"):
+        os.remove(path)
     if with_pg:
         pg_trgm(texts, queries, answers)
 

@@ -34,7 +34,7 @@ constexpr const char* kStatementSql[] = {
     "DELETE FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
     "BETWEEN ?2 AND ?3 LIMIT ?4)",
-    "SELECT id FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
+    "SELECT id, size FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_sizes\" WHERE size BETWEEN ?1 AND ?2 "
     "LIMIT ?3)",
     "SELECT id, features FROM \"%w\".\"%w_rows\" WHERE id IN (SELECT id FROM \"%w\".\"%w_sizes\" "
@@ -245,7 +245,7 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
       throw_sqlite(db_, rc);
     }
   }
-  if (pending_.size() + hashes.size() > kMaxPending) {
+  if (pending_.size() + hashes.size() > config_.flush_after) {
     flush();
   }
   for (const std::uint64_t hash : hashes) {
@@ -255,7 +255,7 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
 
 void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
   const auto size = static_cast<std::int64_t>(hashes.size());
-  if (pending_.size() + hashes.size() > kMaxPending) {
+  if (pending_.size() + hashes.size() > config_.flush_after) {
     flush();
   }
   for (const std::uint64_t hash : hashes) {
@@ -348,7 +348,8 @@ void SimilarStorage::flush() {
   // before anything is written.
   marks_.before_merge(pending_);
   const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
-  const std::vector<PendingPostings::Change> changes = pending_.merged_changes();
+  MemoryCharge merged_charge;
+  const std::vector<PendingPostings::Change> changes = pending_.merged_changes(merged_charge);
   for (const PendingPostings::Change& change : changes) {
     sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
     ResetOnExit reset(write);
@@ -386,13 +387,14 @@ std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange si
   std::int64_t counted = sqlite3_column_int64(count, 0);
   pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
   for (const auto& entry : net_) {
-    counted += entry.second;
+    counted += entry.net;
   }
   return static_cast<std::uint64_t>(std::max<std::int64_t>(counted, 0));
 }
 
-void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
-                                   const std::function<bool(std::int64_t id)>& on_id) {
+void SimilarStorage::read_postings(
+    std::uint64_t feature, SizeRange sizes,
+    const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) {
   sqlite3_stmt* select = statement(kSelectPostings);
   ResetOnExit reset(select);
   sqlite3_bind_int64(select, 1, as_sql(feature));
@@ -402,9 +404,9 @@ void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
   // addition. A row has one size, so its id names its posting of a feature.
   pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
   std::vector<std::int64_t> removed;
-  for (const auto& [id, net] : net_) {
-    if (net < 0) {
-      removed.push_back(id);
+  for (const auto& entry : net_) {
+    if (entry.net < 0) {
+      removed.push_back(entry.id);
     }
   }
   std::sort(removed.begin(), removed.end());
@@ -413,12 +415,12 @@ void SimilarStorage::read_postings(std::uint64_t feature, SizeRange sizes,
     if (std::binary_search(removed.begin(), removed.end(), id)) {
       continue;
     }
-    if (!on_id(id)) {
+    if (!on_posting(id, static_cast<std::uint64_t>(sqlite3_column_int64(select, 1)))) {
       return;
     }
   }
-  for (const auto& [id, net] : net_) {
-    if (net > 0 && !on_id(id)) {
+  for (const auto& entry : net_) {
+    if (entry.net > 0 && !on_posting(entry.id, static_cast<std::uint64_t>(entry.size))) {
       return;
     }
   }

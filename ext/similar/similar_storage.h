@@ -13,6 +13,7 @@
 // docs/format.md; kSimilarFormat is the 'format' row of a new table.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -39,10 +40,18 @@ inline constexpr const char* kSimilarShadowSuffixes[] = {"config", "rows", "size
                                                          "counts"};
 bool is_similar_shadow_suffix(const char* suffix);
 
+// Flush when this many postings are pending (32 bytes each, and about as
+// much again in the lookup by feature).
+inline constexpr std::size_t kDefaultFlushAfter = std::size_t{1} << 21;
+
 struct SimilarConfig {
   double threshold = 0.5;
   SimhashOptions options;
   int format = kSimilarFormat;
+  // Not stored in <name>_config: the CREATE statement's hidden flush_after
+  // option, read again at every connect, for tests that need a flush inside
+  // a transaction without writing millions of postings.
+  std::size_t flush_after = kDefaultFlushAfter;
 };
 
 // Makes the shadow tables of a new table. Throws SqliteError.
@@ -106,8 +115,9 @@ class SimilarStorage final : public SimilarStore {
   // SimilarStore
   std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
                                std::uint64_t limit) override;
-  void read_postings(std::uint64_t feature, SizeRange sizes,
-                     const std::function<bool(std::int64_t id)>& on_id) override;
+  void read_postings(
+      std::uint64_t feature, SizeRange sizes,
+      const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) override;
   std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) override;
   void read_rows(SizeRange sizes,
                  const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
@@ -164,9 +174,7 @@ class SimilarStorage final : public SimilarStore {
   PendingPostings pending_;
   SavepointMarks<PendingPostings> marks_;
   bool flushing_ = false;
-  std::vector<std::pair<std::int64_t, int>> net_;  // scratch of the postings reads
-  // Flush when this many postings are pending (32 bytes each).
-  static constexpr std::size_t kMaxPending = std::size_t{1} << 21;
+  std::vector<PendingPostings::Net> net_;  // scratch of the postings reads
 };
 
 }  // namespace simhash::sql

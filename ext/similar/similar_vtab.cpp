@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ext/batch/text_query.h"
@@ -147,6 +148,34 @@ SimhashOptions served_options(const std::string& text) {
   return *options;
 }
 
+// One CREATE argument, key=value, the key lowered and the value unquoted.
+std::pair<std::string, std::string> key_and_value(const char* raw) {
+  const std::string_view argument = trimmed(raw);
+  const std::size_t equals = argument.find('=');
+  if (equals == std::string_view::npos) {
+    throw SqliteError(SQLITE_ERROR, message_text({kModule, ": expected key=value, got \"", argument,
+                                                  "\" (keys: threshold, options)"}));
+  }
+  return {lower(trimmed(argument.substr(0, equals))),
+          unquoted(trimmed(argument.substr(equals + 1)))};
+}
+
+// The hidden option flush_after=N (docs/similar.md: for tests): the
+// postings pending after which a write flushes them inside the transaction,
+// so that a test reaches the flush with a few rows instead of 2^21 postings.
+// Not stored in the config: the CREATE statement gives it again at connect.
+std::size_t flush_after_of(const std::string& value) {
+  std::size_t count = 0;
+  const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), count);
+  if (value.empty() || problem != std::errc() || end != value.data() + value.size() || count == 0) {
+    throw SqliteError(SQLITE_ERROR, message_text({kModule,
+                                                  ": option flush_after must be a whole number "
+                                                  "of postings of at least 1, got \"",
+                                                  value, "\""}));
+  }
+  return count;
+}
+
 // CREATE VIRTUAL TABLE ... USING simhash_similar(threshold=0.5, options='n=3 weight=binary').
 SimilarConfig parse_arguments(int argc, const char* const* argv) {
   SimilarConfig config;
@@ -155,17 +184,10 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
   // default again at every connect, so it must never change (its stored
   // features were built with it). The recipes pass symbols=keep explicitly.
   std::string options = "n=3 weight=binary";
-  bool seen[2] = {false, false};
+  bool seen[3] = {false, false, false};
   for (int i = 3; i < argc; ++i) {
-    const std::string_view argument = trimmed(argv[i]);
-    const std::size_t equals = argument.find('=');
-    if (equals == std::string_view::npos) {
-      throw SqliteError(SQLITE_ERROR, message_text({kModule, ": expected key=value, got \"",
-                                                    argument, "\" (keys: threshold, options)"}));
-    }
-    const std::string key = lower(trimmed(argument.substr(0, equals)));
-    const std::string value = unquoted(trimmed(argument.substr(equals + 1)));
-    const int which = key == "threshold" ? 0 : key == "options" ? 1 : -1;
+    const auto [key, value] = key_and_value(argv[i]);
+    const int which = key == "threshold" ? 0 : key == "options" ? 1 : key == "flush_after" ? 2 : -1;
     if (which < 0) {
       throw SqliteError(SQLITE_ERROR, message_text({kModule, ": unknown option \"", key,
                                                     "\" (known: threshold, options)"}));
@@ -177,6 +199,10 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
     seen[which] = true;
     if (which == 1) {
       options = value;
+      continue;
+    }
+    if (which == 2) {
+      config.flush_after = flush_after_of(value);
       continue;
     }
     double threshold = 0;
@@ -193,6 +219,17 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
   }
   config.options = served_options(options);
   return config;
+}
+
+// At connect: what the config table does not hold, from the CREATE
+// statement's arguments (checked when it ran).
+void read_connect_arguments(int argc, const char* const* argv, SimilarConfig& config) {
+  for (int i = 3; i < argc; ++i) {
+    const auto [key, value] = key_and_value(argv[i]);
+    if (key == "flush_after") {
+      config.flush_after = flush_after_of(value);
+    }
+  }
 }
 
 int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** vtab,
@@ -216,6 +253,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     } else {
       try {
         config = read_similar_config(db, schema, name);
+        read_connect_arguments(argc, argv, *config);
       } catch (const SqliteError& error) {
         table->unreadable =
             std::string(error.what()) + " (DROP TABLE " + name + " still removes it)";
@@ -363,7 +401,7 @@ void step_rows(SimilarTable* table, SimilarCursor* cursor) {
 int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqlite3_value** argv) {
   SimilarCursor* cursor = cursor_of<SimilarCursor>(base);
   SimilarTable* table = table_of_cursor(base);
-  return guard(base->pVtab, [&] {
+  return guard(base->pVtab, kModule, [&] {
     const ShadowCallGuard inside = table->inside();
     SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
@@ -505,7 +543,7 @@ std::int64_t rowid_argument(sqlite3_value* value, const std::string& who) {
 int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
   SimilarTable* table = table_of<SimilarTable>(vtab);
   const int conflict = sqlite3_vtab_on_conflict(table->db);
-  const int rc = guard(vtab, [&] {
+  const int rc = guard(vtab, kModule, [&] {
     const ShadowCallGuard inside = table->inside();
     SimilarStorage& storage = table->usable_storage();
     const std::string who = std::string(kModule) + " " + storage.name();
@@ -552,7 +590,7 @@ int x_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* 
 }
 
 int x_rename(sqlite3_vtab* vtab, const char* new_name) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     SimilarTable* table = table_of<SimilarTable>(vtab);
     const ShadowCallGuard inside = table->inside();
     if (is_column_name(new_name)) {
@@ -571,7 +609,7 @@ int x_rename(sqlite3_vtab* vtab, const char* new_name) {
 int x_begin(sqlite3_vtab*) { return SQLITE_OK; }
 
 int x_sync(sqlite3_vtab* vtab) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     SimilarTable* table = table_of<SimilarTable>(vtab);
     const ShadowCallGuard inside = table->inside();
     if (table->storage) {
@@ -589,7 +627,7 @@ int x_end(sqlite3_vtab* vtab) {
 }
 
 int x_savepoint(sqlite3_vtab* vtab, int level) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
       table->storage->savepoint(level);
     }
@@ -605,7 +643,7 @@ int x_release(sqlite3_vtab* vtab, int level) {
 }
 
 int x_rollback_to(sqlite3_vtab* vtab, int level) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     if (SimilarTable* table = table_of<SimilarTable>(vtab); table->storage) {
       table->storage->rollback_to(level);
     }
@@ -617,7 +655,7 @@ int x_shadow_name(const char* suffix) { return is_similar_shadow_suffix(suffix) 
 
 #if SQLITE_VERSION_NUMBER >= 3044000
 int x_integrity(sqlite3_vtab* vtab, const char*, const char*, int, char** error) {
-  return guard(vtab, [&] {
+  return guard(vtab, kModule, [&] {
     const ShadowCallGuard inside = table_of<SimilarTable>(vtab)->inside();
     const std::string problem = table_of<SimilarTable>(vtab)->usable_storage().integrity_problem();
     if (!problem.empty()) {

@@ -30,16 +30,36 @@ class PendingPostings {
     bool insert;  // else a delete of a posting stored (or pending) before
   };
 
+  // Charges (util/memory_budget.h) and allocates first, then appends: a
+  // refusal or a failed allocation leaves the log and the lookup in step.
   void push(const Change& change) {
     reserve_charged(changes_, changes_.size() + 1, charge_);
+    auto it = by_feature_.find(change.feature);
+    if (it == by_feature_.end()) {
+      lookup_charge_.grow_to(lookup_bytes_ + kEntryBytes);
+      it = by_feature_.try_emplace(change.feature).first;
+      lookup_bytes_ += kEntryBytes;
+    }
+    std::vector<Delta>& deltas = it->second;
+    if (deltas.size() == deltas.capacity()) {
+      // While the vector grows its old and new buffers are both held.
+      const std::size_t capacity = std::max<std::size_t>(2, 2 * deltas.capacity());
+      lookup_charge_.grow_to(lookup_bytes_ + capacity * sizeof(Delta));
+      const std::size_t before = deltas.capacity();
+      deltas.reserve(capacity);
+      lookup_bytes_ += (deltas.capacity() - before) * sizeof(Delta);
+    }
     changes_.push_back(change);
-    by_feature_[change.feature].push_back(Delta{change.size, change.id, change.insert ? 1 : -1});
+    deltas.push_back(Delta{change.size, change.id, change.insert ? 1 : -1});
   }
   std::size_t size() const { return changes_.size(); }
   bool empty() const { return changes_.empty(); }
   void clear() {
     changes_.clear();
-    by_feature_.clear();
+    // Its bucket array too: it is as large as the most features it held.
+    std::unordered_map<std::uint64_t, std::vector<Delta>>().swap(by_feature_);
+    lookup_bytes_ = 0;
+    lookup_charge_.set(0);
     if (changes_.capacity() > kKeptCapacity) {
       std::vector<Change>().swap(changes_);
     }
@@ -52,19 +72,26 @@ class PendingPostings {
       const auto it = by_feature_.find(changes_[i - 1].feature);
       it->second.pop_back();
       if (it->second.empty()) {
+        lookup_bytes_ -= kEntryBytes + it->second.capacity() * sizeof(Delta);
         by_feature_.erase(it);
       }
     }
     if (count < changes_.size()) {
       changes_.resize(count);
+      lookup_charge_.set(lookup_bytes_);
     }
   }
 
   // Per row (size, id) of `feature` with a size in [lowest, highest], what the
   // pending changes do to its posting: +1 added, -1 removed (stored before);
   // rows they leave as they were are left out.
+  struct Net {
+    std::int64_t id;
+    std::int64_t size;
+    int net;
+  };
   void net_of(std::uint64_t feature, std::int64_t lowest, std::int64_t highest,
-              std::vector<std::pair<std::int64_t, int>>& out) const {
+              std::vector<Net>& out) const {
     out.clear();
     const auto it = by_feature_.find(feature);
     if (it == by_feature_.end()) {
@@ -88,7 +115,7 @@ class PendingPostings {
         net += deltas[end].delta;
       }
       if (net != 0) {
-        out.emplace_back(deltas[begin].id, net);
+        out.push_back({deltas[begin].id, deltas[begin].size, net});
       }
       begin = end;
     }
@@ -132,8 +159,10 @@ class PendingPostings {
   // The net change per posting, sorted by (feature, size, id) so that the
   // writes walk the postings B-tree in order: an insert where the first and
   // last change of a posting are inserts (it was absent and is present),
-  // a delete where both are deletes; nothing where they differ.
-  std::vector<Change> merged_changes() const {
+  // a delete where both are deletes; nothing where they differ. `charge`
+  // covers the answer (and the order sorted on the way) while it is held.
+  std::vector<Change> merged_changes(MemoryCharge& charge) const {
+    charge.grow_to(changes_.size() * (sizeof(std::uint32_t) + sizeof(Change)));
     std::vector<std::uint32_t> order(changes_.size());
     std::iota(order.begin(), order.end(), 0U);
     const auto key = [&](std::uint32_t i) {
@@ -143,6 +172,7 @@ class PendingPostings {
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
     std::vector<Change> merged;
+    merged.reserve(changes_.size());
     for (std::size_t begin = 0; begin < order.size();) {
       std::size_t end = begin + 1;
       while (end < order.size() && key(order[end]) == key(order[begin])) {
@@ -166,9 +196,19 @@ class PendingPostings {
     std::int64_t id;
     int delta;  // +1 insert, -1 delete
   };
+  // What one feature's entry in by_feature_ holds besides its deltas: the
+  // hash node (next pointer, key, vector, cached hash) and a bucket pointer
+  // of the table, taken a little large (the table's load factor is 1 at most,
+  // and a rehash holds the old and new bucket arrays for a moment).
+  static constexpr std::size_t kEntryBytes = sizeof(void*) + sizeof(std::uint64_t) +
+                                             sizeof(std::vector<Delta>) + sizeof(std::size_t) +
+                                             2 * sizeof(void*);
   std::vector<Change> changes_;
+  MemoryCharge charge_;  // changes_
   std::unordered_map<std::uint64_t, std::vector<Delta>> by_feature_;
-  MemoryCharge charge_;
+  // by_feature_: its entries and their deltas' capacity, charged as they grow.
+  std::size_t lookup_bytes_ = 0;
+  MemoryCharge lookup_charge_;
 };
 
 }  // namespace simhash

@@ -161,7 +161,13 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
     store.read_rows(plan.sizes, verify);
   };
 
-  std::vector<std::int64_t> candidates;
+  // A candidate per posting read: a row found in h of the probed lists.
+  struct Posting {
+    std::int64_t id;
+    std::uint64_t size;
+  };
+  std::vector<Posting> candidates;
+  std::size_t probed_lists = 0;
   bool scan = store.count_rows(plan.sizes, kDirectRows + 1) <= kDirectRows;
   if (!scan) {
     const bool kept = store.keeps_feature_counts();
@@ -186,8 +192,9 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
     std::uint64_t read = 0;
     for (auto it = ranked.begin(); it != ranked.end() && !scan; ++it) {
       ++count.probed_features;
-      store.read_postings(it->hash, plan.sizes, [&](std::int64_t id) {
-        candidates.push_back(id);
+      ++probed_lists;
+      store.read_postings(it->hash, plan.sizes, [&](std::int64_t id, std::uint64_t size) {
+        candidates.push_back({id, size});
         ++read;
         check_after_every(static_cast<std::size_t>(read), kPostingsBetweenChecks, check);
         if (read > rows_at_least) {
@@ -202,12 +209,34 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
   if (scan) {
     verify_sizes();
   } else {
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    // The count filter: a row of size s at the threshold shares at least
+    // t (|x| + s) / (1 + t) features with the query (J >= t rearranged), and
+    // shares at most h + (|x| - probed) when it is in h of the probed lists
+    // (the features not probed may all be shared). A row that cannot reach
+    // it is dropped without reading it; the bound is taken low, so a
+    // rounding only keeps a row for the verification to decide.
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Posting& a, const Posting& b) { return a.id < b.id; });
+    const auto query_size = static_cast<double>(query.size());
+    const auto not_probed = static_cast<double>(query.size() - probed_lists);
     std::vector<std::uint64_t> hashes;
-    for (const std::int64_t id : candidates) {
-      store.read_row(id, hashes);
-      verify(id, hashes);
+    for (std::size_t begin = 0; begin < candidates.size();) {
+      std::size_t end = begin + 1;
+      while (end < candidates.size() && candidates[end].id == candidates[begin].id) {
+        ++end;
+      }
+      const auto hits = static_cast<double>(end - begin);
+      const double shared_at_least =
+          threshold * (query_size + static_cast<double>(candidates[begin].size)) / (1 + threshold) *
+              (1 - kRelativeSlack) -
+          kAbsoluteSlack;
+      if (hits + not_probed < shared_at_least) {
+        ++count.pruned;
+      } else {
+        store.read_row(candidates[begin].id, hashes);
+        verify(candidates[begin].id, hashes);
+      }
+      begin = end;
     }
   }
   std::sort(matches.begin(), matches.end(), [](const SimilarMatch& a, const SimilarMatch& b) {

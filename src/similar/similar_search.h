@@ -62,9 +62,11 @@ class SimilarStore {
   // The rows that hold `feature` with a size in `sizes`, counted up to `limit`.
   virtual std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
                                        std::uint64_t limit) = 0;
-  // Calls on_id for each of them while it returns true.
-  virtual void read_postings(std::uint64_t feature, SizeRange sizes,
-                             const std::function<bool(std::int64_t id)>& on_id) = 0;
+  // Calls on_posting for each of them, with the row's size, while it
+  // returns true.
+  virtual void read_postings(
+      std::uint64_t feature, SizeRange sizes,
+      const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) = 0;
   // The rows with a size in `sizes`, counted up to `limit`.
   virtual std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) = 0;
   // Calls on_row for each of them with its ascending hashes.
@@ -93,6 +95,7 @@ struct SimilarCounts {
   std::uint64_t probed_features = 0;  // features whose postings were read
   std::uint64_t postings = 0;         // postings read
   std::uint64_t checked = 0;          // rows verified
+  std::uint64_t pruned = 0;           // candidates dropped by their count of probed features
   std::uint64_t ranking_steps = 0;    // kept counts looked up, or postings counted to rank
   bool scanned_sizes = false;         // verified the rows of the size range instead
 };

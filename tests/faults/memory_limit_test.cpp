@@ -9,8 +9,10 @@
 // when it fails and when it succeeds.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -298,6 +300,84 @@ TEST_F(MemoryLimit, IndexBulkInsertMergesEarly) {
   EXPECT_EQ(run(db_, "SELECT count(*) FROM near").answer, "200000|\n");
   EXPECT_EQ(run(db_, "INSERT INTO near(near) VALUES ('integrity-check')").rc, SQLITE_OK);
   std::printf("bulk insert: unlimited peak %zu, limited peak %zu\n", unlimited.peak, limited.peak);
+}
+
+// simhash_similar keeps a transaction's postings in memory until the commit
+// (its log, and a lookup by feature that a search reads), both charged as
+// they grow. On a file with SQLite's default page cache, so that its own
+// memory stays small: a large insert under a limit that leaves a third of
+// what it needs fails with SQLITE_NOMEM naming simhash_similar, its peak
+// within the limit, and leaves the table as it was; as statements of one
+// transaction, the failing one leaves nothing of itself either; with room,
+// every row is stored and the integrity check passes.
+TEST(SimilarMemoryLimit, ALargeTransactionIsRefusedWithNothingChanged) {
+  const std::string path =
+      ::testing::TempDir() + "simhash_similar_limit_" + std::to_string(getpid()) + ".db";
+  std::remove(path.c_str());
+  sqlite3_hard_heap_limit64(0);
+  sqlite3* db = open_with_extension(path);
+  exec(db, "PRAGMA synchronous = OFF");
+  fill_docs(db, 6000);
+  const std::string create = "CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.5)";
+  const std::string insert = "INSERT INTO sim(rowid, text) SELECT id, body FROM docs";
+  const std::string integrity = "INSERT INTO sim(sim) VALUES ('integrity-check')";
+  exec(db, create);
+  const Outcome unlimited = run(db, insert);
+  ASSERT_EQ(unlimited.rc, SQLITE_OK) << unlimited.message;
+  ASSERT_GT(unlimited.peak, 3 * kSlack) << "too small a case to tell";
+  exec(db, "DROP TABLE sim");
+  exec(db, create);
+
+  const std::size_t left = unlimited.peak / 3;
+  sqlite3_hard_heap_limit64(sqlite3_memory_used() + static_cast<sqlite3_int64>(left));
+  const Outcome refused = run(db, insert);
+  sqlite3_hard_heap_limit64(0);
+  EXPECT_EQ(refused.rc, SQLITE_NOMEM) << refused.message;
+  EXPECT_NE(refused.message.find("simhash_similar: out of memory under the heap limit"),
+            std::string::npos)
+      << refused.message;
+  EXPECT_LE(refused.peak, left + kSlack) << "unlimited: " << unlimited.peak;
+  EXPECT_EQ(
+      run(db, "SELECT (SELECT count(*) FROM sim) + (SELECT count(*) FROM sim_postings)").answer,
+      "0|\n");
+  EXPECT_EQ(run(db, integrity).rc, SQLITE_OK);
+
+  // The same rows as ten statements of one transaction.
+  exec(db, "BEGIN");
+  sqlite3_hard_heap_limit64(sqlite3_memory_used() + static_cast<sqlite3_int64>(left));
+  Outcome failed;
+  int done = 0;
+  for (; done < 10; ++done) {
+    failed = run(db, insert + " WHERE id % 10 = " + std::to_string(done));
+    if (failed.rc != SQLITE_OK) {
+      break;
+    }
+  }
+  sqlite3_hard_heap_limit64(0);
+  EXPECT_EQ(failed.rc, SQLITE_NOMEM) << "all ten statements fitted";
+  EXPECT_LE(failed.peak, left + kSlack);
+  if (sqlite3_get_autocommit(db) == 0) {
+    exec(db, "COMMIT");  // the statements before the failing one, whole
+    EXPECT_EQ(run(db, "SELECT count(*) FROM sim").answer,
+              run(db, "SELECT count(*) FROM docs WHERE id % 10 < " + std::to_string(done)).answer);
+  } else {
+    EXPECT_EQ(run(db, "SELECT count(*) FROM sim").answer, "0|\n");
+  }
+  EXPECT_EQ(run(db, integrity).rc, SQLITE_OK) << sqlite3_errmsg(db);
+  exec(db, "DROP TABLE sim");
+  exec(db, create);
+
+  const std::size_t room = 2 * unlimited.peak + kSlack;
+  sqlite3_hard_heap_limit64(sqlite3_memory_used() + static_cast<sqlite3_int64>(room));
+  const Outcome allowed = run(db, insert);
+  sqlite3_hard_heap_limit64(0);
+  EXPECT_EQ(allowed.rc, SQLITE_OK) << allowed.message;
+  EXPECT_EQ(run(db, "SELECT count(*) FROM sim").answer, "6000|\n");
+  EXPECT_EQ(run(db, integrity).rc, SQLITE_OK);
+  std::printf("simhash_similar insert: unlimited peak %zu, refused at %zu left (peak %zu)\n",
+              unlimited.peak, left, refused.peak);
+  sqlite3_close(db);
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -61,18 +61,19 @@ class ModelStore : public SimilarStore {
                                std::uint64_t limit) override {
     ++postings_counted;
     std::uint64_t count = 0;
-    read_postings(feature, sizes, [&](std::int64_t) { return ++count < limit; });
+    read_postings(feature, sizes, [&](std::int64_t, std::uint64_t) { return ++count < limit; });
     return std::min(count, limit);
   }
-  void read_postings(std::uint64_t feature, SizeRange sizes,
-                     const std::function<bool(std::int64_t id)>& on_id) override {
+  void read_postings(
+      std::uint64_t feature, SizeRange sizes,
+      const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) override {
     const auto found = postings_.find(feature);
     if (found == postings_.end()) {
       return;
     }
     for (auto it = found->second.lower_bound({sizes.lowest, INT64_MIN});
          it != found->second.end() && it->first <= sizes.highest; ++it) {
-      if (!on_id(it->second)) {
+      if (!on_posting(it->second, it->first)) {
         return;
       }
     }
@@ -372,6 +373,48 @@ TEST(FindSimilar, ReadsOnlyTheRarestPostings) {
   EXPECT_EQ(find_similar(query, 0.9, store, {}, &counts), (std::vector<SimilarMatch>{{7, 1.0}}));
   EXPECT_EQ(counts.probed_features, 2U);
   EXPECT_EQ(counts.postings, 2U);
+  EXPECT_EQ(counts.checked, 1U);
+  EXPECT_FALSE(counts.scanned_sizes);
+}
+
+// The count filter: a row found in h of the probed lists shares at most
+// h + (|x| - probed) features with the query. Query {1..20} at t = 0.8
+// probes its 5 rarest features, 1..5; each of 50 rows holds one of them and
+// 19 of its own (size 20), so it shares at most 1 + 15 = 16 < 0.8 * 40 / 1.8
+// features: dropped without being read. Features 6..20 are common (100 rows
+// of 25 features hold them, J = 0.5) and are not probed. The query itself,
+// stored, is in all 5 lists and is verified.
+TEST(FindSimilar, CountFilterDropsRowsThatCannotShareEnough) {
+  ModelStore store;
+  Hashes query;
+  for (std::uint64_t k = 1; k <= 20; ++k) {
+    query.push_back(k);
+  }
+  store.add(1, query);
+  std::int64_t id = 1;
+  for (std::uint64_t decoy = 0; decoy < 50; ++decoy) {
+    Hashes hashes = {1 + decoy % 5};
+    for (std::uint64_t k = 0; k < 19; ++k) {
+      hashes.push_back(1000 + 100 * decoy + k);
+    }
+    std::sort(hashes.begin(), hashes.end());
+    store.add(++id, hashes);
+  }
+  for (std::uint64_t filler = 0; filler < 100; ++filler) {
+    Hashes hashes;
+    for (std::uint64_t k = 6; k <= 20; ++k) {
+      hashes.push_back(k);
+    }
+    for (std::uint64_t k = 0; k < 10; ++k) {
+      hashes.push_back(100000 + 100 * filler + k);
+    }
+    store.add(++id, hashes);
+  }
+  SimilarCounts counts;
+  EXPECT_EQ(find_similar(query, 0.8, store, {}, &counts), (std::vector<SimilarMatch>{{1, 1.0}}));
+  EXPECT_EQ(counts.probed_features, 5U);
+  EXPECT_EQ(counts.postings, 55U);
+  EXPECT_EQ(counts.pruned, 50U);
   EXPECT_EQ(counts.checked, 1U);
   EXPECT_FALSE(counts.scanned_sizes);
 }

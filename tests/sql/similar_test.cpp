@@ -49,10 +49,11 @@ class SimilarModel {
  public:
   SimilarModel(TestDatabase& db, std::string options) : db_(db), options_(std::move(options)) {}
 
-  void create(double threshold) {
+  // `more`: further CREATE arguments, each after a comma.
+  void create(double threshold, const std::string& more = "") {
     db_.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
     db_.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=" +
-             std::to_string(threshold) + ", options='" + options_ + "')");
+             std::to_string(threshold) + ", options='" + options_ + "'" + more + ")");
   }
 
   // Both answers for one query at threshold t, the table's as it orders them.
@@ -100,8 +101,12 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 // and make every feature common, so the bounded-work scan runs too.
 // `format1`: the table is turned into one of format 1 (no <name>_counts)
 // first, as an older build made it; it must stay exact without the counts.
+// `flush_after`: the hidden CREATE option (0: the default, 2^21), the
+// pending postings after which a write flushes them inside the transaction;
+// with it the workload also counts the queries that saw postings flushed
+// inside an open savepoint, and expects some.
 void run_random_workload(const std::string& options, std::uint64_t seed, int vocabulary, int length,
-                         bool format1 = false) {
+                         bool format1 = false, std::size_t flush_after = 0) {
   TempDatabaseFile file("similar_differential");
   const TextFamilies families(vocabulary, 30, length, seed);
   std::mt19937_64 random(seed);
@@ -119,7 +124,10 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
     return opened;
   };
   auto db = open();
-  SimilarModel(*db, options).create(0.5);
+  SimilarModel(*db, options)
+      .create(0.5, flush_after == 0
+                       ? std::string()
+                       : std::string(", flush_after=").append(std::to_string(flush_after)));
   if (format1) {
     db->exec("DROP TABLE sim_counts");
     db->exec("UPDATE sim_config SET value = 1 WHERE key = 'format'");
@@ -129,6 +137,11 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
   std::size_t found = 0;
   std::int64_t next_id = 1;
   int savepoints = 0;
+  // The stored postings when the outermost savepoint began, and the queries
+  // inside savepoints that found them changed (a flush inside the transaction).
+  std::int64_t postings_at_begin = 0;
+  int flushed_inside = 0;
+  const auto stored_postings = [&] { return db->integer("SELECT count(*) FROM sim_postings"); };
   for (int step = 0; step < 800; ++step) {
     const auto what = random() % 100;
     // An id in use now or before (next_id itself is not yet taken).
@@ -174,6 +187,9 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
       write_both(*db, "INSERT OR REPLACE INTO sim(rowid, text) VALUES (" + id + ", " + body + ")",
                  "INSERT OR REPLACE INTO docs(id, body) VALUES (" + id + ", " + body + ")");
     } else if (what < 72) {
+      if (savepoints == 0) {
+        postings_at_begin = stored_postings();
+      }
       db->exec("SAVEPOINT s" + std::to_string(savepoints++));
     } else if (what < 76 && savepoints > 0) {
       db->exec("ROLLBACK TO s" + std::to_string(savepoints - 1));
@@ -192,6 +208,9 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
     } else {
       ASSERT_EQ(db->rows("SELECT rowid FROM sim"), db->rows("SELECT id FROM docs ORDER BY id"))
           << "step " << step;
+      if (savepoints > 0 && stored_postings() != postings_at_begin) {
+        ++flushed_inside;
+      }
       SimilarModel model(*db, options);
       const std::string query = text();
       for (const double t : {0.5, 0.6, 0.7, 0.8, 0.9, 1.0}) {
@@ -222,6 +241,11 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
   }
   found += model.found();
   EXPECT_GT(found, 40U) << "the workload must find rows for the comparison to mean anything";
+  if (flush_after != 0) {
+    EXPECT_GT(flushed_inside, 10) << "the workload must flush inside savepoints";
+  } else {
+    EXPECT_EQ(flushed_inside, 0) << "nothing is flushed before the commit by default";
+  }
 }
 
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesWordTrigrams) {
@@ -241,6 +265,16 @@ TEST(SimilarTable, EqualsTheScanThroughRandomWritesCharacters) {
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesInFormat1) {
   // A table made before <name>_counts: read and written without it.
   run_random_workload("n=3 weight=binary", 6, 40, 10, true);
+}
+
+// The flush of many pending postings inside a transaction (at 2^21 by
+// default), made to happen every few rows: inside savepoints that are then
+// rolled back or released, across ROLLBACK, in both formats; every answer
+// stays the scan's and the integrity check (counts included) passes.
+TEST(SimilarTable, EqualsTheScanWhenPostingsAreFlushedInsideTransactions) {
+  run_random_workload("n=3 weight=binary", 7, 300, 25, false, 40);
+  run_random_workload("n=3 weight=binary", 8, 40, 10, false, 1);
+  run_random_workload("n=3 weight=binary", 9, 40, 10, true, 25);
 }
 
 TEST(SimilarTable, CountsPerFeatureFollowEveryWrite) {
@@ -360,6 +394,12 @@ TEST(SimilarTable, ErrorMessages) {
             "simhash_similar sim: the threshold must be in (0, 1], got 1.5");
   EXPECT_EQ(db.error("SELECT * FROM sim WHERE threshold = 0.7"),
             "simhash_similar sim: a threshold needs a query text, as in sim(:text, :threshold)");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(flush_after=0)"),
+            "simhash_similar: option flush_after must be a whole number of postings of at least "
+            "1, got \"0\"");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(flush_after=1e3)"),
+            "simhash_similar: option flush_after must be a whole number of postings of at least "
+            "1, got \"1e3\"");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='n=2')"),
             "simhash_similar: options 'n=2' ask for unit=word n=2 weight=tf; the index serves "
             "set Jaccard only: weight=binary with unit=word or unit=char and any n (add "
