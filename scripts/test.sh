@@ -123,8 +123,9 @@ tsan_build() {
 
 # The tests that run several threads at once (SQLite itself is not
 # instrumented; its mutexes are still seen through pthread).
+# As two shards at once (docs/development.md has the figures).
 tsan_tests() {
-  TSAN_OPTIONS=halt_on_error=1 build-tsan/sql_tests \
+  TSAN_OPTIONS=halt_on_error=1 sharded "$jobs" build-tsan/sql_tests \
     --gtest_filter='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*:*.TheThreadCountChangesNothing'
 }
 
