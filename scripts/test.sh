@@ -59,8 +59,9 @@ test_only_build=(-DSIMHASH_PCH=ON)
 # GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX: every test in exactly one shard),
 # each shard's output kept in its own log and printed, shard by shard, once
 # all have finished; fails if any shard fails. For the stages that run one
-# single-threaded test program (the qemu-user ones, the self-contained
-# module's): one process would leave the second core idle.
+# test program directly rather than through ctest -j (the qemu-user ones,
+# the self-contained module's, ThreadSanitizer's): one process, mostly on
+# one thread, would leave the second core idle.
 sharded() {
   local shards=$1
   shift
