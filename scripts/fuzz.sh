@@ -25,10 +25,12 @@ done
 cmake --build build-fuzz -j"$jobs" --target "${fuzz_targets[@]}"
 
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-for source in fuzz/*_fuzzer.cpp; do
-  target=$(basename "$source" .cpp)
-  seeds=fuzz/corpus/$target
-  found=build-fuzz/corpus/$target
+
+# One target: its seeds replayed, then fuzzed for $seconds.
+fuzz_target() {
+  local target=$1
+  local seeds=fuzz/corpus/$target
+  local found=build-fuzz/corpus/$target
   mkdir -p "$found"
   echo "== $target: replaying $(ls "$seeds" | wc -l) seeds =="
   build-fuzz/"$target" -runs=0 "$seeds" 2>&1 | tail -n 2
@@ -37,4 +39,25 @@ for source in fuzz/*_fuzzer.cpp; do
     -timeout=10 -rss_limit_mb=4096 "corpus/$target" "../$seeds" 2>&1) |
     grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|cov: .*(DONE|INITED)" |
     sed "s/^/$target: /"
+}
+
+# A fuzzer runs in one process on one core: $jobs targets at a time, each
+# still fuzzed for $seconds, each one's lines kept together in the log (in
+# the targets' order) and any one's failure failing the script.
+failed=0
+for ((first = 0; first < ${#fuzz_targets[@]}; first += jobs)); do
+  batch=("${fuzz_targets[@]:first:jobs}")
+  pids=()
+  for target in "${batch[@]}"; do
+    (set -euo pipefail && fuzz_target "$target") >"build-fuzz/$target.log" 2>&1 &
+    pids+=("$!")
+  done
+  for i in "${!batch[@]}"; do
+    if ! wait "${pids[$i]}"; then
+      failed=1
+      echo "fuzz target ${batch[$i]} failed" >&2
+    fi
+    cat "build-fuzz/${batch[$i]}.log"
+  done
 done
+exit "$failed"

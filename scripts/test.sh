@@ -55,6 +55,34 @@ timings=()
 # in a test file (index_nearest_scan_test.cpp) that compiles clean without.
 test_only_build=(-DSIMHASH_PCH=ON)
 
+# Runs a GoogleTest program ("$@") as $1 shards at once (GoogleTest's
+# GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX: every test in exactly one shard),
+# each shard's output kept in its own log and printed, shard by shard, once
+# all have finished; fails if any shard fails. For the stages that run one
+# test program directly rather than through ctest -j (the qemu-user ones,
+# the self-contained module's, ThreadSanitizer's): one process, mostly on
+# one thread, would leave the second core idle.
+sharded() {
+  local shards=$1
+  shift
+  local logs pids=() i failed=0
+  logs=$(mktemp -d)
+  for ((i = 0; i < shards; i++)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$@" >"$logs/$i.log" 2>&1 &
+    pids+=("$!")
+  done
+  for ((i = 0; i < shards; i++)); do
+    echo "-- shard $((i + 1)) of $shards: $*"
+    if ! wait "${pids[$i]}"; then
+      failed=1
+      echo "shard $((i + 1)) of $shards failed: $*" >&2
+    fi
+    cat "$logs/$i.log"
+  done
+  rm -rf "$logs"
+  return "$failed"
+}
+
 stage() {
   local name=$1
   shift
@@ -96,8 +124,9 @@ tsan_build() {
 
 # The tests that run several threads at once (SQLite itself is not
 # instrumented; its mutexes are still seen through pthread).
+# As two shards at once (docs/development.md has the figures).
 tsan_tests() {
-  TSAN_OPTIONS=halt_on_error=1 build-tsan/sql_tests \
+  TSAN_OPTIONS=halt_on_error=1 sharded "$jobs" build-tsan/sql_tests \
     --gtest_filter='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*:*.TheThreadCountChangesNothing'
 }
 
@@ -129,8 +158,11 @@ self_contained_tests() {
     echo "a test program of build-selfcontained/ loads ICU or xxHash" >&2
     return 1
   fi
-  build-selfcontained/engine_tests --gtest_brief=1
-  build-selfcontained/sql_tests --gtest_brief=1
+  # As many shards as cores, not more: the SQL tests include the interrupt
+  # and progress-handler timings, which ctest -j runs beside one other test
+  # only (four shards on two busy cores failed three of them).
+  sharded "$jobs" build-selfcontained/engine_tests --gtest_brief=1
+  sharded "$jobs" build-selfcontained/sql_tests --gtest_brief=1
 }
 
 # An application with its own SQLite, as docs/embedding.md has it: -DSIMHASH_SQLITE_AMALGAMATION makes simhash_static compile against and
@@ -277,8 +309,13 @@ cross_tests() {
     multiarch=i386-linux-gnu
   fi
   local run=("$qemu" -L "/usr/$triple" -E "LD_LIBRARY_PATH=$PWD/.cross/$triple/usr/lib/$multiarch")
-  (cd "build-$1" && "${run[@]}" ./engine_tests --gtest_brief=1 --gtest_filter="${3:-*}")
-  (cd "build-$1" && SIMHASH_PORTABLE_DB=../build/portable.db "${run[@]}" ./sql_tests \
+  # qemu-user hands its environment (the shard variables) to the program.
+  # Twice as many shards as cores, all at once: of two shards, one of the
+  # aarch64 SQL subset ran 632 s and the other 388 (its few slow tests fall
+  # unevenly; a busy machine's wall clock); four even that out.
+  local shards=$((jobs * 2))
+  (cd "build-$1" && sharded "$shards" "${run[@]}" ./engine_tests --gtest_brief=1 --gtest_filter="${3:-*}")
+  (cd "build-$1" && SIMHASH_PORTABLE_DB=../build/portable.db sharded "$shards" "${run[@]}" ./sql_tests \
     --gtest_brief=1 --gtest_filter="$2")
 }
 
