@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The storage of one simhash_similar table, and the only code that knows its
-// shadow tables: their layout and DDL, the config, the cached statements that
-// read and write them, the writes that keep rows and postings in step, the
-// search's reads (the engine's SimilarStore) and the integrity check. Every
+// The storage of one simhash_similar table, and the only code that uses its
+// shadow tables (their SQL is in similar_shadow_tables.h): their creation,
+// the config, the cached statements that read and write them, the writes that keep rows and
+// postings in step, the search's reads (the engine's SimilarStore) and the integrity check. Every
 // write goes through the caller's connection inside its statement, so the
 // table is exactly as transactional as an ordinary one: savepoints,
 // rollbacks and a crash leave rows and postings together.

@@ -27,6 +27,7 @@
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
 #include "ext/registration.h"
+#include "ext/similar/similar_shadow_tables.h"
 #include "ext/similar/similar_storage.h"
 #include "util/key_value_options.h"
 
@@ -432,11 +433,9 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
       cursor->matches = storage.search(cursor->query, cursor->threshold);
       return SQLITE_OK;
     }
-    const std::string sql = cursor->plan == kPlanRowid
-                                ? format_sql("SELECT id FROM \"%w\".\"%w_rows\" WHERE id = ?1",
-                                             table->schema.c_str(), storage.name().c_str())
-                                : format_sql("SELECT id FROM \"%w\".\"%w_rows\" ORDER BY id",
-                                             table->schema.c_str(), storage.name().c_str());
+    const std::string sql =
+        format_sql(cursor->plan == kPlanRowid ? kSelectSimilarRowId : kScanSimilarRowIds,
+                   table->schema.c_str(), storage.name().c_str());
     if (const int rc = prepare(table->db, sql, cursor->rows); rc != SQLITE_OK) {
       throw SqliteError(rc, sqlite3_errmsg(table->db));
     }
