@@ -140,7 +140,7 @@ SimhashOptions served_options(const std::string& text) {
   std::string error;
   const std::optional<SimhashOptions> options = parse_options(text, error);
   if (!options) {
-    throw SqliteError(SQLITE_ERROR, std::string(kModule) + ": option options: " + error);
+    throw SqliteError(SQLITE_ERROR, named_message(kModule, error));
   }
   if (options->weight != WeightScheme::binary) {
     throw SqliteError(
@@ -456,7 +456,7 @@ int x_next(sqlite3_vtab_cursor* base) {
     ++cursor->position;
     return SQLITE_OK;
   }
-  return guard(base->pVtab, [&] {
+  return guard(base->pVtab, kModule, [&] {
     const ShadowCallGuard inside = table_of_cursor(base)->inside();
     step_rows(table_of_cursor(base), cursor);
     return SQLITE_OK;
