@@ -412,8 +412,9 @@ TEST(SimilarTable, ErrorMessages) {
   // problem (not "option options: simhash: ...").
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='n=0')"),
             "simhash_similar: option n must be an integer from 1 to 16, got \"0\"");
-  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='unit=word colour=red')"),
-            "simhash_similar: unknown option \"colour\" (known: unit, n, weight, symbols)");
+  EXPECT_EQ(
+      db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='unit=word colour=red')"),
+      "simhash_similar: unknown option \"colour\" (known: unit, n, weight, symbols)");
   // SQLite refuses a rowid that is no integer before the table sees the
   // INSERT (docs/errors.md); nothing is written.
   EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES ('seven', 'a b c')"),
