@@ -293,36 +293,24 @@ void SimilarStorage::update(std::int64_t id, std::int64_t new_id, std::optional<
 }
 
 void SimilarStorage::flush() {
-  // A statement the flush runs may open a savepoint inside it (flushing_
-  // keeps it from being marked) or fail; either way the caller's statement
-  // is what SQLite rolls back.
-  if (pending_.empty() || flushing_) {
-    return;
-  }
-  flushing_ = true;
-  struct EndFlush {
-    bool& flushing;
-    ~EndFlush() { flushing = false; }
-  } end_flush{flushing_};
-  // Kept aside first: a copy that fails to allocate then fails the flush
-  // before anything is written.
-  marks_.before_merge(pending_);
-  const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
-  MemoryCharge merged_charge;
-  const std::vector<PendingPostings::Change> changes = pending_.merged_changes(merged_charge);
-  for (const PendingPostings::Change& change : changes) {
-    sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
-    ResetOnExit reset(write);
-    sqlite3_bind_int64(write, 1, as_sql(change.feature));
-    sqlite3_bind_int64(write, 2, change.size);
-    sqlite3_bind_int64(write, 3, change.id);
-    if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
-      throw_sqlite(db_, rc);
+  // A failing flush leaves the caller's statement to SQLite to roll back.
+  pending_writes_.flush([&] {
+    const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
+    MemoryCharge merged_charge;
+    const std::vector<PendingPostings::Change> changes = pending_.merged_changes(merged_charge);
+    for (const PendingPostings::Change& change : changes) {
+      sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
+      ResetOnExit reset(write);
+      sqlite3_bind_int64(write, 1, as_sql(change.feature));
+      sqlite3_bind_int64(write, 2, change.size);
+      sqlite3_bind_int64(write, 3, change.id);
+      if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
+        throw_sqlite(db_, rc);
+      }
     }
-  }
-  write_feature_counts(changes);
-  pending_.clear();
-  sqlite3_set_last_insert_rowid(db_, last_rowid);
+    write_feature_counts(changes);
+    sqlite3_set_last_insert_rowid(db_, last_rowid);
+  });
 }
 
 std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double threshold,

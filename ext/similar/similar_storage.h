@@ -97,17 +97,10 @@ class SimilarStorage final : public SimilarStore {
   // at once. The savepoint calls keep them pending across savepoints
   // (ext/common/savepoint_marks.h).
   void flush();
-  void discard_pending() {
-    pending_.clear();
-    marks_.clear();
-  }
-  void savepoint(int level) {
-    if (!flushing_) {
-      marks_.savepoint(level, pending_);
-    }
-  }
-  void release(int level) { marks_.release(level); }
-  void rollback_to(int level) { marks_.rollback_to(level, pending_); }
+  void discard_pending() { pending_writes_.discard(); }
+  void savepoint(int level) { pending_writes_.savepoint(level); }
+  void release(int level) { pending_writes_.release(level); }
+  void rollback_to(int level) { pending_writes_.rollback_to(level); }
 
   void rename(const std::string& new_name);
   void finalize_statements();
@@ -172,8 +165,8 @@ class SimilarStorage final : public SimilarStore {
   std::vector<std::uint64_t> scratch_;
   CachedStatement statements_[kStatementCount];
   PendingPostings pending_;
-  SavepointMarks<PendingPostings> marks_;
-  bool flushing_ = false;
+  // Its savepoint marks and flushing (ext/common/savepoint_marks.h).
+  PendingWrites<PendingPostings> pending_writes_{pending_};
   std::vector<PendingPostings::Net> net_;  // scratch of the postings reads
 };
 
