@@ -24,12 +24,11 @@
 #include "batch/pair_finder.h"
 #include "ext/batch/batch_index_reader.h"
 #include "ext/batch/pair_table_reader.h"
-#include "ext/common/function_arguments.h"
 #include "ext/common/nesting_guard.h"
 #include "ext/common/radius_argument.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
-#include "ext/common/virtual_table.h"
+#include "ext/common/table_function.h"
 #include "ext/registration.h"
 
 namespace simhash::sql {
@@ -53,43 +52,16 @@ constexpr int kClustersColumnCluster = 1;
 constexpr int kClustersColumnDistance = 2;
 constexpr int kClustersColumnSimilarity = 3;
 
-const char* schema_of(BatchKind kind) {
-  switch (kind) {
-    case BatchKind::kPairs:
-      return "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, \"index\" HIDDEN, radius "
-             "HIDDEN)";
-    case BatchKind::kPairsBetween:
-      return "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, index_a HIDDEN, index_b "
-             "HIDDEN, radius HIDDEN)";
-    case BatchKind::kClusters:
-      return "CREATE TABLE x(id INTEGER, cluster INTEGER, distance INTEGER, similarity REAL, "
-             "\"index\" HIDDEN, radius HIDDEN)";
-    case BatchKind::kComponents:
-      return "CREATE TABLE x(id INTEGER, cluster INTEGER, \"index\" HIDDEN, radius HIDDEN)";
-  }
-  return nullptr;
-}
+// One batch function: its TableFunction and its kind.
+struct BatchFunction {
+  TableFunction function;
+  BatchKind kind;
+};
+
+const BatchFunction& batch_function_of(const TableFunctionTable& table);
+
 bool finds_pairs(BatchKind kind) {
   return kind == BatchKind::kPairs || kind == BatchKind::kPairsBetween;
-}
-// The argument columns are the last ones: this many, from this one.
-int argument_count(BatchKind kind) { return kind == BatchKind::kPairsBetween ? 3 : 2; }
-int first_argument_column(BatchKind kind) {
-  return finds_pairs(kind) ? 3 : kind == BatchKind::kClusters ? 4 : 2;
-}
-int radius_column(BatchKind kind) { return first_argument_column(kind) + argument_count(kind) - 1; }
-const char* function_name(BatchKind kind) {
-  switch (kind) {
-    case BatchKind::kPairs:
-      return "simhash_pairs";
-    case BatchKind::kPairsBetween:
-      return "simhash_pairs_between";
-    case BatchKind::kClusters:
-      return "simhash_clusters";
-    case BatchKind::kComponents:
-      return "simhash_components";
-  }
-  return "";
 }
 
 // One row of simhash_clusters or simhash_components.
@@ -100,113 +72,43 @@ struct ClusterRow {
   std::optional<double> similarity;      // to the representative (pairs tables only)
 };
 
-// idxNum: bit i set when argument i (column first_argument_column + i) is
-// given; xFilter receives the given ones in column order.
-constexpr int kMaxArguments = 3;
+int plan(TableFunctionTable& table, sqlite3_index_info* info,
+         std::span<const int> argument_constraint) {
+  const BatchKind kind = batch_function_of(table).kind;
+  const int index_constraint = argument_constraint[0];
+  const int radius_constraint = argument_constraint.back();
+  // Without an index name xFilter reports the error; make that plan unattractive.
+  info->estimatedCost = index_constraint >= 0 ? 1e6 : 1e12;
+  info->estimatedRows = finds_pairs(kind) ? 1000 : 100000;
 
-struct BatchTable : sqlite3_vtab {
-  sqlite3* db = nullptr;
-  BatchKind kind = BatchKind::kPairs;
-};
+  // Clusters come out in id order, so ORDER BY id needs no sort.
+  if (!finds_pairs(kind) && info->nOrderBy == 1 && info->aOrderBy[0].iColumn == kClustersColumnId &&
+      info->aOrderBy[0].desc == 0) {
+    info->orderByConsumed = 1;
+  }
 
-struct BatchCursor : sqlite3_vtab_cursor {
-  // The arguments as given (NULL ones excepted), for the hidden columns.
-  std::string index_argument;
-  std::string other_index_argument;  // simhash_pairs_between's index_b
-  std::optional<int> radius;         // none for a table of pairs
-  std::int64_t row = 0;
-  bool eof = true;
-  // simhash_pairs: the finder hands out batches.
-  std::unique_ptr<PairFinder> finder;
-  std::vector<NearPair> pairs;
-  // simhash_clusters and simhash_components: computed whole in xFilter, in
-  // id order.
-  MemoryCharge clusters_charge;  // clusters, against the heap limit (memory_budget.h)
-  std::vector<ClusterRow> clusters;
-  std::size_t position = 0;
-};
-
-BatchTable* table_of(sqlite3_vtab* vtab) { return sql::table_of<BatchTable>(vtab); }
-BatchCursor* cursor_of(sqlite3_vtab_cursor* cursor) { return sql::cursor_of<BatchCursor>(cursor); }
-
-template <BatchKind kind>
-int x_connect(sqlite3* db, void* /*aux*/, int /*argc*/, const char* const* /*argv*/,
-              sqlite3_vtab** out, char** error) {
-  return guard(error, [&] {
-    const int rc = sqlite3_declare_vtab(db, schema_of(kind));
-    if (rc != SQLITE_OK) {
-      throw SqliteError(rc, sqlite3_errmsg(db));
-    }
-    auto table = std::make_unique<BatchTable>();
-    table->db = db;
-    table->kind = kind;
-    return hand_over(std::move(table), out);
-  });
-}
-
-int x_disconnect(sqlite3_vtab* vtab) {
-  free_error(vtab);
-  take_back<BatchTable>(vtab);
-  return SQLITE_OK;
-}
-
-int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return guard(vtab, [&]() -> int {
-    const BatchKind kind = table_of(vtab)->kind;
-    const int first_argument = first_argument_column(kind);
-    std::array<int, kMaxArguments> argument_constraint{};
-    if (const int rc = plan_arguments(
-            info, first_argument,
-            std::span(argument_constraint).first(static_cast<std::size_t>(argument_count(kind))));
-        rc != SQLITE_OK) {
-      return rc;  // an argument not known yet: ask for another join order
-    }
-    const int index_constraint = argument_constraint[0];
-    const int radius_constraint = argument_constraint[argument_count(kind) - 1];
-    // Without an index name xFilter reports the error; make that plan unattractive.
-    info->estimatedCost = index_constraint >= 0 ? 1e6 : 1e12;
-    info->estimatedRows = finds_pairs(kind) ? 1000 : 100000;
-
-    // Clusters come out in id order, so ORDER BY id needs no sort.
-    if (!finds_pairs(kind) && info->nOrderBy == 1 &&
-        info->aOrderBy[0].iColumn == kClustersColumnId && info->aOrderBy[0].desc == 0) {
-      info->orderByConsumed = 1;
-    }
-
-    // What EXPLAIN QUERY PLAN shows: for a constant radius, the plan the
-    // cost model picks as the rows grow (the rows themselves are known only
-    // when the search runs).
-    std::string search =
-        kind == BatchKind::kPairsBetween ? "the smaller k of the two indexes" : "k of the index";
-    search = "radius " + search + ": block-permutation tables or every pair, by the rows";
-    sqlite3_value* value = nullptr;
-    if (radius_constraint >= 0 &&
-        sqlite3_vtab_rhs_value(info, radius_constraint, &value) == SQLITE_OK &&
-        sqlite3_value_type(value) == SQLITE_INTEGER && sqlite3_value_int64(value) >= 0) {
-      const int radius = static_cast<int>(std::min<sqlite3_int64>(sqlite3_value_int64(value), 64));
-      search = "radius " + std::to_string(radius) + ": " + BatchPlan::describe_by_size(radius);
-    } else if (radius_constraint >= 0) {
-      search = "radius given at run time: block-permutation tables or every pair, by the rows";
-    }
-    const char* grouping = kind == BatchKind::kClusters       ? "leader grouping over "
-                           : kind == BatchKind::kComponents   ? "single link over "
-                           : kind == BatchKind::kPairsBetween ? "two-index "
-                                                              : "";
-    info->idxStr = sqlite3_mprintf(
-        "%sbatch search, %s, exact%s", grouping, search.c_str(),
-        kind == BatchKind::kClusters ? "; or over the rows of a table of pairs" : "");
-    info->needToFreeIdxStr = 1;
-    return info->idxStr != nullptr ? SQLITE_OK : SQLITE_NOMEM;
-  });
-}
-
-int x_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
-  return guard(vtab, [&] { return hand_over(std::make_unique<BatchCursor>(), out); });
-}
-
-int x_close(sqlite3_vtab_cursor* cursor) {
-  take_back<BatchCursor>(cursor);
-  return SQLITE_OK;
+  // What EXPLAIN QUERY PLAN shows: for a constant radius, the plan the
+  // cost model picks as the rows grow (the rows themselves are known only
+  // when the search runs).
+  std::string search =
+      kind == BatchKind::kPairsBetween ? "the smaller k of the two indexes" : "k of the index";
+  search = "radius " + search + ": block-permutation tables or every pair, by the rows";
+  sqlite3_value* value = nullptr;
+  if (radius_constraint >= 0 &&
+      sqlite3_vtab_rhs_value(info, radius_constraint, &value) == SQLITE_OK &&
+      sqlite3_value_type(value) == SQLITE_INTEGER && sqlite3_value_int64(value) >= 0) {
+    const int radius = static_cast<int>(std::min<sqlite3_int64>(sqlite3_value_int64(value), 64));
+    search = "radius " + std::to_string(radius) + ": " + BatchPlan::describe_by_size(radius);
+  } else if (radius_constraint >= 0) {
+    search = "radius given at run time: block-permutation tables or every pair, by the rows";
+  }
+  const char* grouping = kind == BatchKind::kClusters       ? "leader grouping over "
+                         : kind == BatchKind::kComponents   ? "single link over "
+                         : kind == BatchKind::kPairsBetween ? "two-index "
+                                                            : "";
+  return set_plan_text(
+      info, "%sbatch search, %s, exact%s", grouping, search.c_str(),
+      kind == BatchKind::kClusters ? "; or over the rows of a table of pairs" : "");
 }
 
 // simhash_clusters: the leader grouping of a simhash_index at `radius` (its
@@ -274,8 +176,8 @@ std::optional<std::string> index_name_from(sqlite3_value* value, const char* fun
   return std::string(reinterpret_cast<const char*>(sqlite3_value_text(value)));
 }
 
-std::string usage_of(BatchKind kind) {
-  const std::string function = function_name(kind);
+std::string usage_of(const char* name, BatchKind kind) {
+  const std::string function = name;
   if (kind == BatchKind::kPairsBetween) {
     return function + "(index_a, index_b [, radius]) needs the names of two simhash_index " +
            "tables, e.g. SELECT * FROM " + function + "('new', 'old')";
@@ -284,118 +186,129 @@ std::string usage_of(BatchKind kind) {
          function + "('near')";
 }
 
-int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* /*idx_str*/, int argc,
-             sqlite3_value** argv) {
-  BatchCursor* cursor = cursor_of(base);
-  BatchTable* table = table_of(base->pVtab);
-  return guard(base->pVtab, function_name(table->kind), [&]() -> int {
-    const BatchKind kind = table->kind;
-    const char* function = function_name(kind);
-    cursor->finder.reset();
-    cursor->pairs.clear();
-    cursor->clusters.clear();
-    cursor->radius.reset();
-    cursor->index_argument.clear();
-    cursor->other_index_argument.clear();
-    cursor->position = 0;
-    cursor->row = 0;
-    cursor->eof = true;
-    // It reads the index, or a table of pairs that may be a view calling
-    // this function again, through SQL.
-    const NestingGuard nesting(function);
-    // The arguments by position; nullptr where not given.
-    std::array<sqlite3_value*, kMaxArguments> arguments{};
-    place_arguments(idx_num, argc, argv,
-                    std::span(arguments).first(static_cast<std::size_t>(argument_count(kind))));
-    const bool between = kind == BatchKind::kPairsBetween;
-    if (arguments[0] == nullptr || (between && arguments[1] == nullptr)) {
-      throw BatchError(usage_of(kind));
+// simhash_pairs hands out the finder's batches; the others compute their
+// rows whole in filter(), in id order.
+class BatchCursor : public TableFunctionCursor {
+ public:
+  void filter(std::span<sqlite3_value* const> arguments) override;
+  bool eof() const override { return eof_; }
+  void next() override;
+  void column(sqlite3_context* context, int column) const override;
+  sqlite3_int64 rowid() const override { return row_; }
+
+ private:
+  // The arguments as given (NULL ones excepted), for the hidden columns.
+  std::string index_argument_;
+  std::string other_index_argument_;  // simhash_pairs_between's index_b
+  std::optional<int> radius_;         // none for a table of pairs
+  std::int64_t row_ = 0;
+  bool eof_ = true;
+  // simhash_pairs: the finder hands out batches.
+  std::unique_ptr<PairFinder> finder_;
+  std::vector<NearPair> pairs_;
+  // simhash_clusters and simhash_components: computed whole in xFilter, in
+  // id order.
+  MemoryCharge clusters_charge_;  // clusters, against the heap limit (memory_budget.h)
+  std::vector<ClusterRow> clusters_;
+  std::size_t position_ = 0;
+};
+
+void BatchCursor::filter(std::span<sqlite3_value* const> arguments) {
+  const BatchFunction& batch = batch_function_of(table());
+  const BatchKind kind = batch.kind;
+  const char* function = batch.function.name;
+  sqlite3* db = this->db();
+  finder_.reset();
+  pairs_.clear();
+  clusters_.clear();
+  radius_.reset();
+  index_argument_.clear();
+  other_index_argument_.clear();
+  position_ = 0;
+  row_ = 0;
+  eof_ = true;
+  // It reads the index, or a table of pairs that may be a view calling
+  // this function again, through SQL.
+  const NestingGuard nesting(function);
+  const bool between = kind == BatchKind::kPairsBetween;
+  if (arguments[0] == nullptr || (between && arguments[1] == nullptr)) {
+    throw BatchError(usage_of(function, kind));
+  }
+  const std::optional<std::string> index_name =
+      index_name_from(arguments[0], function, between ? "index_a" : "the index");
+  const std::optional<std::string> other_index_name =
+      between ? index_name_from(arguments[1], function, "index_b") : std::nullopt;
+  if (!index_name || (between && !other_index_name)) {
+    return;
+  }
+  index_argument_ = *index_name;
+  other_index_argument_ = other_index_name.value_or("");
+  // Left out (or 'default'): the index's k.
+  const RadiusArgument radius_argument = read_radius_or_default(arguments.back(), function);
+  if (!radius_argument.left_out && !radius_argument.radius) {
+    return;  // radius = NULL: no rows
+  }
+  const std::optional<int> radius = radius_argument.radius;
+  if (kind == BatchKind::kClusters) {
+    clusters_ = group_source(db, index_argument_, radius, radius_);
+    clusters_charge_.set(clusters_.capacity() * sizeof(ClusterRow));
+    eof_ = clusters_.empty();
+    return;
+  }
+  const ResolvedIndex index = resolve_index(db, index_argument_, function);
+  const CheckPoint check = stop_when_interrupted(db);
+  if (between) {
+    const ResolvedIndex other = resolve_index(db, other_index_argument_, function);
+    radius_ = radius.value_or(std::min(index.k, other.k));
+    finder_ = std::make_unique<PairFinder>(read_fingerprints(db, index, function),
+                                           read_fingerprints(db, other, function), *radius_, check);
+    eof_ = !finder_->next(pairs_);
+    return;
+  }
+  radius_ = radius.value_or(index.k);
+  std::vector<IdFingerprint> records = read_fingerprints(db, index, function);
+  if (kind == BatchKind::kPairs) {
+    finder_ = std::make_unique<PairFinder>(std::move(records), *radius_, check);
+    eof_ = !finder_->next(pairs_);
+  } else {
+    const std::vector<IdCluster> clusters = find_clusters(std::move(records), *radius_, check);
+    reserve_charged(clusters_, clusters.size(), clusters_charge_);
+    for (const IdCluster& row : clusters) {
+      clusters_.push_back({row.id, row.cluster, std::nullopt, std::nullopt});
     }
-    const std::optional<std::string> index_name =
-        index_name_from(arguments[0], function, between ? "index_a" : "the index");
-    const std::optional<std::string> other_index_name =
-        between ? index_name_from(arguments[1], function, "index_b") : std::nullopt;
-    if (!index_name || (between && !other_index_name)) {
-      return SQLITE_OK;
-    }
-    cursor->index_argument = *index_name;
-    cursor->other_index_argument = other_index_name.value_or("");
-    // Left out (or 'default'): the index's k.
-    const RadiusArgument radius_argument =
-        read_radius_or_default(arguments[argument_count(kind) - 1], function);
-    if (!radius_argument.left_out && !radius_argument.radius) {
-      return SQLITE_OK;  // radius = NULL: no rows
-    }
-    const std::optional<int> radius = radius_argument.radius;
-    if (kind == BatchKind::kClusters) {
-      cursor->clusters = group_source(table->db, cursor->index_argument, radius, cursor->radius);
-      cursor->clusters_charge.set(cursor->clusters.capacity() * sizeof(ClusterRow));
-      cursor->eof = cursor->clusters.empty();
-      return SQLITE_OK;
-    }
-    const ResolvedIndex index = resolve_index(table->db, cursor->index_argument, function);
-    const CheckPoint check = stop_when_interrupted(table->db);
-    if (between) {
-      const ResolvedIndex other = resolve_index(table->db, cursor->other_index_argument, function);
-      cursor->radius = radius.value_or(std::min(index.k, other.k));
-      cursor->finder = std::make_unique<PairFinder>(read_fingerprints(table->db, index, function),
-                                                    read_fingerprints(table->db, other, function),
-                                                    *cursor->radius, check);
-      cursor->eof = !cursor->finder->next(cursor->pairs);
-      return SQLITE_OK;
-    }
-    cursor->radius = radius.value_or(index.k);
-    std::vector<IdFingerprint> records = read_fingerprints(table->db, index, function);
-    if (kind == BatchKind::kPairs) {
-      cursor->finder = std::make_unique<PairFinder>(std::move(records), *cursor->radius, check);
-      cursor->eof = !cursor->finder->next(cursor->pairs);
-    } else {
-      const std::vector<IdCluster> clusters =
-          find_clusters(std::move(records), *cursor->radius, check);
-      reserve_charged(cursor->clusters, clusters.size(), cursor->clusters_charge);
-      for (const IdCluster& row : clusters) {
-        cursor->clusters.push_back({row.id, row.cluster, std::nullopt, std::nullopt});
-      }
-      cursor->eof = cursor->clusters.empty();
-    }
-    return SQLITE_OK;
-  });
+    eof_ = clusters_.empty();
+  }
 }
 
-int x_next(sqlite3_vtab_cursor* base) {
-  BatchCursor* cursor = cursor_of(base);
-  return guard(base->pVtab, [&]() -> int {
-    ++cursor->row;
-    ++cursor->position;
-    if (cursor->finder) {
-      if (cursor->position == cursor->pairs.size()) {
-        cursor->position = 0;
-        cursor->eof = !cursor->finder->next(cursor->pairs);
-      }
-    } else {
-      cursor->eof = cursor->position >= cursor->clusters.size();
+void BatchCursor::next() {
+  ++row_;
+  ++position_;
+  if (finder_) {
+    if (position_ == pairs_.size()) {
+      position_ = 0;
+      eof_ = !finder_->next(pairs_);
     }
-    return SQLITE_OK;
-  });
+  } else {
+    eof_ = position_ >= clusters_.size();
+  }
 }
 
-int x_eof(sqlite3_vtab_cursor* cursor) { return cursor_of(cursor)->eof ? 1 : 0; }
-
-int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
-  const BatchCursor* cursor = cursor_of(base);
-  const BatchKind kind = table_of(base->pVtab)->kind;
-  if (column == first_argument_column(kind)) {
-    sqlite3_result_text(context, cursor->index_argument.c_str(),
-                        static_cast<int>(cursor->index_argument.size()), SQLITE_TRANSIENT);
-  } else if (kind == BatchKind::kPairsBetween && column == first_argument_column(kind) + 1) {
-    sqlite3_result_text(context, cursor->other_index_argument.c_str(),
-                        static_cast<int>(cursor->other_index_argument.size()), SQLITE_TRANSIENT);
-  } else if (column == radius_column(kind)) {
-    if (cursor->radius) {
-      sqlite3_result_int(context, *cursor->radius);
+void BatchCursor::column(sqlite3_context* context, int column) const {
+  const BatchFunction& batch = batch_function_of(table());
+  const BatchKind kind = batch.kind;
+  const int first_argument = batch.function.first_argument;
+  if (column == first_argument) {
+    sqlite3_result_text(context, index_argument_.c_str(), static_cast<int>(index_argument_.size()),
+                        SQLITE_TRANSIENT);
+  } else if (kind == BatchKind::kPairsBetween && column == first_argument + 1) {
+    sqlite3_result_text(context, other_index_argument_.c_str(),
+                        static_cast<int>(other_index_argument_.size()), SQLITE_TRANSIENT);
+  } else if (column == first_argument + batch.function.argument_count - 1) {
+    if (radius_) {
+      sqlite3_result_int(context, *radius_);
     }
   } else if (finds_pairs(kind)) {
-    const NearPair& pair = cursor->pairs[cursor->position];
+    const NearPair& pair = pairs_[position_];
     switch (column) {
       case kPairsColumnA:
         sqlite3_result_int64(context, pair.a);
@@ -410,7 +323,7 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
         break;
     }
   } else {
-    const ClusterRow& row = cursor->clusters[cursor->position];
+    const ClusterRow& row = clusters_[position_];
     switch (column) {
       case kClustersColumnId:
         sqlite3_result_int64(context, row.id);
@@ -432,46 +345,47 @@ int x_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
         break;
     }
   }
-  return SQLITE_OK;
 }
 
-int x_rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* rowid) {
-  *rowid = cursor_of(cursor)->row;
-  return SQLITE_OK;
-}
+std::unique_ptr<TableFunctionCursor> open_cursor() { return std::make_unique<BatchCursor>(); }
 
-template <BatchKind kind>
-sqlite3_module make_module() {
-  sqlite3_module module{};
-  module.iVersion = 0;
-  module.xCreate = nullptr;  // eponymous only: no CREATE VIRTUAL TABLE
-  module.xConnect = x_connect<kind>;
-  module.xBestIndex = x_best_index;
-  module.xDisconnect = x_disconnect;
-  module.xDestroy = x_disconnect;
-  module.xOpen = x_open;
-  module.xClose = x_close;
-  module.xFilter = x_filter;
-  module.xNext = x_next;
-  module.xEof = x_eof;
-  module.xColumn = x_column;
-  module.xRowid = x_rowid;
-  return module;
-}
+// Each: name, schema, first argument column, argument count (the index or
+// two, then the radius); they read indexes, not SQL text: no vtab config.
+const std::array<BatchFunction, 4> kBatchFunctions{{
+    {{"simhash_pairs",
+      "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, \"index\" HIDDEN, radius HIDDEN)", 3,
+      2, 0, plan, open_cursor},
+     BatchKind::kPairs},
+    {{"simhash_pairs_between",
+      "CREATE TABLE x(a INTEGER, b INTEGER, distance INTEGER, index_a HIDDEN, index_b HIDDEN, "
+      "radius HIDDEN)",
+      3, 3, 0, plan, open_cursor},
+     BatchKind::kPairsBetween},
+    {{"simhash_clusters",
+      "CREATE TABLE x(id INTEGER, cluster INTEGER, distance INTEGER, similarity REAL, "
+      "\"index\" HIDDEN, radius HIDDEN)",
+      4, 2, 0, plan, open_cursor},
+     BatchKind::kClusters},
+    {{"simhash_components",
+      "CREATE TABLE x(id INTEGER, cluster INTEGER, \"index\" HIDDEN, radius HIDDEN)", 2, 2, 0, plan,
+      open_cursor},
+     BatchKind::kComponents},
+}};
 
-const sqlite3_module pairs_module = make_module<BatchKind::kPairs>();
-const sqlite3_module pairs_between_module = make_module<BatchKind::kPairsBetween>();
-const sqlite3_module clusters_module = make_module<BatchKind::kClusters>();
-const sqlite3_module components_module = make_module<BatchKind::kComponents>();
+const BatchFunction& batch_function_of(const TableFunctionTable& table) {
+  for (const BatchFunction& batch : kBatchFunctions) {
+    if (&batch.function == table.function) {
+      return batch;
+    }
+  }
+  return kBatchFunctions[0];  // unreachable: every table is one of them
+}
 
 }  // namespace
 
 int register_batch_tables(sqlite3* db, char** error) {
-  for (const auto& [name, module] : {std::pair{"simhash_pairs", &pairs_module},
-                                     std::pair{"simhash_pairs_between", &pairs_between_module},
-                                     std::pair{"simhash_clusters", &clusters_module},
-                                     std::pair{"simhash_components", &components_module}}) {
-    if (const int rc = register_module(db, name, module, error); rc != SQLITE_OK) {
+  for (const BatchFunction& batch : kBatchFunctions) {
+    if (const int rc = register_table_function(db, batch.function, error); rc != SQLITE_OK) {
       return rc;
     }
   }

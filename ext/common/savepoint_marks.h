@@ -15,7 +15,12 @@
 //
 // Log: size(); truncate(n) drops changes [n, size()); save(n) returns a
 // Log::Saved copy of the first n; restore(saved, n) replaces the log by the
-// first n of a saved copy.
+// first n of a saved copy; for PendingWrites also empty() and clear().
+//
+// PendingWrites is the whole bookkeeping of a module's pending writes over
+// a log the module owns: the marks, the savepoint calls, and the flush that
+// writes the log out once, never inside itself (simhash_index's IndexStorage
+// and simhash_similar's SimilarStorage).
 #pragma once
 
 #include <algorithm>
@@ -117,6 +122,66 @@ class SavepointMarks {
   // savepoint opened before it came after (the first `changes` of the
   // latest such mark).
   std::vector<typename Log::Saved> merged_;
+};
+
+// A module's pending writes: `log`, which the module owns and reads, with
+// the savepoint marks over it and the flush that writes it out.
+template <typename Log>
+class PendingWrites {
+ public:
+  explicit PendingWrites(Log& log) : log_(log) {}
+  PendingWrites(const PendingWrites&) = delete;
+  PendingWrites& operator=(const PendingWrites&) = delete;
+
+  // Forgets the pending writes and the savepoints (the transaction ended).
+  void discard() {
+    log_.clear();
+    marks_.clear();
+  }
+
+  // xSavepoint, xRelease, xRollbackTo. A statement the flush runs may open a
+  // savepoint inside it; the flush is a step of the caller's statement, so
+  // there is nothing to mark.
+  void savepoint(int level) {
+    if (!flushing_) {
+      marks_.savepoint(level, log_);
+    }
+  }
+  void release(int level) { marks_.release(level); }
+  void rollback_to(int level) { marks_.rollback_to(level, log_); }
+
+  // Runs write() to write the log out, then empties it; nothing when the log
+  // is empty or a flush is under way (a statement the flush runs may make
+  // SQLite call back into the module, or, through a trigger, write: neither
+  // may flush again). The log is kept aside for the open savepoints first,
+  // so a copy that fails to allocate fails the flush before anything is
+  // written.
+  template <typename Write>
+  void flush(Write&& write) {
+    if (log_.empty() || flushing_) {
+      return;
+    }
+    flushing_ = true;
+    struct EndFlush {
+      bool& flushing;
+      ~EndFlush() { flushing = false; }
+    } end_flush{flushing_};
+    marks_.before_merge(log_);
+    write();
+    log_.clear();
+  }
+
+  // The log written by other means (a rebuild from the stored rows): kept
+  // aside for the open savepoints as a flush would be, then emptied.
+  void written_elsewhere() {
+    marks_.before_merge(log_);
+    log_.clear();
+  }
+
+ private:
+  Log& log_;
+  SavepointMarks<Log> marks_;
+  bool flushing_ = false;
 };
 
 }  // namespace simhash::sql

@@ -88,4 +88,12 @@ void drop_shadow_tables_or_views(sqlite3* db, const std::string& schema, const s
   }
 }
 
+void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                          const std::string& new_name, std::span<const char* const> suffixes) {
+  for (const char* suffix : suffixes) {
+    exec_sql(db, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", schema.c_str(),
+                            name.c_str(), suffix, new_name.c_str(), suffix));
+  }
+}
+
 }  // namespace simhash::sql

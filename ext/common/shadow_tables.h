@@ -2,7 +2,7 @@
 // The checks every module with shadow tables makes of them (simhash_index,
 // simhash_similar): that each is still the ordinary table the module made,
 // that no call of the module runs inside another (ShadowCallGuard), and the
-// drop that removes each, or whatever took its place.
+// drop that removes each, or whatever took its place, and the rename.
 #pragma once
 
 #include <sqlite3.h>
@@ -27,6 +27,11 @@ void check_shadow_tables(sqlite3* db, const std::string& schema, const std::stri
 // removes a damaged table too. Missing ones are skipped.
 void drop_shadow_tables_or_views(sqlite3* db, const std::string& schema, const std::string& name,
                                  std::span<const char* const> suffixes);
+
+// Renames each shadow table name_<suffix> of `schema` to new_name_<suffix>
+// (xRename).
+void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
+                          const std::string& new_name, std::span<const char* const> suffixes);
 
 // Marks a call of a module that runs SQL on its shadow tables (a read, a
 // write, a command) for its duration. Such a call while another of the same

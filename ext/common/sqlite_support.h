@@ -114,27 +114,51 @@ inline std::string heap_limit_message(std::string_view who, const MemoryLimitExc
          std::to_string(error.limit()) + "): " + error.details();
 }
 
+// The message of `who` (a function, a module) for one that does not say
+// whose it is: the engine words its messages for simhash() ("simhash: ...",
+// that prefix is replaced) or for a part of itself ("batch search: ...",
+// kept after the name), and an interrupt says only "interrupted".
+inline std::string named_message(std::string_view who, std::string_view message) {
+  constexpr std::string_view engine_prefix = "simhash: ";
+  if (message.starts_with(engine_prefix)) {
+    message.remove_prefix(engine_prefix.size());
+  }
+  return std::string(who) + ": " + std::string(message);
+}
+
 // The barrier of the virtual-table callbacks: runs `body` (returning an SQLite
 // result code); an exception becomes SQLITE_NOMEM, an SqliteError's own code,
-// or SQLITE_ERROR, and its message goes to `report` (a refusal under the
-// heap limit, SQLITE_NOMEM, has one too, naming `who`).
+// or SQLITE_ERROR, and its message goes to `report`. With `who` (the callback
+// does that function's work) the messages that do not say whose they are,
+// the engine's (any exception but an SqliteError, which the glue words
+// itself) and an interrupt's, are named by it here, in one place
+// (named_message); a refusal under the heap limit, SQLITE_NOMEM, has a
+// message too, naming `who` (or "simhash").
 template <typename Body, typename Report>
-int guard_with(Body&& body, Report&& report, std::string_view who = "simhash") noexcept {
+int guard_with(Body&& body, Report&& report, std::string_view who = {}) noexcept {
   try {
     return body();
   } catch (const MemoryLimitExceeded& error) {
     try {
-      report(heap_limit_message(who, error).c_str());
+      report(heap_limit_message(who.empty() ? "simhash" : who, error).c_str());
     } catch (...) {  // no memory for the message: the code says enough
     }
     return SQLITE_NOMEM;
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;
   } catch (const SqliteError& error) {
-    report(error.what());
+    try {
+      report(error.code() == SQLITE_INTERRUPT && !who.empty()
+                 ? named_message(who, error.what()).c_str()
+                 : error.what());
+    } catch (...) {  // no memory for the name: the code says enough
+    }
     return error.code();
   } catch (const std::exception& error) {
-    report(error.what());
+    try {
+      report(who.empty() ? error.what() : named_message(who, error.what()).c_str());
+    } catch (...) {
+    }
     return SQLITE_ERROR;
   } catch (...) {
     return SQLITE_ERROR;

@@ -4,10 +4,10 @@
 #include "ext/functions/extractor_cache.h"
 
 #include <atomic>
-#include <stdexcept>
 #include <utility>
 
 #include "ext/common/sql_values.h"
+#include "ext/common/sqlite_support.h"
 
 namespace {
 
@@ -25,14 +25,7 @@ std::unique_ptr<CachedExtractor> make_extractor(std::string_view options_text,
   std::string error;
   const std::optional<SimhashOptions> options = parse_options(options_text, error);
   if (!options) {
-    // The engine words its messages for simhash(); the SQL name of the
-    // function actually called replaces its prefix.
-    constexpr std::string_view engine_prefix = "simhash: ";
-    std::string_view detail = error;
-    if (detail.starts_with(engine_prefix)) {
-      detail.remove_prefix(engine_prefix.size());
-    }
-    throw std::runtime_error(std::string(function_name) + ": " + std::string(detail));
+    throw SqliteError(SQLITE_ERROR, named_message(function_name, error));
   }
   return std::make_unique<CachedExtractor>(options_text, *options);
 }
@@ -43,8 +36,8 @@ std::string_view options_text_of(sqlite3_value* options, std::string_view functi
     return {};
   }
   if (type != SQLITE_TEXT) {
-    throw std::runtime_error(std::string(function_name) + ": options must be TEXT, got " +
-                             type_name(options));
+    throw SqliteError(SQLITE_ERROR, std::string(function_name) + ": options must be TEXT, got " +
+                                        type_name(options));
   }
   return *text_of(options);
 }

@@ -25,7 +25,8 @@ struct CachedExtractor {
 };
 
 // Parses `options_text` and builds its extractor. Bad options throw
-// std::runtime_error with "<function_name>: " and the engine's message.
+// SqliteError with the engine's message named by `function_name`
+// (named_message, sqlite_support.h).
 std::unique_ptr<CachedExtractor> make_extractor(std::string_view options_text,
                                                 std::string_view function_name);
 

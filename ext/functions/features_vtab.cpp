@@ -15,10 +15,12 @@
 // hash INTEGER, and the hidden columns a, b and options. Why a pair matched:
 // sum(min(weight_a, weight_b)) is the numerator of simhash_jaccard and
 // simhash_containment.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,7 +28,7 @@
 
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
-#include "ext/common/virtual_table.h"
+#include "ext/common/table_function.h"
 #include "ext/functions/extractor_cache.h"
 #include "ext/registration.h"
 #include "fingerprint/shared_features.h"
@@ -38,27 +40,13 @@ namespace {
 // What tells the two functions apart: the columns are `value_columns`
 // values, then `text_arguments` hidden texts, then the hidden options.
 struct ListKind {
-  const char* name;
-  const char* schema;
+  TableFunction function;
   int value_columns;
   int text_arguments;  // 1: list one text's features; 2: the shared ones
   const char* missing_texts;
 };
 
-constexpr ListKind kFeatures{
-    "simhash_features",
-    "CREATE TABLE x(feature TEXT, weight REAL, hash INTEGER, text HIDDEN, options HIDDEN)", 3, 1,
-    "simhash_features: missing text argument: use simhash_features(text) or "
-    "simhash_features(text, options)"};
-constexpr ListKind kSharedFeatures{
-    "simhash_shared_features",
-    "CREATE TABLE x(feature TEXT, weight_a REAL, weight_b REAL, hash INTEGER, a HIDDEN, b HIDDEN, "
-    "options HIDDEN)",
-    4, 2,
-    "simhash_shared_features: missing text argument: use simhash_shared_features(a, b) or "
-    "simhash_shared_features(a, b, options)"};
-
-constexpr int kHasOptions = 1;  // idxNum bit: the options argument is passed
+const ListKind& kind_of(const TableFunctionTable& table);
 
 struct ValueFree {
   void operator()(sqlite3_value* value) const { sqlite3_value_free(value); }
@@ -76,21 +64,20 @@ OwnedValue copy_of(sqlite3_value* value) {
 // One per connection (the table is eponymous). Keeps the extractor for the
 // defaults and the last one built from an option string, so a join that
 // calls the function once per outer row parses its options once.
-struct FeaturesTable : sqlite3_vtab {
-  const ListKind* kind = nullptr;
+struct ExtractorCache : TableFunctionState {
   std::unique_ptr<CachedExtractor> defaults;
   std::unique_ptr<CachedExtractor> last_options;
 
-  FeatureExtractor& extractor_for(std::string_view options_text) {
+  FeatureExtractor& extractor_for(std::string_view options_text, const char* name) {
     if (options_text.empty()) {
       if (!defaults) {
-        defaults = make_extractor("", kind->name);
+        defaults = make_extractor("", name);
       }
       return defaults->extractor;
     }
     if (!last_options || last_options->options_text != options_text) {
       last_options.reset();
-      last_options = make_extractor(options_text, kind->name);
+      last_options = make_extractor(options_text, name);
     }
     return last_options->extractor;
   }
@@ -104,106 +91,24 @@ struct ListedFeature {
   std::uint64_t hash = 0;
 };
 
-struct FeaturesCursor : sqlite3_vtab_cursor {
-  std::vector<ListedFeature> features;
-  std::size_t position = 0;
-  std::vector<OwnedValue> texts;  // the arguments, returned by the hidden columns
-  OwnedValue options;             // null pointer when not passed
-};
-
-FeaturesTable& table_of(sqlite3_vtab_cursor* cursor) {
-  return *sql::table_of<FeaturesTable>(cursor->pVtab);
-}
-
-int features_connect(sqlite3* db, void* aux, int /*argc*/, const char* const* /*argv*/,
-                     sqlite3_vtab** out, char** error) {
-  return guard(error, [&] {
-    const auto* kind = static_cast<const ListKind*>(aux);
-    const int rc = sqlite3_declare_vtab(db, kind->schema);
-    if (rc != SQLITE_OK) {
-      throw SqliteError(rc, sqlite3_errmsg(db));
-    }
-    sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    auto table = std::make_unique<FeaturesTable>();
-    table->kind = kind;
-    return hand_over(std::move(table), out);
-  });
-}
-
-int features_disconnect(sqlite3_vtab* vtab) {
-  free_error(vtab);
-  take_back<FeaturesTable>(vtab);
-  return SQLITE_OK;
-}
-
-// The text arguments are required: without them there is nothing to list.
-// When one is present but not yet usable (a join ordering that has not bound
-// it), SQLITE_CONSTRAINT makes the planner try another order.
-int choose_plan(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  const ListKind& kind = *sql::table_of<FeaturesTable>(vtab)->kind;
-  const int first_argument = kind.value_columns;
-  const int options_column = first_argument + kind.text_arguments;
-  // The usable constraint of each argument (texts, then options), or -1.
-  std::vector<int> constraint_of(static_cast<std::size_t>(kind.text_arguments + 1), -1);
-  std::vector<bool> unusable(constraint_of.size(), false);
-  for (int i = 0; i < info->nConstraint; ++i) {
-    const auto& constraint = info->aConstraint[i];
-    if (constraint.op != SQLITE_INDEX_CONSTRAINT_EQ || constraint.iColumn < first_argument ||
-        constraint.iColumn > options_column) {
-      continue;
-    }
-    const auto argument = static_cast<std::size_t>(constraint.iColumn - first_argument);
-    if (!constraint.usable) {
-      unusable[argument] = true;
-    } else if (constraint_of[argument] < 0) {
-      constraint_of[argument] = i;
-    }
-  }
+// The text arguments are required: without them there is nothing to list
+// (one not yet usable has already asked the planner for another order).
+int plan(TableFunctionTable& table, sqlite3_index_info* info, std::span<const int> constraint_of) {
+  const ListKind& kind = kind_of(table);
   for (int text = 0; text < kind.text_arguments; ++text) {
     if (constraint_of[static_cast<std::size_t>(text)] < 0) {
-      if (unusable[static_cast<std::size_t>(text)]) {
-        return SQLITE_CONSTRAINT;
-      }
-      set_error(vtab, kind.missing_texts);
+      set_error(&table, kind.missing_texts);
       return SQLITE_ERROR;
     }
-  }
-  const int options_constraint = constraint_of.back();
-  if (options_constraint < 0 && unusable.back()) {
-    return SQLITE_CONSTRAINT;
-  }
-  for (int text = 0; text < kind.text_arguments; ++text) {
-    auto& usage = info->aConstraintUsage[constraint_of[static_cast<std::size_t>(text)]];
-    usage.argvIndex = text + 1;
-    usage.omit = 1;
-  }
-  info->idxNum = 0;
-  if (options_constraint >= 0) {
-    info->aConstraintUsage[options_constraint].argvIndex = kind.text_arguments + 1;
-    info->aConstraintUsage[options_constraint].omit = 1;
-    info->idxNum |= kHasOptions;
   }
   info->estimatedCost = 100;
   info->estimatedRows = 100;
   return SQLITE_OK;
 }
 
-int features_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return guard(vtab, [&] { return choose_plan(vtab, info); });
-}
-
-int features_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
-  return guard(vtab, [&] { return hand_over(std::make_unique<FeaturesCursor>(), out); });
-}
-
-int features_close(sqlite3_vtab_cursor* cursor) {
-  take_back<FeaturesCursor>(cursor);
-  return SQLITE_OK;
-}
-
 // The rows of one text's features, or of the features two texts share.
 std::vector<ListedFeature> listed_features(FeatureExtractor& extractor, int text_arguments,
-                                           sqlite3_value** texts) {
+                                           std::span<sqlite3_value* const> texts) {
   std::vector<ListedFeature> rows;
   const std::optional<std::string_view> a = text_of(texts[0]);
   if (text_arguments == 1) {
@@ -225,60 +130,56 @@ std::vector<ListedFeature> listed_features(FeatureExtractor& extractor, int text
   return rows;
 }
 
-int features_filter(sqlite3_vtab_cursor* base, int index_number, const char* /*index_string*/,
-                    int argc, sqlite3_value** argv) {
-  auto* cursor = cursor_of<FeaturesCursor>(base);
-  return guard(cursor->pVtab, [&] {
-    FeaturesTable& table = table_of(cursor);
-    const int text_arguments = table.kind->text_arguments;
-    cursor->features.clear();
-    cursor->position = 0;
-    cursor->texts.clear();
-    cursor->options.reset();
-    if (argc < text_arguments) {
-      return SQLITE_ERROR;  // unreachable: best_index always asks for the texts
-    }
-    sqlite3_value* options =
-        (index_number & kHasOptions) != 0 && argc > text_arguments ? argv[text_arguments] : nullptr;
-    const std::string_view options_text =
-        options != nullptr ? options_text_of(options, table.kind->name) : std::string_view();
-    FeatureExtractor& extractor = table.extractor_for(options_text);
-    for (int text = 0; text < text_arguments; ++text) {
-      cursor->texts.push_back(copy_of(argv[text]));
-    }
-    if (options != nullptr) {
-      cursor->options = copy_of(options);
-    }
-    cursor->features = listed_features(extractor, text_arguments, argv);
-    return SQLITE_OK;
-  });
+class FeaturesCursor : public RowsCursor<ListedFeature> {
+ public:
+  void filter(std::span<sqlite3_value* const> arguments) override;
+  void column(sqlite3_context* context, int column) const override;
+  // From 1, as the features are numbered.
+  sqlite3_int64 rowid() const override { return static_cast<sqlite3_int64>(position_) + 1; }
+
+ private:
+  std::vector<OwnedValue> texts_;  // the arguments, returned by the hidden columns
+  OwnedValue options_;             // null pointer when not passed
+};
+
+void FeaturesCursor::filter(std::span<sqlite3_value* const> arguments) {
+  const ListKind& kind = kind_of(table());
+  clear_rows();
+  texts_.clear();
+  options_.reset();
+  const auto text_arguments = static_cast<std::size_t>(kind.text_arguments);
+  const std::span<sqlite3_value* const> texts = arguments.first(text_arguments);
+  if (std::ranges::find(texts, nullptr) != texts.end()) {
+    throw SqliteError(SQLITE_ERROR, kind.missing_texts);  // unreachable: plan asks for them
+  }
+  sqlite3_value* options = arguments[text_arguments];
+  const std::string_view options_text =
+      options != nullptr ? options_text_of(options, kind.function.name) : std::string_view();
+  FeatureExtractor& extractor =
+      static_cast<ExtractorCache&>(*table().state).extractor_for(options_text, kind.function.name);
+  for (sqlite3_value* text : texts) {
+    texts_.push_back(copy_of(text));
+  }
+  if (options != nullptr) {
+    options_ = copy_of(options);
+  }
+  rows_ = listed_features(extractor, kind.text_arguments, texts);
 }
 
-int features_next(sqlite3_vtab_cursor* base) {
-  ++cursor_of<FeaturesCursor>(base)->position;
-  return SQLITE_OK;
-}
-
-int features_eof(sqlite3_vtab_cursor* base) {
-  const auto* cursor = cursor_of<FeaturesCursor>(base);
-  return cursor->position >= cursor->features.size() ? 1 : 0;
-}
-
-int features_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column) {
-  const auto* cursor = cursor_of<FeaturesCursor>(base);
-  const ListKind& kind = *static_cast<const FeaturesTable*>(cursor->pVtab)->kind;
+void FeaturesCursor::column(sqlite3_context* context, int column) const {
+  const ListKind& kind = kind_of(table());
   if (column >= kind.value_columns) {
     const auto argument = static_cast<std::size_t>(column - kind.value_columns);
-    if (argument < cursor->texts.size()) {
-      sqlite3_result_value(context, cursor->texts[argument].get());
-    } else if (cursor->options) {
-      sqlite3_result_value(context, cursor->options.get());
+    if (argument < texts_.size()) {
+      sqlite3_result_value(context, texts_[argument].get());
+    } else if (options_) {
+      sqlite3_result_value(context, options_.get());
     } else {
       sqlite3_result_null(context);
     }
-    return SQLITE_OK;
+    return;
   }
-  const ListedFeature& row = cursor->features[cursor->position];
+  const ListedFeature& row = this->row();
   // The value columns: feature, the weight (or weight_a and weight_b), hash.
   if (column == 0) {
     sqlite3_result_text(context, row.text.data(), static_cast<int>(row.text.size()),
@@ -288,44 +189,43 @@ int features_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int col
   } else {
     sqlite3_result_double(context, column == 1 ? row.weight_a : row.weight_b);
   }
-  return SQLITE_OK;
 }
 
-int features_rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
-  *rowid = static_cast<sqlite3_int64>(cursor_of<FeaturesCursor>(base)->position) + 1;
-  return SQLITE_OK;
-}
+std::unique_ptr<TableFunctionCursor> open_cursor() { return std::make_unique<FeaturesCursor>(); }
+std::unique_ptr<TableFunctionState> new_cache() { return std::make_unique<ExtractorCache>(); }
 
-sqlite3_module make_features_module() {
-  sqlite3_module module{};
-  module.iVersion = 0;
-  module.xCreate = nullptr;  // eponymous-only: no CREATE VIRTUAL TABLE
-  module.xConnect = features_connect;
-  module.xBestIndex = features_best_index;
-  module.xDisconnect = features_disconnect;
-  module.xDestroy = nullptr;
-  module.xOpen = features_open;
-  module.xClose = features_close;
-  module.xFilter = features_filter;
-  module.xNext = features_next;
-  module.xEof = features_eof;
-  module.xColumn = features_column;
-  module.xRowid = features_rowid;
-  return module;
-}
+// Pure functions of their arguments: INNOCUOUS, so views and triggers may
+// call them.
+const ListKind kFeatures{
+    {"simhash_features",
+     "CREATE TABLE x(feature TEXT, weight REAL, hash INTEGER, text HIDDEN, options HIDDEN)", 3, 2,
+     SQLITE_VTAB_INNOCUOUS, plan, open_cursor, new_cache},
+    3,
+    1,
+    "simhash_features: missing text argument: use simhash_features(text) or "
+    "simhash_features(text, options)"};
+const ListKind kSharedFeatures{
+    {"simhash_shared_features",
+     "CREATE TABLE x(feature TEXT, weight_a REAL, weight_b REAL, hash INTEGER, a HIDDEN, "
+     "b HIDDEN, options HIDDEN)",
+     4, 3, SQLITE_VTAB_INNOCUOUS, plan, open_cursor, new_cache},
+    4,
+    2,
+    "simhash_shared_features: missing text argument: use simhash_shared_features(a, b) or "
+    "simhash_shared_features(a, b, options)"};
 
-const sqlite3_module features_module = make_features_module();
+const ListKind& kind_of(const TableFunctionTable& table) {
+  return table.function == &kFeatures.function ? kFeatures : kSharedFeatures;
+}
 
 }  // namespace
 
 int register_features_table(sqlite3* db, char** error) {
-  const int rc = register_module(db, kFeatures.name, &features_module, error,
-                                 const_cast<ListKind*>(&kFeatures));
+  const int rc = register_table_function(db, kFeatures.function, error);
   if (rc != SQLITE_OK) {
     return rc;
   }
-  return register_module(db, kSharedFeatures.name, &features_module, error,
-                         const_cast<ListKind*>(&kSharedFeatures));
+  return register_table_function(db, kSharedFeatures.function, error);
 }
 
 }  // namespace simhash::sql

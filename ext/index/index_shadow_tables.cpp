@@ -42,10 +42,7 @@ void drop_shadow_tables(sqlite3* db, const std::string& schema, const std::strin
 
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const std::string& new_name) {
-  for (const char* suffix : kShadowSuffixes) {
-    exec_sql(db, format_sql(kRenameShadowTable, schema.c_str(), name.c_str(), suffix,
-                            new_name.c_str(), suffix));
-  }
+  sql::rename_shadow_tables(db, schema, name, new_name, kShadowSuffixes);
 }
 
 std::optional<int> bucket_bits_in_probe_row(sqlite3_stmt* statement) {

@@ -55,9 +55,9 @@ struct IndexConfig {
 // (as rtree's rtreeSqlInit and FTS5's azStmt[] keep theirs); no other file
 // spells a statement on them. Each is a format_sql() format whose first two
 // arguments are the schema and the index name (%w, %w); extra arguments are
-// named where a statement takes any. Dropping them is the shared
-// drop_shadow_tables_or_views (ext/common/shadow_tables.h), which also
-// drops a view in a shadow table's place.
+// named where a statement takes any. Dropping and renaming them are the
+// shared drop_shadow_tables_or_views (which also drops a view in a shadow
+// table's place) and rename_shadow_tables (ext/common/shadow_tables.h).
 //
 // The tables, as docs/format.md specifies them; then the config rows of a
 // new index: + k, blocks, format (%d), icu, unicode (%Q). Several statements.
@@ -67,9 +67,6 @@ inline constexpr const char* kCreateShadowTables =
     "CREATE TABLE \"%w\".\"%w_buckets\"(id INTEGER PRIMARY KEY, entries BLOB NOT NULL);"
     "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES "
     "('k', %d), ('blocks', %d), ('format', %d), ('icu', %Q), ('unicode', %Q), ('rows', 0);";
-// One shadow table renamed: + suffix (%s), the new name (%w), suffix (%s).
-inline constexpr const char* kRenameShadowTable =
-    "ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"";
 //
 // The config table.
 inline constexpr const char* kSelectConfig = "SELECT key, value FROM \"%w\".\"%w_config\"";

@@ -79,23 +79,14 @@ class IndexStorage {
   // the bucket bits when the rows call for it (index/bucket_merge.h).
   void flush();
   // Forgets the pending changes and savepoints (the transaction ended).
-  void discard_pending() {
-    pending_.clear();
-    marks_.clear();
-  }
+  void discard_pending() { pending_writes_.discard(); }
   // xSavepoint, xRelease, xRollbackTo: the pending changes stay pending across savepoints, and each
   // savepoint records where it was in them, so that rolling back to it drops the changes after it
   // (instead of merging them at every savepoint: SQLite opens one for every statement that fires a
   // trigger, and a merge per row copies every bucket page it touches to the statement journal).
-  void savepoint(int level) {
-    // A statement a merge runs may open one inside it; the merge is a step of
-    // the caller's statement, so there is nothing to mark.
-    if (!flushing_) {
-      marks_.savepoint(level, pending_);
-    }
-  }
-  void release(int level) { marks_.release(level); }
-  void rollback_to(int level) { marks_.rollback_to(level, pending_); }
+  void savepoint(int level) { pending_writes_.savepoint(level); }
+  void release(int level) { pending_writes_.release(level); }
+  void rollback_to(int level) { pending_writes_.rollback_to(level); }
   // Finalizes every cached statement (before RENAME, DROP and on disconnect).
   void finalize_statements();
   void rename(const std::string& new_name);
@@ -219,9 +210,8 @@ class IndexStorage {
   PermutationPlan plan_;
   BucketLayout layout_;
   PendingChanges pending_;
-  bool flushing_ = false;  // flush() is running
-  // Where each open savepoint was in pending_ (ext/common/savepoint_marks.h).
-  SavepointMarks<PendingChanges> marks_;
+  // Its savepoint marks and flushing (ext/common/savepoint_marks.h).
+  PendingWrites<PendingChanges> pending_writes_{pending_};
   // The merge's buffers (and rebuild's encoding), kept between merges as a
   // bulk insert merges many times.
   BucketMergeScratch merge_scratch_;

@@ -25,8 +25,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows(
 }
 
 void IndexStorage::rebuild() {
-  marks_.before_merge(pending_);
-  pending_.clear();
+  pending_writes_.written_elsewhere();
   exec_sql(db_, table_sql(kDeleteAllBuckets));
   const auto rows = read_all_rows();
   const int bits = BucketLayout(plan_, BucketLayout::kDefaultBucketBits)

@@ -14,40 +14,28 @@ namespace simhash::sql {
 using index_storage_internal::ResetOnExit;
 
 void IndexStorage::flush() {
-  // A statement the merge runs may make SQLite call xSavepoint (which then
-  // marks nothing) or, through a trigger, write: neither may merge again.
-  if (pending_.empty() || flushing_) {
-    return;
-  }
-  flushing_ = true;
-  struct EndFlush {
-    bool& flushing;
-    ~EndFlush() { flushing = false; }
-  } end_flush{flushing_};
-  // Kept aside first (savepoint_marks.h): a copy that fails to allocate
-  // then fails the merge before anything is written.
-  marks_.before_merge(pending_);
-  const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
-  refresh_layout();
-  std::int64_t net_change = 0;
-  for (std::size_t change = 0; change < pending_.size(); ++change) {
-    net_change += pending_.is_insert(change) ? 1 : -1;
-  }
-  const std::int64_t rows = store_row_count(net_change);
-  SqlBucketStore store(*this);
-  BucketMerge merge(plan_, layout_, pending_, store, merge_scratch_,
-                    [this] { throw_if_interrupted(db_); });
-  if (const int bits = layout_.bits_for_rows(rows); bits > layout_.bits()) {
-    // Raising the bits rewrites every bucket, so the changes are merged on the way.
-    const BucketLayout grown(plan_, bits);
-    merge.merge_and_split(grown);
-    store_bucket_bits(db_, schema_, name_, bits);
-    layout_ = grown;
-  } else {
-    merge.merge();
-  }
-  pending_.clear();
-  sqlite3_set_last_insert_rowid(db_, last_rowid);
+  pending_writes_.flush([&] {
+    const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
+    refresh_layout();
+    std::int64_t net_change = 0;
+    for (std::size_t change = 0; change < pending_.size(); ++change) {
+      net_change += pending_.is_insert(change) ? 1 : -1;
+    }
+    const std::int64_t rows = store_row_count(net_change);
+    SqlBucketStore store(*this);
+    BucketMerge merge(plan_, layout_, pending_, store, merge_scratch_,
+                      [this] { throw_if_interrupted(db_); });
+    if (const int bits = layout_.bits_for_rows(rows); bits > layout_.bits()) {
+      // Raising the bits rewrites every bucket, so the changes are merged on the way.
+      const BucketLayout grown(plan_, bits);
+      merge.merge_and_split(grown);
+      store_bucket_bits(db_, schema_, name_, bits);
+      layout_ = grown;
+    } else {
+      merge.merge();
+    }
+    sqlite3_set_last_insert_rowid(db_, last_rowid);
+  });
 }
 
 std::int64_t IndexStorage::store_row_count(std::int64_t net_change) {

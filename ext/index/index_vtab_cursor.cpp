@@ -233,7 +233,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char* idx_str, int ar
 
 int x_next(sqlite3_vtab_cursor* base) {
   IndexCursor* cursor = cursor_of(base);
-  return guard(base->pVtab, [&] {
+  return guard(base->pVtab, "simhash_index", [&] {
     if (cursor->scan_mode) {
       const InsideIndex inside(*table_of(base->pVtab));
       step_scan(cursor, table_of(base->pVtab)->db);

@@ -13,6 +13,7 @@
 
 #include "ext/common/shadow_tables.h"
 #include "ext/index/index_storage_internal.h"
+#include "ext/similar/similar_shadow_tables.h"
 
 namespace simhash::sql {
 
@@ -21,35 +22,7 @@ using index_storage_internal::throw_sqlite;
 
 namespace {
 
-// The SQL of each statement (SimilarStorage::Kind order); schema and name
-// are the %w pairs.
-constexpr const char* kStatementSql[] = {
-    "INSERT INTO \"%w\".\"%w_rows\"(id, size, features) VALUES (?1, ?2, ?3)",
-    "DELETE FROM \"%w\".\"%w_rows\" WHERE id = ?1",
-    "SELECT size, features FROM \"%w\".\"%w_rows\" WHERE id = ?1",
-    "SELECT max(id) FROM \"%w\".\"%w_rows\"",
-    // OR IGNORE: a flush that failed half-way, in a statement SQLite does
-    // not roll back, is written again whole (a delete is as repeatable).
-    "INSERT OR IGNORE INTO \"%w\".\"%w_postings\"(feature, size, id) VALUES (?1, ?2, ?3)",
-    "DELETE FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
-    "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
-    "BETWEEN ?2 AND ?3 LIMIT ?4)",
-    "SELECT id, size FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
-    "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_sizes\" WHERE size BETWEEN ?1 AND ?2 "
-    "LIMIT ?3)",
-    "SELECT id, features FROM \"%w\".\"%w_rows\" WHERE id IN (SELECT id FROM \"%w\".\"%w_sizes\" "
-    "WHERE size BETWEEN ?1 AND ?2)",
-    "INSERT INTO \"%w\".\"%w_sizes\"(size, id) VALUES (?1, ?2)",
-    "DELETE FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
-    "SELECT count(*) FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
-    "SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
-    "INSERT INTO \"%w\".\"%w_counts\"(feature, count) VALUES (?1, ?2) ON CONFLICT(feature) DO "
-    "UPDATE SET count = count + ?2",
-    "DELETE FROM \"%w\".\"%w_counts\" WHERE feature = ?1 AND count <= 0",
-    "SELECT count FROM \"%w\".\"%w_counts\" WHERE feature = ?1",
-};
-
-static_assert(std::size(kStatementSql) == SimilarStorage::kStatementCount);
+static_assert(std::size(kSimilarStatementSql) == SimilarStorage::kStatementCount);
 
 // Rows checked by the integrity check between two interrupt checks.
 constexpr std::size_t kRowsBetweenChecks = 1024;
@@ -96,20 +69,8 @@ void create_similar_tables(sqlite3* db, const std::string& schema, const std::st
                            const SimilarConfig& config) {
   const char* s = schema.c_str();
   const char* n = name.c_str();
-  exec_sql(db, format_sql("CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT "
-                          "ROWID;"
-                          "CREATE TABLE \"%w\".\"%w_rows\"(id INTEGER PRIMARY KEY, size INTEGER "
-                          "NOT NULL, features BLOB NOT NULL);"
-                          "CREATE TABLE \"%w\".\"%w_sizes\"(size INTEGER, id INTEGER, PRIMARY "
-                          "KEY(size, id)) WITHOUT ROWID;"
-                          "CREATE TABLE \"%w\".\"%w_postings\"(feature INTEGER, size INTEGER, id "
-                          "INTEGER, PRIMARY KEY(feature, size, id)) WITHOUT ROWID;"
-                          "CREATE TABLE \"%w\".\"%w_counts\"(feature INTEGER PRIMARY KEY, count "
-                          "INTEGER NOT NULL);"
-                          "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES ('format', %d), "
-                          "('threshold', %!.17g), ('options', %Q);",
-                          s, n, s, n, s, n, s, n, s, n, s, n, kSimilarFormat, config.threshold,
-                          to_string(config.options).c_str()));
+  exec_sql(db, format_sql(kCreateSimilarTables, s, n, s, n, s, n, s, n, s, n, s, n, kSimilarFormat,
+                          config.threshold, to_string(config.options).c_str()));
 }
 
 void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name) {
@@ -121,8 +82,7 @@ SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const 
   // table would make every read below read the table again without end.
   check_shadow_tables(db, schema, name, kSimilarShadowSuffixes, "simhash_similar");
   Statement statement;
-  const std::string sql =
-      format_sql("SELECT key, value FROM \"%w\".\"%w_config\"", schema.c_str(), name.c_str());
+  const std::string sql = format_sql(kSelectSimilarConfig, schema.c_str(), name.c_str());
   if (const int rc = prepare(db, sql, statement); rc != SQLITE_OK) {
     throw SqliteError(rc, prefix(name) + "cannot read its config: " + sqlite3_errmsg(db));
   }
@@ -181,7 +141,7 @@ sqlite3_stmt* SimilarStorage::statement(Kind kind) {
   // Every statement names the schema and the table as (schema, name)
   // pairs, the select of a size range twice.
   return statements_[kind].get_with(db_, [&] {
-    return format_sql(kStatementSql[kind], schema_.c_str(), name_.c_str(), schema_.c_str(),
+    return format_sql(kSimilarStatementSql[kind], schema_.c_str(), name_.c_str(), schema_.c_str(),
                       name_.c_str());
   });
 }
@@ -333,36 +293,24 @@ void SimilarStorage::update(std::int64_t id, std::int64_t new_id, std::optional<
 }
 
 void SimilarStorage::flush() {
-  // A statement the flush runs may open a savepoint inside it (flushing_
-  // keeps it from being marked) or fail; either way the caller's statement
-  // is what SQLite rolls back.
-  if (pending_.empty() || flushing_) {
-    return;
-  }
-  flushing_ = true;
-  struct EndFlush {
-    bool& flushing;
-    ~EndFlush() { flushing = false; }
-  } end_flush{flushing_};
-  // Kept aside first: a copy that fails to allocate then fails the flush
-  // before anything is written.
-  marks_.before_merge(pending_);
-  const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
-  MemoryCharge merged_charge;
-  const std::vector<PendingPostings::Change> changes = pending_.merged_changes(merged_charge);
-  for (const PendingPostings::Change& change : changes) {
-    sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
-    ResetOnExit reset(write);
-    sqlite3_bind_int64(write, 1, as_sql(change.feature));
-    sqlite3_bind_int64(write, 2, change.size);
-    sqlite3_bind_int64(write, 3, change.id);
-    if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
-      throw_sqlite(db_, rc);
+  // A failing flush leaves the caller's statement to SQLite to roll back.
+  pending_writes_.flush([&] {
+    const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
+    MemoryCharge merged_charge;
+    const std::vector<PendingPostings::Change> changes = pending_.merged_changes(merged_charge);
+    for (const PendingPostings::Change& change : changes) {
+      sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
+      ResetOnExit reset(write);
+      sqlite3_bind_int64(write, 1, as_sql(change.feature));
+      sqlite3_bind_int64(write, 2, change.size);
+      sqlite3_bind_int64(write, 3, change.id);
+      if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
+        throw_sqlite(db_, rc);
+      }
     }
-  }
-  write_feature_counts(changes);
-  pending_.clear();
-  sqlite3_set_last_insert_rowid(db_, last_rowid);
+    write_feature_counts(changes);
+    sqlite3_set_last_insert_rowid(db_, last_rowid);
+  });
 }
 
 std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double threshold,
@@ -463,8 +411,7 @@ void SimilarStorage::read_row(std::int64_t id, std::vector<std::uint64_t>& out) 
 std::string SimilarStorage::integrity_problem() {
   flush();
   Statement rows;
-  const std::string sql = format_sql("SELECT id, size, features FROM \"%w\".\"%w_rows\"",
-                                     schema_.c_str(), name_.c_str());
+  const std::string sql = format_sql(kSelectAllSimilarRows, schema_.c_str(), name_.c_str());
   if (const int rc = prepare(db_, sql, rows); rc != SQLITE_OK) {
     throw_sqlite(db_, rc);
   }
@@ -514,7 +461,7 @@ std::string SimilarStorage::integrity_problem() {
   const auto count_of = [&](const char* suffix) {
     Statement count;
     const std::string sql =
-        format_sql("SELECT count(*) FROM \"%w\".\"%w_%s\"", schema_.c_str(), name_.c_str(), suffix);
+        format_sql(kCountSimilarShadowRows, schema_.c_str(), name_.c_str(), suffix);
     if (const int rc = prepare(db_, sql, count); rc != SQLITE_OK) {
       throw_sqlite(db_, rc);
     }
@@ -590,14 +537,7 @@ std::string SimilarStorage::counts_problem() {
   Statement check;
   const char* s = schema_.c_str();
   const char* n = name_.c_str();
-  const std::string sql = format_sql(
-      "SELECT feature, held, (SELECT count FROM \"%w\".\"%w_counts\" AS c WHERE c.feature = "
-      "p.feature) FROM (SELECT feature, count(*) AS held FROM \"%w\".\"%w_postings\" GROUP BY "
-      "feature) AS p WHERE held IS NOT (SELECT count FROM \"%w\".\"%w_counts\" AS c WHERE "
-      "c.feature = p.feature) "
-      "UNION ALL SELECT feature, 0, count FROM \"%w\".\"%w_counts\" AS c WHERE NOT EXISTS "
-      "(SELECT 1 FROM \"%w\".\"%w_postings\" AS p WHERE p.feature = c.feature) LIMIT 1",
-      s, n, s, n, s, n, s, n, s, n);
+  const std::string sql = format_sql(kSelectMiscountedFeature, s, n, s, n, s, n, s, n, s, n);
   if (const int rc = prepare(db_, sql, check); rc != SQLITE_OK) {
     throw_sqlite(db_, rc);
   }
@@ -615,14 +555,10 @@ std::string SimilarStorage::counts_problem() {
 void SimilarStorage::rename(const std::string& new_name) {
   flush();  // its statements name the old tables
   finalize_statements();
-  const char* s = schema_.c_str();
-  for (const char* suffix : kSimilarShadowSuffixes) {
-    if (!keeps_feature_counts() && std::string_view(suffix) == "counts") {
-      continue;  // format 1 has none
-    }
-    exec_sql(db_, format_sql("ALTER TABLE \"%w\".\"%w_%s\" RENAME TO \"%w_%s\"", s, name_.c_str(),
-                             suffix, new_name.c_str(), suffix));
-  }
+  // Format 1 has no counts table, the last suffix.
+  const std::span<const char* const> suffixes(kSimilarShadowSuffixes);
+  rename_shadow_tables(db_, schema_, name_, new_name,
+                       keeps_feature_counts() ? suffixes : suffixes.first(suffixes.size() - 1));
   name_ = new_name;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The storage of one simhash_similar table, and the only code that knows its
-// shadow tables: their layout and DDL, the config, the cached statements that
-// read and write them, the writes that keep rows and postings in step, the
-// search's reads (the engine's SimilarStore) and the integrity check. Every
+// The storage of one simhash_similar table, and the only code that uses its
+// shadow tables (their SQL is in similar_shadow_tables.h): their creation,
+// the config, the cached statements that read and write them, the writes that keep rows and
+// postings in step, the search's reads (the engine's SimilarStore) and the integrity check. Every
 // write goes through the caller's connection inside its statement, so the
 // table is exactly as transactional as an ordinary one: savepoints,
 // rollbacks and a crash leave rows and postings together.
@@ -97,17 +97,10 @@ class SimilarStorage final : public SimilarStore {
   // at once. The savepoint calls keep them pending across savepoints
   // (ext/common/savepoint_marks.h).
   void flush();
-  void discard_pending() {
-    pending_.clear();
-    marks_.clear();
-  }
-  void savepoint(int level) {
-    if (!flushing_) {
-      marks_.savepoint(level, pending_);
-    }
-  }
-  void release(int level) { marks_.release(level); }
-  void rollback_to(int level) { marks_.rollback_to(level, pending_); }
+  void discard_pending() { pending_writes_.discard(); }
+  void savepoint(int level) { pending_writes_.savepoint(level); }
+  void release(int level) { pending_writes_.release(level); }
+  void rollback_to(int level) { pending_writes_.rollback_to(level); }
 
   void rename(const std::string& new_name);
   void finalize_statements();
@@ -172,8 +165,8 @@ class SimilarStorage final : public SimilarStore {
   std::vector<std::uint64_t> scratch_;
   CachedStatement statements_[kStatementCount];
   PendingPostings pending_;
-  SavepointMarks<PendingPostings> marks_;
-  bool flushing_ = false;
+  // Its savepoint marks and flushing (ext/common/savepoint_marks.h).
+  PendingWrites<PendingPostings> pending_writes_{pending_};
   std::vector<PendingPostings::Net> net_;  // scratch of the postings reads
 };
 

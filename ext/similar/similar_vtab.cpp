@@ -9,6 +9,7 @@
 // named after the table for commands. query and threshold come first among
 // the hidden ones so that sim('a text', 0.8) gives them in that order.
 // The text is not stored: only its features are, so reading `text` gives NULL.
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -20,11 +21,13 @@
 #include <vector>
 
 #include "ext/batch/text_query.h"
+#include "ext/common/function_arguments.h"
 #include "ext/common/shadow_tables.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
 #include "ext/registration.h"
+#include "ext/similar/similar_shadow_tables.h"
 #include "ext/similar/similar_storage.h"
 #include "util/key_value_options.h"
 
@@ -37,11 +40,12 @@ constexpr double kDefaultCreationThreshold = 0.5;
 enum Column { kSimilarity, kQuery, kThreshold, kText, kCommand };
 constexpr const char* kColumnNames[] = {"similarity", "query", "threshold", "text"};
 
-// idxNum: the plan, and which arguments a query plan was given.
+// idxNum: the plan, and above kGivenShift which arguments a query plan was
+// given (function_arguments.h's bits: 1 the query, 2 the threshold).
 enum Plan { kPlanQuery = 1, kPlanRowid = 2, kPlanScan = 3 };
 constexpr int kPlanMask = 3;
-constexpr int kGivenQuery = 4;
-constexpr int kGivenThreshold = 8;
+constexpr int kGivenShift = 2;
+constexpr int kArgumentCount = 2;  // the hidden columns kQuery and kThreshold
 
 std::string lower(std::string_view text) {
   std::string lowered(text);
@@ -136,7 +140,7 @@ SimhashOptions served_options(const std::string& text) {
   std::string error;
   const std::optional<SimhashOptions> options = parse_options(text, error);
   if (!options) {
-    throw SqliteError(SQLITE_ERROR, std::string(kModule) + ": option options: " + error);
+    throw SqliteError(SQLITE_ERROR, named_message(kModule, error));
   }
   if (options->weight != WeightScheme::binary) {
     throw SqliteError(
@@ -313,36 +317,27 @@ int x_destroy(sqlite3_vtab* vtab) {
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guard(vtab, [&] {
     table_of<SimilarTable>(vtab)->usable_storage();
-    int query = -1;
-    int threshold = -1;
+    // The query and threshold are hidden argument columns, planned as the
+    // table-valued functions' are (function_arguments.h); one not usable
+    // yet asks SQLite for another join order.
+    std::array<int, kArgumentCount> arguments{};
+    if (const int rc = plan_arguments(info, kQuery, arguments); rc != SQLITE_OK) {
+      return rc;
+    }
+    const int given = info->idxNum;
+    const int query = arguments[0];
+    const int threshold = arguments[1];
     int rowid = -1;
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& constraint = info->aConstraint[i];
-      if (constraint.op != SQLITE_INDEX_CONSTRAINT_EQ) {
-        continue;
-      }
-      if (constraint.iColumn == kQuery || constraint.iColumn == kThreshold) {
-        // Arguments from a table later in the join: let SQLite try another order.
-        if (!constraint.usable) {
-          return SQLITE_CONSTRAINT;
-        }
-        (constraint.iColumn == kQuery ? query : threshold) = i;
-      } else if (constraint.iColumn == -1 && constraint.usable && rowid < 0) {
+      if (constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && constraint.iColumn == -1 &&
+          constraint.usable && rowid < 0) {
         rowid = i;
       }
     }
     const char* description = nullptr;
-    if (query >= 0 || threshold >= 0) {
-      int argument = 0;
-      info->idxNum = kPlanQuery;
-      for (auto [constraint, flag] :
-           {std::pair{query, kGivenQuery}, {threshold, kGivenThreshold}}) {
-        if (constraint >= 0) {
-          info->aConstraintUsage[constraint].argvIndex = ++argument;
-          info->aConstraintUsage[constraint].omit = 1;
-          info->idxNum |= flag;
-        }
-      }
+    if (given != 0) {
+      info->idxNum = kPlanQuery | (given << kGivenShift);
       // The answer comes most similar first, ties by rowid; but one search
       // per value of an IN list is not one answer in order.
       const bool in_list = (query >= 0 && sqlite3_vtab_in(info, query, -1) != 0) ||
@@ -411,9 +406,10 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
     cursor->rows.reset();
     cursor->row_ready = false;
     if (cursor->plan == kPlanQuery) {
-      sqlite3_value* query = (idx_num & kGivenQuery) != 0 && argc > 0 ? argv[0] : nullptr;
-      sqlite3_value* threshold =
-          (idx_num & kGivenThreshold) != 0 ? argv[(idx_num & kGivenQuery) != 0 ? 1 : 0] : nullptr;
+      std::array<sqlite3_value*, kArgumentCount> arguments{};
+      place_arguments(idx_num >> kGivenShift, argc, argv, arguments);
+      sqlite3_value* query = arguments[0];
+      sqlite3_value* threshold = arguments[1];
       if (query == nullptr) {
         throw SqliteError(SQLITE_ERROR, who + ": a threshold needs a query text, as in " +
                                             storage.name() + "(:text, :threshold)");
@@ -437,11 +433,9 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
       cursor->matches = storage.search(cursor->query, cursor->threshold);
       return SQLITE_OK;
     }
-    const std::string sql = cursor->plan == kPlanRowid
-                                ? format_sql("SELECT id FROM \"%w\".\"%w_rows\" WHERE id = ?1",
-                                             table->schema.c_str(), storage.name().c_str())
-                                : format_sql("SELECT id FROM \"%w\".\"%w_rows\" ORDER BY id",
-                                             table->schema.c_str(), storage.name().c_str());
+    const std::string sql =
+        format_sql(cursor->plan == kPlanRowid ? kSelectSimilarRowId : kScanSimilarRowIds,
+                   table->schema.c_str(), storage.name().c_str());
     if (const int rc = prepare(table->db, sql, cursor->rows); rc != SQLITE_OK) {
       throw SqliteError(rc, sqlite3_errmsg(table->db));
     }
@@ -462,7 +456,7 @@ int x_next(sqlite3_vtab_cursor* base) {
     ++cursor->position;
     return SQLITE_OK;
   }
-  return guard(base->pVtab, [&] {
+  return guard(base->pVtab, kModule, [&] {
     const ShadowCallGuard inside = table_of_cursor(base)->inside();
     step_rows(table_of_cursor(base), cursor);
     return SQLITE_OK;

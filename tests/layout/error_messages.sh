@@ -288,7 +288,7 @@ def main():
             continue
         for piece in pieces(literal):
             # The glue names the function called in place of the engine's
-            # "simhash" (ext/functions/extractor_cache.cpp).
+            # "simhash" (named_message, ext/common/sqlite_support.h).
             renamed = piece.startswith(ENGINE_PREFIX) and (
                 "<function>: " + piece[len(ENGINE_PREFIX):] in written)
             if piece not in written and not renamed:

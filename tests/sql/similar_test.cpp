@@ -408,6 +408,18 @@ TEST(SimilarTable, ErrorMessages) {
             "simhash_similar: options 'n=2 weight=log' ask for unit=word n=2 weight=log; the "
             "index serves set Jaccard only: weight=binary with unit=word or unit=char and any n "
             "(add weight=binary)");
+  // A bad options string: the table's name once, then the option and the
+  // problem (not "option options: simhash: ...").
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='n=0')"),
+            "simhash_similar: option n must be an integer from 1 to 16, got \"0\"");
+  EXPECT_EQ(
+      db.error("CREATE VIRTUAL TABLE w USING simhash_similar(options='unit=word colour=red')"),
+      "simhash_similar: unknown option \"colour\" (known: unit, n, weight, symbols)");
+  // SQLite refuses a rowid that is no integer before the table sees the
+  // INSERT (docs/errors.md); nothing is written.
+  EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES ('seven', 'a b c')"),
+            "datatype mismatch");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim"), 0);
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(threshold=0)"),
             "simhash_similar: option threshold must be a number in (0, 1], got \"0\"");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(radius=3)"),

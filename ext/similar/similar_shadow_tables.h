@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// The SQL of every statement on a simhash_similar table's shadow tables, in
+// this one file (as ext/index/index_shadow_tables.h holds the index's, and
+// rtree's rtreeSqlInit and FTS5's azStmt[] theirs); no other file spells a
+// statement on them. The storage (similar_storage.cpp) and the module's scan
+// and rowid plans (similar_vtab.cpp) read them from here. Each is a
+// format_sql() format whose first two arguments are the schema and the table
+// name (%w, %w), repeated where a statement names the tables again; extra
+// arguments are named where a statement takes any. Renaming and dropping are
+// the shared rename_shadow_tables and drop_shadow_tables_or_views
+// (ext/common/shadow_tables.h).
+//
+// The tables (<name>_config, <name>_rows, <name>_sizes, <name>_postings and,
+// from format 2, <name>_counts) and their formats are specified in
+// docs/format.md; the constants below follow it.
+#pragma once
+
+namespace simhash::sql {
+
+// The tables, as docs/format.md specifies them (five schema and name
+// pairs), then the config rows of a new table (a sixth pair): + format
+// (%d), threshold (%!.17g), options (%Q). Several statements.
+inline constexpr const char* kCreateSimilarTables =
+    "CREATE TABLE \"%w\".\"%w_config\"(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
+    "CREATE TABLE \"%w\".\"%w_rows\"(id INTEGER PRIMARY KEY, size INTEGER NOT NULL, "
+    "features BLOB NOT NULL);"
+    "CREATE TABLE \"%w\".\"%w_sizes\"(size INTEGER, id INTEGER, PRIMARY KEY(size, id)) "
+    "WITHOUT ROWID;"
+    "CREATE TABLE \"%w\".\"%w_postings\"(feature INTEGER, size INTEGER, id INTEGER, "
+    "PRIMARY KEY(feature, size, id)) WITHOUT ROWID;"
+    "CREATE TABLE \"%w\".\"%w_counts\"(feature INTEGER PRIMARY KEY, count INTEGER NOT NULL);"
+    "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES ('format', %d), "
+    "('threshold', %!.17g), ('options', %Q);";
+
+// The config table, read at connect.
+inline constexpr const char* kSelectSimilarConfig = "SELECT key, value FROM \"%w\".\"%w_config\"";
+
+// The statements a table keeps prepared, in SimilarStorage::Kind order
+// (similar_storage.cpp checks the count); each gets the schema and name
+// pair twice, the select of a size range's rows using both.
+inline constexpr const char* kSimilarStatementSql[] = {
+    // kInsertRow, kDeleteRow, kSelectRow, kMaxId: the rows table.
+    "INSERT INTO \"%w\".\"%w_rows\"(id, size, features) VALUES (?1, ?2, ?3)",
+    "DELETE FROM \"%w\".\"%w_rows\" WHERE id = ?1",
+    "SELECT size, features FROM \"%w\".\"%w_rows\" WHERE id = ?1",
+    "SELECT max(id) FROM \"%w\".\"%w_rows\"",
+    // kInsertPosting. OR IGNORE: a flush that failed half-way, in a
+    // statement SQLite does not roll back, is written again whole (a delete
+    // is as repeatable).
+    "INSERT OR IGNORE INTO \"%w\".\"%w_postings\"(feature, size, id) VALUES (?1, ?2, ?3)",
+    // kDeletePosting, kCountPostings (up to a limit), kSelectPostings.
+    "DELETE FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
+    "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
+    "BETWEEN ?2 AND ?3 LIMIT ?4)",
+    "SELECT id, size FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
+    // kCountRows (of a size range, up to a limit), kSelectRows (of a size range).
+    "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_sizes\" WHERE size BETWEEN ?1 AND ?2 "
+    "LIMIT ?3)",
+    "SELECT id, features FROM \"%w\".\"%w_rows\" WHERE id IN (SELECT id FROM \"%w\".\"%w_sizes\" "
+    "WHERE size BETWEEN ?1 AND ?2)",
+    // kInsertSize, kDeleteSize, kHasSize, kHasPosting.
+    "INSERT INTO \"%w\".\"%w_sizes\"(size, id) VALUES (?1, ?2)",
+    "DELETE FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
+    "SELECT count(*) FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",
+    "SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size = ?2 AND id = ?3",
+    // kAddCount, kDropEmptyCount, kSelectCount: the counts table (format 2).
+    "INSERT INTO \"%w\".\"%w_counts\"(feature, count) VALUES (?1, ?2) ON CONFLICT(feature) DO "
+    "UPDATE SET count = count + ?2",
+    "DELETE FROM \"%w\".\"%w_counts\" WHERE feature = ?1 AND count <= 0",
+    "SELECT count FROM \"%w\".\"%w_counts\" WHERE feature = ?1",
+};
+
+// The module's plans without a query: a rowid lookup, and the scan of the
+// stored rows in rowid order.
+inline constexpr const char* kSelectSimilarRowId =
+    "SELECT id FROM \"%w\".\"%w_rows\" WHERE id = ?1";
+inline constexpr const char* kScanSimilarRowIds = "SELECT id FROM \"%w\".\"%w_rows\" ORDER BY id";
+
+// The integrity check: every stored row; the rows of one shadow table
+// (+ its suffix, %s); and the features whose count disagrees with their
+// postings, both ways (five pairs), the first only.
+inline constexpr const char* kSelectAllSimilarRows =
+    "SELECT id, size, features FROM \"%w\".\"%w_rows\"";
+inline constexpr const char* kCountSimilarShadowRows = "SELECT count(*) FROM \"%w\".\"%w_%s\"";
+inline constexpr const char* kSelectMiscountedFeature =
+    "SELECT feature, held, (SELECT count FROM \"%w\".\"%w_counts\" AS c WHERE c.feature = "
+    "p.feature) FROM (SELECT feature, count(*) AS held FROM \"%w\".\"%w_postings\" GROUP BY "
+    "feature) AS p WHERE held IS NOT (SELECT count FROM \"%w\".\"%w_counts\" AS c WHERE "
+    "c.feature = p.feature) "
+    "UNION ALL SELECT feature, 0, count FROM \"%w\".\"%w_counts\" AS c WHERE NOT EXISTS "
+    "(SELECT 1 FROM \"%w\".\"%w_postings\" AS p WHERE p.feature = c.feature) LIMIT 1";
+
+}  // namespace simhash::sql
