@@ -315,10 +315,25 @@ void SimilarStorage::flush() {
 
 std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double threshold,
                                                  SimilarCounts* counts) {
-  extractor_.feature_vector(text, vector_);
-  const std::vector<std::uint64_t> query = vector_.hashes;
+  // The plan needs only the number of distinct features: when no stored
+  // row has a size in its bounds (a 10 MB query text has a million features,
+  // no stored row a tenth of that), the answer is empty without sorting the
+  // features. Otherwise the search reads the extractor's vector in place:
+  // nothing it calls extracts features.
+  const std::size_t distinct = extractor_.count_features(text);
+  const SimilarPlan plan = plan_similar_query(distinct, threshold);
+  if (distinct == 0 || plan.probe_count == 0) {
+    return {};
+  }
+  if (count_rows(plan.sizes, 1) == 0) {
+    if (counts != nullptr) {
+      counts->scanned_sizes = true;  // as find_similar: the rows of the sizes, none
+    }
+    return {};
+  }
+  extractor_.counted_feature_vector(vector_);
   const CheckPoint check = [this] { throw_if_interrupted(db_); };
-  return find_similar(query, threshold, *this, check, counts);
+  return find_similar(vector_.hashes, threshold, *this, check, counts);
 }
 
 std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange sizes,

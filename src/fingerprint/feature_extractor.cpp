@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "util/radix_sort.h"
 #include "fingerprint/feature_counter.h"
 #include "fingerprint/feature_hash.h"
 #include "fingerprint/fingerprint_accumulator.h"
@@ -21,6 +20,7 @@
 #include "text/text_normalizer.h"
 #include "text/utf8_repair.h"
 #include "text/word_tokenizer.h"
+#include "util/radix_sort.h"
 
 namespace simhash {
 
@@ -223,6 +223,13 @@ void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector&
   impl_->count(utf8_text, [](std::string_view) {});
   impl_->sorted_vector(out);
 }
+
+std::size_t FeatureExtractor::count_features(std::string_view utf8_text) {
+  impl_->count(utf8_text, [](std::string_view) {});
+  return impl_->counter.entries().size();
+}
+
+void FeatureExtractor::counted_feature_vector(FeatureVector& out) { impl_->sorted_vector(out); }
 
 std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
     std::string_view utf8_text, FeatureExtractor& verification, FeatureVector& out) {

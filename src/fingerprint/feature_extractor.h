@@ -58,6 +58,14 @@ class FeatureExtractor {
   // weighted_jaccard(); `out` keeps its buffers between texts.
   void feature_vector(std::string_view utf8_text, FeatureVector& out);
 
+  // feature_vector() in two steps, for a caller that may not need the
+  // vector: count_features() counts the text's distinct features (the size
+  // its vector would have), counted_feature_vector() then makes the vector
+  // of the text counted last. simhash_similar needs only the size to find
+  // that no stored row can match a huge query, and skips the sort.
+  std::size_t count_features(std::string_view utf8_text);
+  void counted_feature_vector(FeatureVector& out);
+
   // fingerprint(utf8_text), and when there is one, `verification`'s
   // feature_vector(utf8_text, out): the same results, but the text is
   // repaired and cut into units once when both extractors use the same unit,

@@ -354,6 +354,41 @@ TEST(SimilarTable, QueryForms) {
   EXPECT_EQ(db.rows("SELECT * FROM alike"), (std::vector<Row>{{"42"}}));
 }
 
+// A query sized so that no stored row can reach the threshold is answered
+// from its count of features alone (SimilarStorage::search), before they
+// are sorted: rows exactly at the size bounds must still be found. Stored
+// texts are prefixes w0 w1 ... of 3, 8 and 20 distinct words, queries
+// prefixes of 1 to 26: J of two prefixes is the shorter over the longer, so
+// many answers sit exactly at a bound (8 of 10 at t=0.8), and many queries
+// meet no row of their sizes. An early answer one size too narrow misses
+// the row of 8 for the query of 10.
+TEST(SimilarTable, QueriesNoStoredRowCanReachAnswerEmptyAndRowsAtTheBoundsAreFound) {
+  TestDatabase db;
+  SimilarModel model(db, "n=1 weight=binary");
+  model.create(0.5);
+  const auto prefix = [](int words) {
+    std::string text;
+    for (int i = 0; i < words; ++i) {
+      text.append(i == 0 ? "w" : " w").append(std::to_string(i));
+    }
+    return text;
+  };
+  for (const int size : {3, 8, 20}) {
+    const std::string values =
+        std::string("(") + std::to_string(size) + ", '" + prefix(size) + "')";
+    write_both(db, std::string("INSERT INTO sim(rowid, text) VALUES ") + values,
+               std::string("INSERT INTO docs(id, body) VALUES ") + values);
+  }
+  for (int words = 1; words <= 26; ++words) {
+    for (const double t : {0.5, 0.6, 0.75, 0.8, 0.9, 1.0}) {
+      model.expect_same(prefix(words), t, std::to_string(words).append(" words"));
+    }
+  }
+  EXPECT_GE(model.found(), 20U);
+  EXPECT_EQ(db.rows(std::string("SELECT rowid, similarity FROM sim('") + prefix(10) + "', 0.8)"),
+            (std::vector<Row>{{"8", "0.8"}}));
+}
+
 TEST(SimilarTable, WritesAndConflicts) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
