@@ -192,7 +192,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   report_progress(progress_, "indexing prefixes", 0, 0);
   const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
   // The representatives, entries numbered by the order they became one.
-  PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);
+  PostingIndex representatives(ranking.slot_count(), prefixes.all(), check, threads);
   // The rule, `seen` and `leaders` (at most one a node), `joined`.
   const MemoryCharge working(nodes_.size() *
                                  (LeaderRule::kBytesPerNode + 2 * sizeof(std::uint32_t)) +
