@@ -7,6 +7,11 @@ in a process of its own, so that its CPU time and peak RSS are its own.
 
     python3 bench/dedup_phases.py --ext build/simhash.so --db DOCS.db
         [--threads 1,2] [--repeat 1] [--threshold 0.8]
+        [--radius NULL] [--options NULL]
+
+--radius and --options are simhash_dedup's arguments as SQL (default NULL:
+the exact join with the default options); e.g. --radius 10 --options
+"'unit=char n=4'" times the radius path (block-permutation tables).
 
 The phases are seen from outside the statement, through two SQL functions
 this script registers (the extension is not changed for it):
@@ -51,7 +56,7 @@ def now():
             caller.ru_utime + caller.ru_stime)
 
 
-def child(ext, db, threads, threshold):
+def child(ext, db, threads, threshold, radius, options):
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     if not hasattr(conn, "enable_load_extension"):
         sys.exit(f"{sys.executable}: its sqlite3 module cannot load extensions; "
@@ -71,7 +76,7 @@ def child(ext, db, threads, threshold):
     query = (f"SELECT id, CASE WHEN id = {last_id} THEN mark_read(body) ELSE body END "
              "FROM docs ORDER BY id")
     sql = (f"SELECT count(mark_out(id)), count(*) - count(DISTINCT cluster) FROM simhash_dedup("
-           f"'{query.replace(chr(39), chr(39) * 2)}', {threshold}, NULL, NULL, {threads})")
+           f"'{query.replace(chr(39), chr(39) * 2)}', {threshold}, {radius}, {options}, {threads})")
     start = now()
     grouped, removed = conn.execute(sql).fetchone()
     end = now()
@@ -90,9 +95,9 @@ def child(ext, db, threads, threshold):
                       "phases": phases, "peak_mib": peak_kib / 1024}))
 
 
-def run(ext, db, threads, threshold):
+def run(ext, db, threads, threshold, radius, options):
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", ext, db,
-                          str(threads), str(threshold)],
+                          str(threads), str(threshold), radius, options],
                          check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -113,12 +118,14 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--threshold", type=float, default=0.8)
+    parser.add_argument("--radius", default="NULL", help="SQL: NULL, 10, 'default'")
+    parser.add_argument("--options", default="NULL", help="SQL: NULL, 'unit=char n=4'")
     parser.add_argument("--json", help="also write the runs here")
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        ext, db, threads, threshold = args.child
-        child(ext, db, int(threads), float(threshold))
+        ext, db, threads, threshold, radius, options = (args.child + ["NULL", "NULL"])[:6]
+        child(ext, db, int(threads), float(threshold), radius, options)
         return
     if not args.db:
         parser.error("--db is required")
@@ -129,7 +136,7 @@ def main():
     results = []
     for _ in range(args.repeat):
         for threads in [int(t) for t in args.threads.split(",")]:
-            result = run(ext, args.db, threads, args.threshold)
+            result = run(ext, args.db, threads, args.threshold, args.radius, args.options)
             results.append(result)
             print(line(result), flush=True)
     if args.json:

@@ -223,7 +223,8 @@ I686_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:BatchSql.*:Batch
 # that start threads; the same code runs on the host, under TSan, and on
 # aarch64 and s390x.
 I686_ENGINE_TESTS='-RowFeatureBuilder.*:ParallelFor.*:MemoryBudget.ThreadsShareOneLimit'\
-':VerifiedDedup.ThresholdJoinOnThreads*:SimilarPairs.OneTableEqualsBruteForce'\
+':VerifiedDedup.ThresholdJoinOnThreads*:VerifiedDedup.WithinRadiusOnThreads*'\
+':SimilarPairs.OneTableEqualsBruteForce'\
 ':SimilarPairs.NewRowsAgainstKeptOnesEqualBruteForce'
 
 # s390x, the big-endian one, runs the SQL tests where byte order could

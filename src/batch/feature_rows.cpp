@@ -26,10 +26,10 @@ bool is_binary(const FeatureVector& features) {
 
 // Weights all 1 hash as no weights, so that a row's key does not depend on
 // whether the rows before it were weighted.
-std::uint64_t node_key(std::uint64_t fingerprint, const FeatureVector& features) {
+std::uint64_t node_key(std::uint64_t fingerprint, const FeatureVector& features, bool binary) {
   const std::uint64_t key =
       fingerprint ^ feature_hash(bytes_of(std::span<const std::uint64_t>(features.hashes)));
-  if (is_binary(features)) {
+  if (binary) {
     return key;
   }
   return key ^ (feature_hash(bytes_of(std::span<const double>(features.weights))) *
@@ -54,7 +54,10 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
   if (features.empty()) {
     throw std::invalid_argument("simhash: a row to compare has no features");
   }
-  const std::uint64_t key = node_key(fingerprint, features);
+  // Looked at once: a pass over every weight, on the thread that adds every
+  // row.
+  const bool binary = is_binary(features);
+  const std::uint64_t key = node_key(fingerprint, features, binary);
   const auto [first, last] = node_by_key_.equal_range(key);
   for (auto found = first; found != last; ++found) {
     if (nodes_[found->second].fingerprint == fingerprint &&
@@ -72,10 +75,11 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
   // node its record, room for the vector to double and the lookup entry.
   const std::size_t block_bytes =
       block_bytes_ + (new_block ? std::max(kBlockSize, size) * sizeof(std::uint64_t) : 0);
-  charge_.grow_to(block_bytes * (weighted_ || !is_binary(features) ? 2 : 1) +
+  const bool becomes_weighted = !weighted_ && !binary;
+  charge_.grow_to(block_bytes * (weighted_ || becomes_weighted ? 2 : 1) +
                   (nodes_.size() + 1) * (2 * sizeof(Node) + kLookupBytesPerNode));
   block_bytes_ = block_bytes;
-  if (!weighted_ && !is_binary(features)) {
+  if (becomes_weighted) {
     for (const std::vector<std::uint64_t>& hashes : hash_blocks_) {
       weight_blocks_.emplace_back(hashes.size(), 1.0).reserve(hashes.capacity());
     }

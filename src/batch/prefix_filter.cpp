@@ -43,7 +43,7 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const C
     ++slot_bits_;
   }
   charge_.grow_to((std::size_t{1} << slot_bits_) * sizeof(std::uint32_t));
-  fill_with_checks(occurrences_, std::size_t{1} << slot_bits_, 0U, check);
+  parallel_fill(occurrences_, std::size_t{1} << slot_bits_, 0U, check, threads);
   // On one thread a plain count that stops at the largest count; on more,
   // atomic adds (a sum, whatever the threads' order) that would wrap past
   // 2^32 occurrences of one slot. Either way every row sees one order.
@@ -99,7 +99,8 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
         start_[node] + SlotRanking::prefix_length(rows.features_of(node).hashes.size(), threshold);
   }
   charge_.grow_to(start_.back() * sizeof(std::uint32_t) + (rows.size() + 1) * sizeof(std::size_t));
-  fill_with_checks(slots_, start_.back(), 0U, check);
+  // Left unwritten: the loop below writes every slot of every prefix.
+  slots_.resize(start_.back());
   std::vector<std::vector<Ranked>> orders(std::max(threads, 1U));
   parallel_for(rows.size(), kNodesBetweenChecks / 4, threads,
                [&](unsigned worker, std::size_t begin, std::size_t end) {
@@ -127,23 +128,44 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
 
 PostingIndex::PostingIndex(std::size_t slot_count,
                            std::span<const std::uint32_t> every_slot_to_come,
-                           const CheckPoint& check)
+                           const CheckPoint& check, unsigned threads)
     : charge_(every_slot_to_come.size() * sizeof(std::uint32_t) +
               (2 * slot_count + 1) * sizeof(std::uint32_t)),
       postings_(std::make_unique_for_overwrite<std::uint32_t[]>(every_slot_to_come.size())) {
   if (every_slot_to_come.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("simhash: too many features to join");
   }
-  fill_with_checks(begin_, slot_count + 1, 0U, check);
-  for (std::size_t i = 0; i < every_slot_to_come.size(); ++i) {
-    ++begin_[every_slot_to_come[i] + 1];
-    check_after_every(i, kFillBetweenChecks, check);
-  }
+  threads = std::max(threads, 1U);
+  parallel_fill(begin_, slot_count + 1, 0U, check, threads);
+  // The counts per slot: a sum, the same whatever the threads' order (and
+  // below 2^32, checked above).
+  parallel_for(every_slot_to_come.size(), kFillBetweenChecks, threads,
+               [&](unsigned worker, std::size_t begin, std::size_t end) {
+                 if (worker == 0 && check) {
+                   check();
+                 }
+                 for (std::size_t i = begin; i < end; ++i) {
+                   std::uint32_t& count = begin_[every_slot_to_come[i] + 1];
+                   if (threads > 1) {
+                     std::atomic_ref<std::uint32_t>(count).fetch_add(1, std::memory_order_relaxed);
+                   } else {
+                     ++count;
+                   }
+                 }
+               });
   for (std::size_t slot = 1; slot < begin_.size(); ++slot) {
     begin_[slot] += begin_[slot - 1];
   }
-  fill_with_checks(end_, slot_count, 0U, check);
-  std::copy(begin_.begin(), begin_.end() - 1, end_.begin());
+  end_.resize(slot_count);  // unwritten: copied from begin_ on the threads
+  parallel_for(slot_count, kFillBetweenChecks, threads,
+               [&](unsigned worker, std::size_t begin, std::size_t end) {
+                 if (worker == 0 && check) {
+                   check();
+                 }
+                 std::copy(begin_.begin() + static_cast<std::ptrdiff_t>(begin),
+                           begin_.begin() + static_cast<std::ptrdiff_t>(end),
+                           end_.begin() + static_cast<std::ptrdiff_t>(begin));
+               });
 }
 
 std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots) {

@@ -25,6 +25,7 @@
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 #include "util/memory_budget.h"
+#include "util/parallel_fill.h"
 
 namespace simhash {
 
@@ -54,7 +55,7 @@ class SlotRanking {
   friend class Prefixes;
   MemoryCharge charge_;  // memory_budget.h
   int slot_bits_;
-  std::vector<std::uint32_t> occurrences_;  // by slot, saturating
+  TableVector<std::uint32_t> occurrences_;  // by slot, saturating
 };
 
 // The prefix (as slots) of every node of one FeatureRows, built on
@@ -72,7 +73,7 @@ class Prefixes {
 
  private:
   MemoryCharge charge_;  // memory_budget.h
-  std::vector<std::uint32_t> slots_;
+  TableVector<std::uint32_t> slots_;
   std::vector<std::size_t> start_;  // node n's are [start_[n], start_[n + 1])
 };
 
@@ -116,8 +117,10 @@ class EntryMarks {
 // is added.
 class PostingIndex {
  public:
+  // Its tables are sized and filled on `threads` threads (the same tables
+  // for any count); `check` runs on the caller's thread only.
   PostingIndex(std::size_t slot_count, std::span<const std::uint32_t> every_slot_to_come,
-               const CheckPoint& check = {});
+               const CheckPoint& check = {}, unsigned threads = 1);
 
   // Adds the next entry under `slots`; returns its number.
   std::uint32_t add(std::span<const std::uint32_t> slots);
@@ -145,8 +148,8 @@ class PostingIndex {
 
  private:
   MemoryCharge charge_;               // memory_budget.h; first, charged before the rest exists
-  std::vector<std::uint32_t> begin_;  // slot s's entries are postings_[begin_[s], end_[s])
-  std::vector<std::uint32_t> end_;
+  TableVector<std::uint32_t> begin_;  // slot s's entries are postings_[begin_[s], end_[s])
+  TableVector<std::uint32_t> end_;
   // Left uninitialized (untouched pages cost nothing): a slot's entries
   // are written by add() before any is read.
   std::unique_ptr<std::uint32_t[]> postings_;

@@ -95,7 +95,7 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   if (!one_side) {
     probe_prefixes.emplace(probes.nodes, ranking, threshold, check, threads);
   }
-  PostingIndex index(ranking.slot_count(), indexed_prefixes.all(), check);
+  PostingIndex index(ranking.slot_count(), indexed_prefixes.all(), check, threads);
   for (std::uint32_t node = 0; node < indexed.nodes.size(); ++node) {
     index.add(indexed_prefixes.of(node));  // entry == node
     check_after_every(node, kWorkBetweenChecks, check);

@@ -31,6 +31,14 @@ constexpr std::size_t kMinBlockRows = 16;
 constexpr std::size_t kMaxBlockRows = std::size_t{1} << 16;
 constexpr std::size_t kProbesPerRange = 8;
 
+// Within a radius: the candidates verified at once (4 of PairFinder's
+// batches, 384 KB; two are held, the one verified and the next found
+// meanwhile, with a result each: 0.9 MB), handed to the threads a few
+// dozen at a time. A window is some milliseconds of work, so starting the
+// threads for each costs little.
+constexpr std::size_t kRadiusWindowPairs = 4 * PairFinder::kBatchSize;
+constexpr std::size_t kVerifiesPerRange = 64;
+
 }  // namespace
 
 void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features) {
@@ -50,12 +58,21 @@ std::optional<std::int64_t> VerifiedDedup::repeated_id(const CheckPoint& check) 
   return find_repeated_id(ids_, check);
 }
 
+// The candidates come from PairFinder's serial search, a window at a time;
+// the threads verify a window, each candidate into its own slot, while the
+// caller's thread searches for the next window; then the caller settles the
+// window in the search's order. So the links, and the groups made of them,
+// are those of one thread in the same order, for any thread count.
 std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int radius,
                                                           const CheckPoint& check,
-                                                          DedupCounts* counts) const {
-  // The records and the leader pass's arrays (per node and per row).
+                                                          DedupCounts* counts,
+                                                          unsigned threads) const {
+  threads = std::max(threads, 1U);
+  // The records and the leader pass's arrays (per node and per row), and the
+  // two windows of candidates with their results.
   const MemoryCharge working(nodes_.size() * (sizeof(IdFingerprint) + 32) +
-                             ids_.size() * (sizeof(LeaderAssignment) + sizeof(Joined)));
+                             ids_.size() * (sizeof(LeaderAssignment) + sizeof(Joined)) +
+                             kRadiusWindowPairs * (2 * sizeof(NearPair) + sizeof(double)));
   std::vector<IdFingerprint> records;
   records.reserve(nodes_.size());
   for (std::uint32_t node = 0; node < nodes_.size(); ++node) {
@@ -64,24 +81,69 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   report_progress(progress_, "finding candidates within the radius", 0, 0);
   PairFinder finder(std::move(records), radius, check);
 
-  // The verified pairs.
-  PairVerifier verifier(threshold, nodes_.weighted(), &check);
+  std::vector<PairVerifier> verifiers;
+  verifiers.reserve(threads);
+  for (unsigned thread = 0; thread < threads; ++thread) {
+    // Only the caller's thread, 0, may call the check point.
+    verifiers.emplace_back(threshold, nodes_.weighted(), thread == 0 ? &check : nullptr);
+  }
+  // Fills `window` with the next candidates (none once the search is over),
+  // reporting each batch found: the pairs before it are verified or being
+  // verified.
+  std::vector<NearPair> batch;
+  bool searched = false;
+  std::uint64_t found = 0;
+  const auto fill = [&](std::vector<NearPair>& window) {
+    window.clear();
+    while (!searched && window.size() + PairFinder::kBatchSize <= kRadiusWindowPairs) {
+      if (!finder.next(batch)) {
+        searched = true;
+        break;
+      }
+      report_progress(progress_, "verifying candidates", found, 0, "pairs");
+      found += batch.size();
+      window.insert(window.end(), batch.begin(), batch.end());
+    }
+  };
+
+  // The verified pairs; a similarity below 0 marks a candidate rejected.
+  constexpr double kRejected = -1.0;
   ChunkedArray<NodeLink> links;
-  std::vector<NearPair> candidates;
-  while (finder.next(candidates)) {
-    report_progress(progress_, "verifying candidates", verifier.counts().candidates, 0, "pairs");
-    for (const NearPair& pair : candidates) {
-      verifier.count_candidate();
-      if (const std::optional<double> similarity =
-              verifier.verify(nodes_.features_of(static_cast<std::uint32_t>(pair.a)),
-                              nodes_.features_of(static_cast<std::uint32_t>(pair.b)))) {
-        links.push_back(NodeLink{static_cast<std::uint32_t>(pair.a),
-                                 static_cast<std::uint32_t>(pair.b), -*similarity});
+  std::vector<NearPair> window;
+  std::vector<NearPair> ahead;
+  std::vector<double> similarities;
+  fill(window);
+  while (!window.empty()) {
+    similarities.assign(window.size(), kRejected);
+    parallel_for(
+        window.size(), kVerifiesPerRange, threads,
+        [&](unsigned thread, std::size_t begin, std::size_t end) {
+          PairVerifier& verifier = verifiers[thread];
+          for (std::size_t i = begin; i < end; ++i) {
+            const NearPair& pair = window[i];
+            verifier.count_candidate();
+            if (const std::optional<double> similarity =
+                    verifier.verify(nodes_.features_of(static_cast<std::uint32_t>(pair.a)),
+                                    nodes_.features_of(static_cast<std::uint32_t>(pair.b)))) {
+              similarities[i] = *similarity;
+            }
+          }
+        },
+        [&] { fill(ahead); });
+    for (std::size_t i = 0; i < window.size(); ++i) {
+      if (similarities[i] != kRejected) {
+        links.push_back(NodeLink{static_cast<std::uint32_t>(window[i].a),
+                                 static_cast<std::uint32_t>(window[i].b), -similarities[i]});
       }
     }
+    window.swap(ahead);
   }
   if (counts != nullptr) {
-    *counts = verifier.counts();
+    DedupCounts counted;
+    for (const PairVerifier& verifier : verifiers) {
+      counted += verifier.counts();
+    }
+    *counts = counted;
   }
 
   report_progress(progress_, "grouping", 0, ids_.size());
@@ -130,7 +192,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
   report_progress(progress_, "indexing prefixes", 0, 0);
   const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
   // The representatives, entries numbered by the order they became one.
-  PostingIndex representatives(ranking.slot_count(), prefixes.all(), check);
+  PostingIndex representatives(ranking.slot_count(), prefixes.all(), check, threads);
   // The rule, `seen` and `leaders` (at most one a node), `joined`.
   const MemoryCharge working(nodes_.size() *
                                  (LeaderRule::kBytesPerNode + 2 * sizeof(std::uint32_t)) +

@@ -14,8 +14,9 @@
 //
 // Memory: the distinct rows as feature_rows.h keeps them; every row 12
 // bytes more. With a radius, every verified pair takes 16 bytes (candidates
-// are verified in batches as they are found, so rejected ones take no
-// memory); without, prefix_filter.h's table and 8 bytes a prefix feature.
+// are verified in windows of 16K as they are found, so rejected ones take no
+// memory beyond two windows, 0.9 MB); without, prefix_filter.h's table and 8 bytes a prefix
+// feature.
 #pragma once
 
 #include <cstddef>
@@ -68,10 +69,14 @@ class VerifiedDedup {
   // Every row of a group of two or more, in visit order: candidates are the
   // pairs within `radius` bits, kept when their similarity is at least
   // `threshold`. Throws std::invalid_argument for a negative radius; `check`
-  // runs between bounded pieces of work (check_point.h).
+  // runs between bounded pieces of work (check_point.h). The candidates are
+  // verified on `threads` threads (check() on the caller's only) while the
+  // caller searches for the next ones, with the same rows and counts for
+  // any count.
   std::vector<DedupRow> groups_within_radius(double threshold, int radius,
                                              const CheckPoint& check = {},
-                                             DedupCounts* counts = nullptr) const;
+                                             DedupCounts* counts = nullptr,
+                                             unsigned threads = 1) const;
   // The same without a radius: every pair at `threshold` or more counts, none
   // missed. An exact set-similarity join (AllPairs: Bayardo et al. 2007):
   // features ordered rarest first, a row is compared only with the

@@ -240,6 +240,74 @@ TEST(VerifiedDedup, ThresholdJoinOnThreadsStopsWhenTheCheckThrows) {
   EXPECT_FALSE(other_thread_asked);
 }
 
+// Within a radius on threads: the same rows (clusters, distances,
+// similarities) and the same counts as on one, which is brute force's
+// answer, on random rows (weighted and binary), edited and text-like rows.
+// Radius 64 makes every pair a candidate: several of the windows the
+// threads verify (16K candidates each), so the settling order across
+// windows is tested too.
+TEST(VerifiedDedup, WithinRadiusOnThreadsEqualsOneThreadAndBruteForce) {
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    for (const int kind : {0, 1, 2, 3}) {
+      const std::vector<Row> rows = kind == 0   ? random_rows(500, seed, false)
+                                    : kind == 1 ? random_rows(500, seed, true)
+                                    : kind == 2 ? edited_binary_rows(600, seed)
+                                                : real_like_rows(800, seed);
+      VerifiedDedup dedup;
+      for (const Row& row : rows) {
+        dedup.add(row.id, row.fp, row.features);
+      }
+      for (const double threshold : {0.5, 0.8}) {
+        for (const int radius : {10, 64}) {
+          const std::string where = "seed " + std::to_string(seed) + " kind " +
+                                    std::to_string(kind) + " threshold " +
+                                    std::to_string(threshold) + " radius " + std::to_string(radius);
+          DedupCounts one_counts;
+          const std::vector<DedupRow> one =
+              dedup.groups_within_radius(threshold, radius, {}, &one_counts, 1);
+          EXPECT_EQ(one, brute_force(rows, threshold, radius)) << where;
+          if (radius == 64) {
+            EXPECT_GT(one_counts.candidates, 3U * 16384U) << "several windows; " << where;
+          }
+          if (threshold == 0.5) {
+            EXPECT_GT(one.size(), rows.size() / 20) << "the data makes groups; " << where;
+          }
+          for (const unsigned threads : {2U, 3U, 8U}) {
+            DedupCounts counts;
+            EXPECT_EQ(dedup.groups_within_radius(threshold, radius, {}, &counts, threads), one)
+                << where << " threads " << threads;
+            EXPECT_EQ(counts, one_counts) << where << " threads " << threads;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A stop asked on the caller's thread ends the radius search on threads
+// with the exception, every thread joined (no crash, no hang); only the
+// caller's thread is asked, and it is asked both while it searches and
+// while it verifies.
+TEST(VerifiedDedup, WithinRadiusOnThreadsStopsWhenTheCheckThrows) {
+  const std::vector<Row> rows = real_like_rows(3000, 7);
+  VerifiedDedup dedup;
+  for (const Row& row : rows) {
+    dedup.add(row.id, row.fp, row.features);
+  }
+  const std::thread::id caller = std::this_thread::get_id();
+  int checks = 0;
+  bool other_thread_asked = false;
+  const CheckPoint check = [&] {
+    other_thread_asked |= std::this_thread::get_id() != caller;
+    if (++checks == 40) {
+      throw std::runtime_error("stop");
+    }
+  };
+  EXPECT_THROW(dedup.groups_within_radius(0.5, 64, check, nullptr, 4), std::runtime_error);
+  EXPECT_EQ(checks, 40);
+  EXPECT_FALSE(other_thread_asked);
+}
+
 TEST(VerifiedDedup, ThresholdJoinRefusesWeights) {
   VerifiedDedup dedup;
   dedup.add(1, 0, vector_of({{1, 1}, {2, 2}}));
