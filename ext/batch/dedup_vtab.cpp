@@ -206,7 +206,7 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
   const CheckPoint check = [db] { throw_if_interrupted(db); };
   rows_ = candidates->path == DedupPath::kThresholdJoin
               ? dedup.groups_by_threshold_join(threshold_, check, nullptr, radius_, threads_)
-              : dedup.groups_within_radius(threshold_, *radius_, check);
+              : dedup.groups_within_radius(threshold_, *radius_, check, nullptr, threads_);
   rows_charge_.set(rows_.capacity() * sizeof(DedupRow));
   if (progress.on()) {
     const auto groups = static_cast<std::uint64_t>(std::count_if(
