@@ -357,18 +357,23 @@ TEST(SimhashDedup, DefaultCheckTellsOperatorsApartNotPunctuation) {
 TEST(SimhashDedup, TheThreadCountChangesNothing) {
   TestDatabase db;
   fill_docs(db, 150, 35);
-  for (const std::string radius : {"NULL", "10"}) {
+  // The join without and within a radius, and the radius path (character
+  // shingles, weighted ones), whose candidates are verified on the threads.
+  const std::vector<std::pair<std::string, std::string>> paths = {
+      {"NULL", "NULL"}, {"10", "NULL"}, {"10", "'unit=char n=4'"}, {"64", "''"}};
+  for (const auto& [radius, options] : paths) {
     const auto run = [&](const std::string& threads) {
       return grouped_rows(db,
                           "SELECT id, cluster, distance, similarity FROM simhash_dedup('SELECT id, "
                           "body FROM docs ORDER BY length(body), id', 0.7, " +
-                              radius + ", NULL, " + threads + ")");
+                              radius + ", " + options + ", " + threads + ")");
     };
     const std::vector<Grouped> one = run("1");
-    EXPECT_GT(one.size(), 50U);
+    EXPECT_GT(one.size(), 50U) << "radius " << radius << ", options " << options;
     // More threads than cores too: the join's blocks are probed by all.
     for (const std::string threads : {"2", "3", "4", "8", "NULL"}) {
-      EXPECT_EQ(run(threads), one) << "radius " << radius << ", threads " << threads;
+      EXPECT_EQ(run(threads), one) << "radius " << radius << ", options " << options
+                                   << ", threads " << threads;
     }
   }
 }
