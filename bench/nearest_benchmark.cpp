@@ -146,10 +146,9 @@ void print(const char* name, const char* half, const Result& result) {
     return;
   }
   const Latency cpu = latency_of(result.cpu);
-  std::printf(
-      "%-9s %-6s median %9.3f ms CPU (p99 %9.3f) %9.3f ms wall  (%zu queries, %d wrong)\n", name,
-      half, cpu.median_us * 1e3, cpu.p99_us * 1e3, median(result.wall) * 1e3, result.cpu.size(),
-      result.wrong);
+  std::printf("%-9s %-6s median %9.3f ms CPU (p99 %9.3f) %9.3f ms wall  (%zu queries, %d wrong)\n",
+              name, half, cpu.median_us * 1e3, cpu.p99_us * 1e3, median(result.wall) * 1e3,
+              result.cpu.size(), result.wrong);
 }
 
 }  // namespace
