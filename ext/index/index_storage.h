@@ -112,10 +112,17 @@ class IndexStorage {
   void scan_nearest(std::uint64_t query, std::size_t count, std::vector<IndexHit>& out);
   // The same within `bound` bits (kMaxRadius: any distance) from the packed
   // buckets of one copy (index/nearest_scan.h) with the pending changes
-  // applied; from the data table when so many changes are pending that
-  // applying them costs more (kMaxPendingForPackedScan).
+  // applied; from the data table when more than packed_scan_limit() changes
+  // are pending (applying them would cost more).
   void packed_nearest(std::uint64_t query, std::size_t count, int bound,
                       std::vector<IndexHit>& out);
+  // packed_nearest sorts the pending changes by id each query; past this
+  // many, the data table's scan is cheaper.
+  static constexpr std::size_t kDefaultPackedScanLimit = std::size_t{1} << 16;
+  // The CREATE statement's hidden packed_scan_limit (docs/index.md: for
+  // tests, which reach the data table's scan with a few hundred changes).
+  void set_packed_scan_limit(std::size_t limit) { packed_scan_limit_ = limit; }
+  std::size_t packed_scan_limit() const { return packed_scan_limit_; }
   // Whether the multi-probe `plan` beats packed_nearest's scan over `rows`
   // rows (the n nearest grow their radius while it does).
   bool multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) const;
@@ -148,9 +155,6 @@ class IndexStorage {
   // rebuild() and integrity_problem() look for an interrupt this often (and
   // between their phases); the statements they step stop by themselves.
   static constexpr std::size_t kBucketsBetweenInterruptChecks = 4096;
-  // packed_nearest sorts the pending changes by id each query; past this
-  // many, the data table's scan is cheaper.
-  static constexpr std::size_t kMaxPendingForPackedScan = std::size_t{1} << 16;
   // Flush when this many changes are pending, to bound memory (at most 24
   // bytes per change while merging: 16 pending, 4 of sort order, up to 4 of
   // bucket starts).
@@ -210,6 +214,7 @@ class IndexStorage {
   PermutationPlan plan_;
   BucketLayout layout_;
   PendingChanges pending_;
+  std::size_t packed_scan_limit_ = kDefaultPackedScanLimit;
   // Its savepoint marks and flushing (ext/common/savepoint_marks.h).
   PendingWrites<PendingChanges> pending_writes_{pending_};
   // The merge's buffers (and rebuild's encoding), kept between merges as a

@@ -242,7 +242,7 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
   if (count == 0) {
     return;
   }
-  if (pending_.size() > kMaxPendingForPackedScan) {
+  if (pending_.size() > packed_scan_limit_) {
     scan_nearest(query, count, out);
     if (bound < kMaxRadius) {
       out.erase(std::find_if(out.begin(), out.end(),

@@ -43,33 +43,69 @@ bool is_column_name(std::string_view name) {
   return lowered == "fp" || lowered == "distance" || lowered == "query" || lowered == "radius";
 }
 
-// Parses the CREATE VIRTUAL TABLE arguments into k and blocks, by the rule
-// of every option string (util/key_value_options.h): SQLite hands them over
-// split at commas, so they are joined again first.
-IndexConfig parse_options(int argc, const char* const* argv) {
+// The CREATE VIRTUAL TABLE arguments as one option string: SQLite hands
+// them over split at commas.
+std::string joined_arguments(int argc, const char* const* argv) {
   std::string text;
   for (int i = 3; i < argc; ++i) {
     text += i > 3 ? ", " : "";
     text += argv[i];
   }
-  static constexpr std::string_view kKeys[] = {"k", "blocks"};
+  return text;
+}
+
+// The keys of the CREATE arguments: k and blocks, stored in the config; then
+// the hidden packed_scan_limit (docs/index.md: for tests), which the
+// unknown-key message does not list and the config does not store (SQLite
+// gives the CREATE arguments again at every connect).
+constexpr std::string_view kOptionKeys[] = {"k", "blocks", "packed_scan_limit"};
+constexpr std::size_t kListedOptionKeys = 2;
+constexpr std::size_t kPackedScanLimitKey = 2;
+
+// packed_scan_limit's value: a whole number of pending changes (0: any
+// pending change sends the n nearest to the data table's scan).
+bool read_packed_scan_limit(std::string_view value, std::size_t& limit, std::string& error) {
+  const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), limit);
+  if (value.empty() || problem != std::errc() || end != value.data() + value.size()) {
+    error =
+        message_text({"simhash_index: option packed_scan_limit must be a whole number of "
+                      "pending changes, got \"",
+                      value, "\""});
+    return false;
+  }
+  return true;
+}
+
+struct CreateOptions {
+  IndexConfig config;
+  std::size_t packed_scan_limit = IndexStorage::kDefaultPackedScanLimit;
+};
+
+// Parses the CREATE VIRTUAL TABLE arguments, by the rule of every option
+// string (util/key_value_options.h).
+CreateOptions parse_options(int argc, const char* const* argv) {
   std::optional<int> values[2];
+  CreateOptions options;
   const auto read_value = [&](std::size_t key, std::string_view value, std::string& error) {
+    if (key == kPackedScanLimitKey) {
+      return read_packed_scan_limit(value, options.packed_scan_limit, error);
+    }
     int number = 0;
     const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), number);
     if (value.empty() || problem != std::errc() || end != value.data() + value.size()) {
       error = message_text(
-          {"simhash_index: option ", kKeys[key], " must be an integer, got \"", value, "\""});
+          {"simhash_index: option ", kOptionKeys[key], " must be an integer, got \"", value, "\""});
       return false;
     }
     values[key] = number;
     return true;
   };
   std::string error;
-  if (!parse_key_values(text, "simhash_index", kKeys, read_value, error)) {
+  if (!parse_key_values(joined_arguments(argc, argv), "simhash_index", kOptionKeys, read_value,
+                        error, kListedOptionKeys)) {
     throw SqliteError(SQLITE_ERROR, error);
   }
-  IndexConfig config;
+  IndexConfig& config = options.config;
   config.k = values[0].value_or(3);
   if (config.k < 0 || config.k > kMaxIndexK) {
     throw SqliteError(SQLITE_ERROR, "simhash_index: option k=" + std::to_string(config.k) +
@@ -77,7 +113,22 @@ IndexConfig parse_options(int argc, const char* const* argv) {
                                         ")");
   }
   config.blocks = values[1].value_or(PermutationPlan::default_blocks(config.k));
-  return config;
+  return options;
+}
+
+// At connect: the hidden packed_scan_limit of the CREATE arguments (the
+// stored config holds the rest; the arguments were checked when CREATE ran).
+std::size_t packed_scan_limit_at_connect(int argc, const char* const* argv) {
+  std::size_t limit = IndexStorage::kDefaultPackedScanLimit;
+  const auto read_value = [&](std::size_t key, std::string_view value, std::string& error) {
+    return key != kPackedScanLimitKey || read_packed_scan_limit(value, limit, error);
+  };
+  std::string error;
+  if (!parse_key_values(joined_arguments(argc, argv), "simhash_index", kOptionKeys, read_value,
+                        error)) {
+    return IndexStorage::kDefaultPackedScanLimit;
+  }
+  return limit;
 }
 
 // Every permuted copy stores every row again (about 10 bytes each) and
@@ -133,12 +184,15 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     const std::string schema = argv[1];
     const std::string name = argv[2];
     std::optional<StoredIndex> stored;
+    std::size_t packed_scan_limit = IndexStorage::kDefaultPackedScanLimit;
     if (create) {
       if (is_column_name(name)) {
         throw SqliteError(SQLITE_ERROR, "simhash_index: a table cannot be named '" + name +
                                             "' (a column has that name)");
       }
-      IndexConfig config = parse_options(argc, argv);
+      CreateOptions options = parse_options(argc, argv);
+      IndexConfig& config = options.config;
+      packed_scan_limit = options.packed_scan_limit;
       PermutationPlan plan = make_plan(config);  // validates before anything is created
       const IcuVersions versions = icu_versions();
       config.icu = versions.icu;
@@ -152,6 +206,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     table->name = name;
     table->registration.emplace(db, schema, name);
     if (!create) {
+      packed_scan_limit = packed_scan_limit_at_connect(argc, argv);
       try {
         stored.emplace(read_index_config(db, schema, name));
         warn_on_icu_mismatch(name, stored->config);
@@ -179,6 +234,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
     if (stored) {
       table->storage = std::make_unique<IndexStorage>(db, schema, name, *stored);
+      table->storage->set_packed_scan_limit(packed_scan_limit);
     }
     return hand_over(std::move(table), vtab);
   });

@@ -44,21 +44,34 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
 // first `wanted` of them are the answer (any nearer row is within r too).
 // So the radius grows from k (Multi-Index Hashing's kNN), up to the bound,
 // while a search is cheaper than scanning the packed buckets of one copy;
-// past that, one pass over them keeps the nearest.
+// past that, one pass over them keeps the nearest. Any sequence of radii
+// ending in that pass is exact: the choice of radii is only about cost.
 void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted, int bound,
                   IndexCursor& cursor) {
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
   const int first = std::min(storage.plan().k(), bound);
   // Read once for every radius: a read merges nothing, so it cannot change.
   const std::optional<std::int64_t> rows = storage.planning_rows();
-  // Radius k (one bucket a copy) answers queries inside a cluster; past it
-  // the growth starts where uniform rows would hold `count` (the radii
-  // below would most likely fall short, and each search starts afresh).
-  for (int radius = first; radius <= bound;
-       radius =
-           radius == first
-               ? std::min(bound, std::max(radius + 1, storage.nearest_growth_start(count, rows)))
-               : radius + 1) {
+  // Where uniform rows would hold `count`: past radius k the growth goes
+  // there (the radii below would most likely fall short, and each search
+  // starts afresh)...
+  const int uniform = storage.nearest_growth_start(count, rows);
+  // ...unless the rows a radius found say the data is denser around the
+  // query (near duplicates): then to the radius at which that density would
+  // hold `count` (MultiProbePlan::radius_holding), never past `uniform`, so
+  // that a query far from every cluster grows as before (one radius at a
+  // time past `uniform`). One row found says nothing of density (a query
+  // near a stored row finds that row in uniform data too), so one is
+  // discounted.
+  const auto next_radius = [&](int radius, std::size_t found) {
+    int next = radius == first ? uniform : radius + 1;
+    if (found > 1 && radius < uniform) {
+      next = std::min(uniform, MultiProbePlan::radius_holding(static_cast<double>(found - 1),
+                                                              radius, static_cast<double>(count)));
+    }
+    return std::min(bound, std::max(radius + 1, next));
+  };
+  for (int radius = first; radius <= bound; radius = next_radius(radius, cursor.hits.size())) {
     cursor.hits.clear();
     if (radius == first) {
       storage.probe(query, radius, cursor.hits);  // first <= k

@@ -3,6 +3,7 @@
 // prices it against a scan.
 #include "index/multi_probe.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -81,6 +82,16 @@ bool MultiProbePlan::cheaper_than_packed_scan(std::int64_t rows, std::int64_t bu
   const double n = static_cast<double>(rows);
   return kBucketReadCost * bucket_reads_ + kEntryCost * n * row_fraction_ <
          packed_scan_cost(rows, buckets);
+}
+
+int MultiProbePlan::radius_holding(double found, int within, double wanted) {
+  const double around = ball_size(64, std::clamp(within, 0, 64));
+  for (int radius = std::clamp(within, 0, 64); radius < 64; ++radius) {
+    if (found * (ball_size(64, radius) / around) >= wanted) {
+      return radius;
+    }
+  }
+  return 64;
 }
 
 int MultiProbePlan::expected_radius(std::int64_t rows, double wanted) {

@@ -84,6 +84,11 @@ class MultiProbePlan {
   // nearest's growth can start once radius k fell short, as the radii
   // below it would most likely fall short too.
   static int expected_radius(std::int64_t rows, double wanted);
+  // The smallest radius from `within` on at which `found` rows within
+  // `within` bits of a query, were the rows around it as dense farther out,
+  // number at least `wanted` (64 if at none): where clustered data (a query
+  // near duplicates) holds the n nearest, far below expected_radius.
+  static int radius_holding(double found, int within, double wanted);
   // The fewest rows at which it does; -1 if it never does.
   std::int64_t rows_where_cheaper() const;
 

@@ -2,6 +2,7 @@
 // Parsing `key=value` option strings (see key_value_options.h for the rule).
 #include "util/key_value_options.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace simhash {
@@ -56,7 +57,7 @@ std::string message_text(std::initializer_list<std::string_view> pieces) {
 
 bool parse_key_values(std::string_view text, std::string_view who,
                       std::span<const std::string_view> keys, const OptionValueReader& read_value,
-                      std::string& error) {
+                      std::string& error, std::size_t listed) {
   std::vector<bool> seen(keys.size(), false);
   std::size_t position = 0;
   const auto skip = [&](bool (*what)(char)) {
@@ -99,7 +100,9 @@ bool parse_key_values(std::string_view text, std::string_view who,
       ++index;
     }
     if (index == keys.size()) {
-      error = message_text({who, ": unknown option \"", key, "\" (known: ", known_list(keys), ")"});
+      error =
+          message_text({who, ": unknown option \"", key,
+                        "\" (known: ", known_list(keys.first(std::min(listed, keys.size()))), ")"});
       return false;
     }
     if (seen[index]) {

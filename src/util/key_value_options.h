@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <span>
@@ -24,10 +25,12 @@ namespace simhash {
 using OptionValueReader =
     std::function<bool(std::size_t key, std::string_view value, std::string& error)>;
 
-// Parses `text`; false with `error` set on the first problem.
+// Parses `text`; false with `error` set on the first problem. The message
+// of an unknown key names the first `listed` keys only: the keys after them
+// are accepted but hidden (settings for tests, documented as such).
 bool parse_key_values(std::string_view text, std::string_view who,
                       std::span<const std::string_view> keys, const OptionValueReader& read_value,
-                      std::string& error);
+                      std::string& error, std::size_t listed = SIZE_MAX);
 
 // The pieces joined, with control bytes shown as \xNN: a NUL would otherwise
 // end the message where SQLite reads it as a C string.

@@ -158,5 +158,39 @@ TEST(MultiProbeCost, ProbingPaysOnlyAboveTheCrossover) {
   EXPECT_FALSE(whole.cheaper_than_scan(1000000));
 }
 
+// radius_holding against the Hamming-ball sizes it scales by, computed here
+// by binomial sums: the smallest radius from `within` on where `found` rows
+// at the density within `within` reach `wanted`.
+TEST(MultiProbeGrowth, RadiusHoldingScalesTheDensityFound) {
+  std::vector<double> ball(65, 0);
+  double binomial = 1;  // C(64, r)
+  for (int r = 0; r <= 64; ++r) {
+    ball[static_cast<std::size_t>(r)] =
+        (r > 0 ? ball[static_cast<std::size_t>(r - 1)] : 0) + binomial;
+    binomial = binomial * (64 - r) / (r + 1);
+  }
+  for (int within = 0; within <= 12; ++within) {
+    for (const double found : {1.0, 3.0, 9.0, 10.0, 50.0}) {
+      for (const double wanted : {1.0, 10.0, 100.0, 1e6}) {
+        int expected = 64;
+        for (int r = within; r < 64; ++r) {
+          if (found * ball[static_cast<std::size_t>(r)] / ball[static_cast<std::size_t>(within)] >=
+              wanted) {
+            expected = r;
+            break;
+          }
+        }
+        EXPECT_EQ(MultiProbePlan::radius_holding(found, within, wanted), expected)
+            << "found " << found << " within " << within << " wanted " << wanted;
+      }
+    }
+  }
+  // Spot values: 1 row within 3 bits (41,729 codes) holds 10 at radius 4
+  // (679,121 codes: 16 times as many); enough found already: the radius itself.
+  EXPECT_EQ(MultiProbePlan::radius_holding(1, 3, 10), 4);
+  EXPECT_EQ(MultiProbePlan::radius_holding(10, 3, 10), 3);
+  EXPECT_EQ(MultiProbePlan::radius_holding(0, 3, 10), 64);
+}
+
 }  // namespace
 }  // namespace simhash

@@ -5,7 +5,8 @@
 // search must visit most rows it scans the packed buckets of one copy. All
 // against a brute-force hamming() scan of a plain table with the same rows,
 // after writes, pending writes, savepoints, rollbacks and a reopen; and a
-// damaged bucket shows that far queries read the packed codes.
+// damaged bucket shows that far queries read the packed codes, and that past
+// the hidden packed_scan_limit of pending changes they read the data table.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -53,8 +54,9 @@ std::string nearest_plan(TestDatabase& db, const std::string& sql) {
 
 class NearestScan : public ::testing::Test {
  protected:
-  void fill(TestDatabase& db, int rows) {
-    db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  // `options`: the CREATE arguments after k=3 (", packed_scan_limit=N").
+  void fill(TestDatabase& db, int rows, const std::string& options = "") {
+    db.exec(std::string("CREATE VIRTUAL TABLE near USING simhash_index(k=3") + options + ")");
     db.exec("CREATE TABLE plain(id INTEGER PRIMARY KEY, fp INTEGER)");
     db.exec("BEGIN");
     for (int i = 1; i <= rows; ++i) {
@@ -204,6 +206,120 @@ TEST_F(NearestScan, FarQueriesReadThePackedCodes) {
     ASSERT_EQ(rows.size(), 1U) << sql;
     EXPECT_NE(rows[0].find("is malformed; run 'rebuild'"), std::string::npos) << rows[0];
   }
+}
+
+// Changes pending past the packed scan's limit (65,536; here the hidden
+// packed_scan_limit=200, so the test takes 500 writes, not 70,000): the n
+// nearest scan the data table instead, and still equal brute force before
+// the commit, after a rollback, and after a commit and a reopen.
+TEST_F(NearestScan, PastThePackedScanLimitTheDataTableAnswers) {
+  const TempDatabaseFile file("nearest_scan_limit");
+  constexpr int kRows = 3000;
+  // One batch of 300 inserts in a transaction, with deletes and updates of
+  // stored and of new rows among them: over 300 pending changes.
+  int batch = 0;
+  const auto write_batch = [&](TestDatabase& db) {
+    ++batch;
+    for (int i = 0; i < 300; ++i) {
+      const std::int64_t id = 200000 * batch + i;
+      insert_into_near_and_plain(
+          db, id, i % 2 == 0 ? flip_random_bits(kCenter, i % 5, random_) : random_());
+      std::string stored = std::to_string((i * 7919) % 30011 - 9000);  // a row of fill(), or none
+      if (i % 4 == 0) {
+        db.exec(std::string("DELETE FROM near WHERE rowid = ") + stored);
+        db.exec(std::string("DELETE FROM plain WHERE id = ") + stored);
+      }
+      if (i % 6 == 1) {
+        const std::string fp = std::to_string(static_cast<std::int64_t>(
+            flip_random_bits(kCenter, static_cast<int>(random_() % 4), random_)));
+        stored = std::to_string(id - 1);  // the new row before this one
+        db.exec(std::string("UPDATE near SET fp = ") + fp + " WHERE rowid = " + stored);
+        db.exec(std::string("UPDATE plain SET fp = ") + fp + " WHERE id = " + stored);
+      }
+      if (i % 9 == 2) {
+        stored = std::to_string((i * 104729) % 30011 - 9000);
+        const std::string flipped = "(fp | 1023) - (fp & 1023)";  // the low 10 bits flipped
+        db.exec(std::string("UPDATE near SET fp = ") + flipped + " WHERE rowid = " + stored);
+        db.exec(std::string("UPDATE plain SET fp = ") + flipped + " WHERE id = " + stored);
+      }
+    }
+  };
+  // The far query's answer with copy 0's buckets 8 bits or more from its
+  // bucket damaged (FarQueriesReadThePackedCodes), the damage undone after:
+  // brute force's rows when the data table answers, an error when the
+  // packed codes do.
+  const auto far_rows_with_damaged_buckets = [&](TestDatabase& db) {
+    db.exec("SAVEPOINT damage");
+    const std::uint64_t query_bucket = ~kCenter >> 48;
+    db.exec(
+        std::string("UPDATE near_buckets SET entries = x'ff' WHERE id < 65536 AND hamming(id, ") +
+        std::to_string(query_bucket) + ") >= 8");
+    EXPECT_GT(db.integer("SELECT changes()"), 1000);
+    const std::vector<std::string> rows =
+        rows_of(db.handle(), "SELECT rowid, distance FROM near(?1, 64, 10)",
+                static_cast<std::int64_t>(~kCenter));
+    db.exec("ROLLBACK TO damage");
+    db.exec("RELEASE damage");
+    return rows;
+  };
+  const auto far_brute_force = [&](TestDatabase& db) {
+    return rows_of(db.handle(),
+                   "SELECT id, hamming(fp, ?1) AS d FROM plain WHERE fp IS NOT NULL ORDER BY d, id "
+                   "LIMIT 10",
+                   static_cast<std::int64_t>(~kCenter));
+  };
+  {
+    TestDatabase db(file.path());
+    fill(db, kRows, ", packed_scan_limit=200");
+    // Nothing pending: the packed codes answer (the damage is seen).
+    std::vector<std::string> rows = far_rows_with_damaged_buckets(db);
+    ASSERT_EQ(rows.size(), 1U);
+    EXPECT_NE(rows[0].find("is malformed"), std::string::npos) << rows[0];
+
+    db.exec("BEGIN");
+    write_batch(db);
+    EXPECT_EQ(far_rows_with_damaged_buckets(db), far_brute_force(db));
+    expect_brute_force(db, "past the limit, pending");
+    db.exec("ROLLBACK");
+    expect_brute_force(db, "after a rollback");
+    rows = far_rows_with_damaged_buckets(db);
+    ASSERT_EQ(rows.size(), 1U);
+    EXPECT_NE(rows[0].find("is malformed"), std::string::npos) << rows[0];
+
+    db.exec("BEGIN");
+    write_batch(db);
+    expect_brute_force(db, "past the limit again, pending");
+    db.exec("COMMIT");
+    expect_brute_force(db, "committed");
+    ASSERT_EQ(db.integer("SELECT count(*) FROM near"), db.integer("SELECT count(*) FROM plain"));
+  }
+  TestDatabase db(file.path());
+  expect_brute_force(db, "reopened");
+  // A new connection reads the limit from the CREATE statement again.
+  db.exec("BEGIN");
+  write_batch(db);
+  EXPECT_EQ(far_rows_with_damaged_buckets(db), far_brute_force(db));
+  expect_brute_force(db, "reopened, past the limit, pending");
+  db.exec("COMMIT");
+  expect_brute_force(db, "reopened, committed");
+}
+
+// packed_scan_limit is hidden: accepted, checked, not listed among the keys.
+TEST_F(NearestScan, PackedScanLimitIsCheckedAndHidden) {
+  TestDatabase db;
+  for (const char* value : {"-1", "abc", "1.5", "", "99999999999999999999999"}) {
+    EXPECT_EQ(
+        db.error(std::string("CREATE VIRTUAL TABLE t USING simhash_index(packed_scan_limit=") +
+                 value + ")"),
+        std::string("simhash_index: option packed_scan_limit must be a whole number of "
+                    "pending changes, got \"") +
+            value + "\"");
+  }
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING simhash_index(size=1)"),
+            "simhash_index: unknown option \"size\" (known: k, blocks)");
+  db.exec("CREATE VIRTUAL TABLE t USING simhash_index(k=2, packed_scan_limit=0)");
+  db.exec("INSERT INTO t(rowid, fp) VALUES (1, 7), (2, 8)");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM t(0, 64, 5)"), 2);
 }
 
 }  // namespace
