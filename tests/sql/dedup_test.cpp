@@ -372,8 +372,8 @@ TEST(SimhashDedup, TheThreadCountChangesNothing) {
     EXPECT_GT(one.size(), 50U) << "radius " << radius << ", options " << options;
     // More threads than cores too: the join's blocks are probed by all.
     for (const std::string threads : {"2", "3", "4", "8", "NULL"}) {
-      EXPECT_EQ(run(threads), one) << "radius " << radius << ", options " << options
-                                   << ", threads " << threads;
+      EXPECT_EQ(run(threads), one)
+          << "radius " << radius << ", options " << options << ", threads " << threads;
     }
   }
 }
