@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -216,10 +217,11 @@ TEST(VerifiedDedup, ThresholdJoinOnThreadsEqualsOneThreadAndBruteForce) {
   }
 }
 
-// A stop asked on the caller's thread ends the join on threads with the
-// exception, every thread joined (no crash, no hang); only the caller's
-// thread is asked.
-TEST(VerifiedDedup, ThresholdJoinOnThreadsStopsWhenTheCheckThrows) {
+// Runs `search` over 3,000 text-like rows with a check that throws at its
+// `stop_at`-th call: the search ends with the exception, every thread
+// joined (no crash, no hang), and only the caller's thread was asked.
+void expect_stopped_by_callers_check(
+    int stop_at, const std::function<void(const VerifiedDedup&, const CheckPoint&)>& search) {
   const std::vector<Row> rows = real_like_rows(3000, 7);
   VerifiedDedup dedup;
   for (const Row& row : rows) {
@@ -230,14 +232,19 @@ TEST(VerifiedDedup, ThresholdJoinOnThreadsStopsWhenTheCheckThrows) {
   bool other_thread_asked = false;
   const CheckPoint check = [&] {
     other_thread_asked |= std::this_thread::get_id() != caller;
-    if (++checks == 5) {
+    if (++checks == stop_at) {
       throw std::runtime_error("stop");
     }
   };
-  EXPECT_THROW(dedup.groups_by_threshold_join(0.5, check, nullptr, std::nullopt, 4),
-               std::runtime_error);
-  EXPECT_EQ(checks, 5);
+  EXPECT_THROW(search(dedup, check), std::runtime_error);
+  EXPECT_EQ(checks, stop_at);
   EXPECT_FALSE(other_thread_asked);
+}
+
+TEST(VerifiedDedup, ThresholdJoinOnThreadsStopsWhenTheCheckThrows) {
+  expect_stopped_by_callers_check(5, [](const VerifiedDedup& dedup, const CheckPoint& check) {
+    dedup.groups_by_threshold_join(0.5, check, nullptr, std::nullopt, 4);
+  });
 }
 
 // Within a radius on threads: the same rows (clusters, distances,
@@ -284,28 +291,12 @@ TEST(VerifiedDedup, WithinRadiusOnThreadsEqualsOneThreadAndBruteForce) {
   }
 }
 
-// A stop asked on the caller's thread ends the radius search on threads
-// with the exception, every thread joined (no crash, no hang); only the
-// caller's thread is asked, and it is asked both while it searches and
-// while it verifies.
+// The radius search too, asked both while the caller searches and while
+// the threads verify.
 TEST(VerifiedDedup, WithinRadiusOnThreadsStopsWhenTheCheckThrows) {
-  const std::vector<Row> rows = real_like_rows(3000, 7);
-  VerifiedDedup dedup;
-  for (const Row& row : rows) {
-    dedup.add(row.id, row.fp, row.features);
-  }
-  const std::thread::id caller = std::this_thread::get_id();
-  int checks = 0;
-  bool other_thread_asked = false;
-  const CheckPoint check = [&] {
-    other_thread_asked |= std::this_thread::get_id() != caller;
-    if (++checks == 40) {
-      throw std::runtime_error("stop");
-    }
-  };
-  EXPECT_THROW(dedup.groups_within_radius(0.5, 64, check, nullptr, 4), std::runtime_error);
-  EXPECT_EQ(checks, 40);
-  EXPECT_FALSE(other_thread_asked);
+  expect_stopped_by_callers_check(40, [](const VerifiedDedup& dedup, const CheckPoint& check) {
+    dedup.groups_within_radius(0.5, 64, check, nullptr, 4);
+  });
 }
 
 TEST(VerifiedDedup, ThresholdJoinRefusesWeights) {
