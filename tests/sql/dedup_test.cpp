@@ -361,7 +361,10 @@ TEST(SimhashDedup, TheThreadCountChangesNothing) {
   // shingles, weighted ones), whose candidates are verified on the threads.
   const std::vector<std::pair<std::string, std::string>> paths = {
       {"NULL", "NULL"}, {"10", "NULL"}, {"10", "'unit=char n=4'"}, {"64", "''"}};
-  for (const auto& [radius, options] : paths) {
+  for (const auto& path : paths) {
+    // Named copies: a lambda cannot capture structured bindings in C++20.
+    const std::string radius = path.first;
+    const std::string options = path.second;
     const auto run = [&](const std::string& threads) {
       return grouped_rows(db,
                           "SELECT id, cluster, distance, similarity FROM simhash_dedup('SELECT id, "
