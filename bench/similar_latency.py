@@ -40,10 +40,8 @@ rows it takes a quarter of an hour or more).
 """
 import csv
 import glob
-import gzip
 import os
 import random
-import re
 import shutil
 import sqlite3
 import statistics
@@ -51,6 +49,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import debian_changelogs
 
 rows = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
 query_count = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
@@ -64,23 +64,10 @@ pg_queries = int(sys.argv[9]) if len(sys.argv) > 9 else 100
 inserts = int(os.environ.get("INSERTS", "0"))
 PG_BIN = "/usr/lib/postgresql/15/bin"
 
-HEADER = re.compile(r"^\S.*\(.*\).*;.*urgency=", re.M)
-
-
 def changelog_entries():
-    entries = []
-    for path in sorted(glob.glob("/usr/share/doc/*/changelog.Debian.gz")):
-        try:
-            text = gzip.open(path, "rt", errors="replace").read()
-        except OSError:
-            continue
-        starts = [m.start() for m in HEADER.finditer(text)] + [len(text)]
-        for a, b in zip(starts, starts[1:]):
-            body = "\n".join(
-                line for line in text[a:b].splitlines()[1:] if not line.startswith(" -- "))
-            if len(body.split()) >= 5:
-                entries.append(body.strip())
-    return entries
+    """The bodies of five words or more (debian_changelogs.py reads them)."""
+    return [body.strip() for _, _, body in debian_changelogs.changelog_entries()
+            if len(body.split()) >= 5]
 
 
 def edited(text, generator, words):

@@ -71,23 +71,19 @@ import sys
 import time
 import warnings
 
+import debian_changelogs
+
 OPTIONS = "n=3 weight=binary symbols=keep"
-HEADER = re.compile(r"^(\S+) \(.*\).*;.*urgency=", re.M)
 
 
 def changelog_entries():
+    """Entries of eight words or more with their header line, which names the
+    package and version (debian_changelogs.py reads them)."""
     out = []
-    for path in sorted(glob.glob("/usr/share/doc/*/changelog.Debian.gz")):
-        try:
-            text = gzip.open(path, "rt", errors="replace").read()
-        except OSError:
-            continue
-        marks = list(HEADER.finditer(text))
-        for m, nxt in zip(marks, marks[1:] + [None]):
-            block = text[m.start() : nxt.start() if nxt else len(text)]
-            body = "\n".join(line for line in block.splitlines() if not line.startswith(" -- "))
-            if len(body.split()) >= 8:
-                out.append((m.group(1), "changelog", body.strip()))
+    for package, header, body in debian_changelogs.changelog_entries():
+        text = (header + "\n" + body).strip()
+        if len(text.split()) >= 8:
+            out.append((package, "changelog", text))
     return out
 
 
