@@ -220,8 +220,8 @@ std::optional<std::uint64_t> FeatureExtractor::fingerprint(std::string_view utf8
 }
 
 void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector& out) {
-  impl_->count(utf8_text, [](std::string_view) {});
-  impl_->sorted_vector(out);
+  count_features(utf8_text);
+  counted_feature_vector(out);
 }
 
 std::size_t FeatureExtractor::count_features(std::string_view utf8_text) {
