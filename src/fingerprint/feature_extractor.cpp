@@ -69,8 +69,13 @@ struct FeatureExtractor::Impl {
   void count_shingles(const UnitSequence& cut, std::size_t text_bytes,
                       OnNewFeature&& on_new_feature) {
     // Distinct features expected: prose has a new word every 8 to 16 bytes,
-    // while nearly every character n-gram is new.
-    counter.clear(tokenizer ? text_bytes / 8 : text_bytes);
+    // while nearly every character n-gram is new. Shingles of two or more
+    // words are nearly all distinct: the counter is told how many there are
+    // (feature_counter.h), so that a long text's table grows once.
+    const std::size_t n = static_cast<std::size_t>(options.n);
+    const std::size_t shingles =
+        cut.unit_count() == 0 ? 0 : cut.unit_count() - std::min(cut.unit_count(), n) + 1;
+    counter.clear(tokenizer ? text_bytes / 8 : text_bytes, tokenizer && n >= 2 ? shingles : 0);
     cut.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view feature) {
       if (counter.add(feature_hash(feature))) {
         on_new_feature(feature);
