@@ -68,6 +68,8 @@ inline constexpr const char* kSimilarStatementSql[] = {
     "UPDATE SET count = count + ?2",
     "DELETE FROM \"%w\".\"%w_counts\" WHERE feature = ?1 AND count <= 0",
     "SELECT count FROM \"%w\".\"%w_counts\" WHERE feature = ?1",
+    // kMaxSize: the largest stored size (NULL when no row is stored).
+    "SELECT max(size) FROM \"%w\".\"%w_sizes\"",
 };
 
 // The module's plans without a query: a rowid lookup, and the scan of the

@@ -319,13 +319,24 @@ std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double t
   // row has a size in its bounds (a 10 MB query text has a million features,
   // no stored row a tenth of that), the answer is empty without sorting the
   // features. Otherwise the search reads the extractor's vector in place:
-  // nothing it calls extracts features.
-  const std::size_t distinct = extractor_.count_features(text);
+  // nothing it calls extracts features. Counting stops at `most` + 1
+  // distinct features when `most` + 1 of them already need rows larger than
+  // any stored (the plan's lowest size only grows with the query's size):
+  // such a query finds nothing, and its features past that point are not
+  // counted.
+  const std::uint64_t largest = largest_size();
+  std::size_t most = SIZE_MAX;
+  const double beyond = std::floor((static_cast<double>(largest) + 1) / threshold) + 2;
+  if (beyond < 1e15 &&
+      plan_similar_query(static_cast<std::size_t>(beyond), threshold).sizes.lowest > largest) {
+    most = static_cast<std::size_t>(beyond) - 1;
+  }
+  const std::size_t distinct = extractor_.count_features(text, most);
   const SimilarPlan plan = plan_similar_query(distinct, threshold);
   if (distinct == 0 || plan.probe_count == 0) {
     return {};
   }
-  if (count_rows(plan.sizes, 1) == 0) {
+  if (distinct > most || count_rows(plan.sizes, 1) == 0) {
     if (counts != nullptr) {
       counts->scanned_sizes = true;  // as find_similar: the rows of the sizes, none
     }
@@ -334,6 +345,13 @@ std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double t
   extractor_.counted_feature_vector(vector_);
   const CheckPoint check = [this] { throw_if_interrupted(db_); };
   return find_similar(vector_.hashes, threshold, *this, check, counts);
+}
+
+std::uint64_t SimilarStorage::largest_size() {
+  sqlite3_stmt* select = statement(kMaxSize);
+  ResetOnExit reset(select);
+  step_row(db_, select);
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(select, 0)));
 }
 
 std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange sizes,

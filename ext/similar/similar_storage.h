@@ -139,6 +139,7 @@ class SimilarStorage final : public SimilarStore {
     kAddCount,
     kDropEmptyCount,
     kSelectCount,
+    kMaxSize,
     kStatementCount,
   };
 
@@ -150,6 +151,8 @@ class SimilarStorage final : public SimilarStore {
   void write_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void erase_row(std::int64_t id, std::span<const std::uint64_t> hashes);
   void features_of(StoredText text, std::vector<std::uint64_t>& out);
+  // The largest stored size, 0 when no row is stored.
+  std::uint64_t largest_size();
   // Writes the net change of each feature's count (format 2) that the
   // postings' changes, sorted by feature, make.
   void write_feature_counts(std::span<const PendingPostings::Change> changes);

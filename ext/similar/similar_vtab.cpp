@@ -96,7 +96,7 @@ struct SimilarCursor : sqlite3_vtab_cursor {
   // A query plan's answer and what it was asked.
   std::vector<SimilarMatch> matches;
   std::size_t position = 0;
-  std::string query;
+  std::string query;  // the query column's value: empty when no row was found
   double threshold = 0;
   // A scan or a rowid lookup: the ids of the rows table.
   Statement rows;
@@ -429,8 +429,15 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
                                 ", the lowest it answers (create it with a lower one)");
         }
       }
-      cursor->query = std::string(*text);
-      cursor->matches = storage.search(cursor->query, cursor->threshold);
+      // The argument's text is searched in place; the cursor keeps a copy
+      // for the query column only when there are rows to read it from (a
+      // 10 MB query text that finds nothing is not copied).
+      cursor->matches = storage.search(*text, cursor->threshold);
+      if (cursor->matches.empty()) {
+        cursor->query.clear();
+      } else {
+        cursor->query.assign(*text);
+      }
       return SQLITE_OK;
     }
     const std::string sql =

@@ -48,8 +48,12 @@ bool FeatureCounter::add(std::uint64_t hash) {
   }
 }
 
-void FeatureCounter::clear(std::size_t expected_features) {
+void FeatureCounter::clear(std::size_t expected_features, std::size_t most_features) {
   entries_.clear();
+  most_features_ = most_features;
+  if (most_features > entries_.capacity()) {
+    entries_.reserve(most_features);
+  }
   // A table sized for this text, at most half full: a small text then probes
   // a few kilobytes that stay in the L1 cache, instead of the table a large
   // text left behind.
@@ -63,7 +67,11 @@ void FeatureCounter::clear(std::size_t expected_features) {
 }
 
 void FeatureCounter::grow() {
-  const std::size_t size = std::max(kMinimumSlots, 2 * slots_.size());
+  // At most half full, as clear() sizes it: room for most_features_ at once
+  // when that is more than twice the table (grow() then never runs again).
+  const std::size_t size = std::max(
+      {kMinimumSlots, 2 * slots_.size(),
+       most_features_ > entries_.size() ? power_of_two_at_least(2 * (most_features_ + 1)) : 0});
   // Entry indexes are 32-bit (compared in 64 bits: a 32-bit size_t cannot
   // be shifted by 32).
   if (static_cast<std::uint64_t>(size) > (std::uint64_t{1} << 32U)) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,12 +70,18 @@ struct FeatureExtractor::Impl {
   void count_shingles(const UnitSequence& cut, std::size_t text_bytes,
                       OnNewFeature&& on_new_feature) {
     // Distinct features expected: prose has a new word every 8 to 16 bytes,
-    // while nearly every character n-gram is new.
-    counter.clear(tokenizer ? text_bytes / 8 : text_bytes);
-    cut.for_each_shingle(static_cast<std::size_t>(options.n), [&](std::string_view feature) {
+    // while nearly every character n-gram is new. Shingles of two or more
+    // words are nearly all distinct: the counter is told how many there are
+    // (feature_counter.h), so that a long text's table grows once.
+    const std::size_t n = static_cast<std::size_t>(options.n);
+    const std::size_t shingles =
+        cut.unit_count() == 0 ? 0 : cut.unit_count() - std::min(cut.unit_count(), n) + 1;
+    counter.clear(tokenizer ? text_bytes / 8 : text_bytes, tokenizer && n >= 2 ? shingles : 0);
+    cut.for_each_shingle_while(n, [&](std::string_view feature) {
       if (counter.add(feature_hash(feature))) {
         on_new_feature(feature);
       }
+      return counter.entries().size() <= count_limit;
     });
   }
 
@@ -189,6 +196,10 @@ struct FeatureExtractor::Impl {
   std::vector<std::uint64_t> hashes;  // fingerprint(): the vote's inputs, kept between texts
   std::vector<double> weights;
   std::vector<FeatureCounter::Entry> sorted;  // feature_vector(): entries by hash
+  // count_features(text, most): shingles stop being counted past this many
+  // distinct ones; `stopped` when they did (the count is not the text's).
+  std::size_t count_limit = SIZE_MAX;
+  bool stopped = false;
 };
 
 FeatureExtractor::FeatureExtractor(const SimhashOptions& options)
@@ -224,12 +235,23 @@ void FeatureExtractor::feature_vector(std::string_view utf8_text, FeatureVector&
   counted_feature_vector(out);
 }
 
-std::size_t FeatureExtractor::count_features(std::string_view utf8_text) {
+std::size_t FeatureExtractor::count_features(std::string_view utf8_text, std::size_t most) {
+  impl_->count_limit = most;
+  struct Unlimit {
+    Impl& impl;
+    ~Unlimit() { impl.count_limit = SIZE_MAX; }
+  } unlimit{*impl_};
   impl_->count(utf8_text, [](std::string_view) {});
+  impl_->stopped = impl_->counter.entries().size() > most;
   return impl_->counter.entries().size();
 }
 
-void FeatureExtractor::counted_feature_vector(FeatureVector& out) { impl_->sorted_vector(out); }
+void FeatureExtractor::counted_feature_vector(FeatureVector& out) {
+  if (impl_->stopped) {
+    throw std::logic_error("simhash: counted_feature_vector after a count that stopped early");
+  }
+  impl_->sorted_vector(out);
+}
 
 std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
     std::string_view utf8_text, FeatureExtractor& verification, FeatureVector& out) {

@@ -63,7 +63,13 @@ class FeatureExtractor {
   // its vector would have), counted_feature_vector() then makes the vector
   // of the text counted last. simhash_similar needs only the size to find
   // that no stored row can match a huge query, and skips the sort.
-  std::size_t count_features(std::string_view utf8_text);
+  // With `most`, counting may stop once the distinct features are more than
+  // `most`: a result above `most` then says only that the text has at least
+  // that many (a caller that needs no more, as simhash_similar when no
+  // stored row is that large), and counted_feature_vector() throws
+  // std::logic_error until count_features() counts a text whole. Shingles of one word
+  // are always counted whole.
+  std::size_t count_features(std::string_view utf8_text, std::size_t most = SIZE_MAX);
   void counted_feature_vector(FeatureVector& out);
 
   // fingerprint(utf8_text), and when there is one, `verification`'s

@@ -45,6 +45,14 @@ class UnitSequence {
   // order (n >= 1).
   template <typename OnShingle>
   void for_each_shingle(std::size_t n, OnShingle&& on_shingle) const {
+    for_each_shingle_while(n, [&](std::string_view shingle) {
+      on_shingle(shingle);
+      return true;
+    });
+  }
+  // The same, while on_shingle returns true.
+  template <typename OnShingle>
+  void for_each_shingle_while(std::size_t n, OnShingle&& on_shingle) const {
     const std::size_t units = unit_count();
     if (units == 0) {
       return;
@@ -53,7 +61,9 @@ class UnitSequence {
     for (std::size_t first = 0; first + window <= units; ++first) {
       const std::size_t begin = starts_[first];
       const std::size_t end = starts_[first + window] - separator_;
-      on_shingle(std::string_view(bytes_).substr(begin, end - begin));
+      if (!on_shingle(std::string_view(bytes_).substr(begin, end - begin))) {
+        return;
+      }
     }
   }
 

@@ -46,17 +46,32 @@ std::vector<Ranked> keep_rarest(std::vector<Ranked> ranked, std::size_t probe_co
   return ranked;
 }
 
-// Ranks by the store's kept counts: one lookup a feature.
+// Ranks by the store's kept counts: one lookup a feature, first of a sample
+// (kRankingSample), then, when the sample's p rarest are not rare enough,
+// of the others.
 std::vector<Ranked> rank_by_kept_counts(std::span<const std::uint64_t> query,
                                         const SimilarPlan& plan, SimilarStore& store,
                                         const CheckPoint& check, SimilarCounts& count) {
   std::vector<Ranked> ranked;
   ranked.reserve(query.size());
-  for (std::size_t i = 0; i < query.size(); ++i) {
-    ranked.push_back({store.feature_count(query[i]), query[i]});
-    check_after_every(i, kFeaturesBetweenChecks, check);
+  const auto look_up = [&](std::size_t end) {
+    for (std::size_t i = ranked.size(); i < end; ++i) {
+      ranked.push_back({store.feature_count(query[i]), query[i]});
+      check_after_every(i, kFeaturesBetweenChecks, check);
+    }
+  };
+  const std::size_t sample = 2 * plan.probe_count + kRankingSample;
+  if (sample < query.size()) {
+    look_up(sample);
+    const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
+    std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+    if ((chosen_end - 1)->postings > kFirstRankingCap) {
+      look_up(query.size());
+    }
+  } else {
+    look_up(query.size());
   }
-  count.ranking_steps += query.size();
+  count.ranking_steps += ranked.size();
   return keep_rarest(std::move(ranked), plan.probe_count);
 }
 
@@ -168,7 +183,8 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
   };
   std::vector<Posting> candidates;
   std::size_t probed_lists = 0;
-  bool scan = store.count_rows(plan.sizes, kDirectRows + 1) <= kDirectRows;
+  const std::uint64_t direct_rows = kDirectRows + query.size() / kFeaturesPerDirectRow;
+  bool scan = store.count_rows(plan.sizes, direct_rows + 1) <= direct_rows;
   if (!scan) {
     const bool kept = store.keeps_feature_counts();
     const std::vector<Ranked> ranked = kept ? rank_by_kept_counts(query, plan, store, check, count)
@@ -179,8 +195,8 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
     // postings read pass that (so counting costs at most twice the reading).
     // Kept counts hold every size, so they may be far above the postings in
     // the range: then only the postings read decide (the rows are known to
-    // be more than kDirectRows).
-    std::uint64_t rows_at_least = kDirectRows + 1;
+    // be more than direct_rows).
+    std::uint64_t rows_at_least = direct_rows + 1;
     if (!kept) {
       std::uint64_t expected = 0;
       for (const Ranked& feature : ranked) {

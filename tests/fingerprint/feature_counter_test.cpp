@@ -67,9 +67,12 @@ TEST(FeatureCounter, MatchesBruteForce) {
     const std::size_t count = random() % 5000;
     const std::vector<std::uint64_t> hashes = random_hashes(random, count, 1 + random() % 3000);
     const std::vector<Entry> expected = brute_force_counts(hashes);
-    // A small guess forces growth; a large one leaves the table sparse.
+    // A small guess forces growth; a large one leaves the table sparse. The
+    // bound on distinct features (grow once, straight to it) is absent,
+    // right, or wrong either way (too small: it grows by doubling past it).
     const std::size_t guess = trial % 2 == 0 ? 1 : count;
-    counter.clear(guess);
+    const std::size_t bounds[] = {0, count, count / 8, 4 * count + 1};
+    counter.clear(guess, bounds[(trial / 2) % 4]);
     std::size_t new_ones = 0;
     for (const std::uint64_t hash : hashes) {
       new_ones += counter.add(hash) ? 1 : 0;

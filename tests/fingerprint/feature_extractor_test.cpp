@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -437,6 +438,35 @@ TEST(FeatureExtractor, LongCharacterTextsCountedBySortingVoteTheSame) {
     // And the same extractor still takes short texts the usual way.
     EXPECT_EQ(extractor.fingerprint("short text"),
               FeatureExtractor(options_of(options)).fingerprint("short text"));
+  }
+}
+
+// count_features(text, most) stops past `most` distinct shingles of two or
+// more units (a result above `most`), and then no vector is made from the
+// partial count; with `most` at or above the text's count, or for word
+// unigrams, it counts the text whole, as feature_vector() does.
+TEST(FeatureExtractor, CountFeaturesStopsPastMostAndThenMakesNoVector) {
+  std::string text;
+  for (int i = 0; i < 500; ++i) {
+    text.append("word").append(std::to_string(i % 300)).append(" ");
+  }
+  for (const char* options :
+       {"n=3 weight=binary", "unit=char n=4 weight=binary", "n=1 weight=binary"}) {
+    FeatureExtractor extractor(options_of(options));
+    FeatureVector whole;
+    extractor.feature_vector(text, whole);
+    ASSERT_GT(whole.hashes.size(), 40U) << options;
+    const std::size_t stopped = extractor.count_features(text, 40);
+    FeatureVector out;
+    if (std::string(options) == "n=1 weight=binary") {
+      EXPECT_EQ(stopped, whole.hashes.size());  // unigrams: counted whole
+      continue;
+    }
+    EXPECT_EQ(stopped, 41U) << options;
+    EXPECT_THROW(extractor.counted_feature_vector(out), std::logic_error) << options;
+    EXPECT_EQ(extractor.count_features(text, whole.hashes.size()), whole.hashes.size());
+    extractor.counted_feature_vector(out);
+    EXPECT_EQ(out.hashes, whole.hashes) << options;
   }
 }
 

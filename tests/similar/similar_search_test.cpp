@@ -236,7 +236,7 @@ TEST(SimilarCodec, BytesAreLittleEndianOnEveryMachine) {
 // copy or a fresh set) answered as the scan answers, similarity bit for bit.
 void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t seed,
                   bool* saw_scan = nullptr, bool* saw_postings = nullptr, bool kept_counts = false,
-                  bool wrong_counts = false) {
+                  bool wrong_counts = false, bool* saw_sample = nullptr) {
   SetMaker maker(universe, seed);
   ModelStore store(kept_counts);
   std::vector<Hashes> bases;
@@ -270,6 +270,10 @@ void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t se
       }
       if (saw_postings != nullptr && counts.probed_features > 0) {
         *saw_postings = true;
+      }
+      if (saw_sample != nullptr && counts.ranking_steps > 0 &&
+          counts.ranking_steps < query.size()) {
+        *saw_sample = true;  // ranked on a sample of the query's features
       }
     }
   }
@@ -307,6 +311,81 @@ TEST(FindSimilar, EqualsTheScanWithKeptCounts) {
 TEST(FindSimilar, EqualsTheScanWithWrongKeptCounts) {
   for (std::uint64_t seed = 31; seed <= 32; ++seed) {
     expect_exact(2000, 60, seed, nullptr, nullptr, true, true);
+  }
+}
+
+TEST(FindSimilar, EqualsTheScanOnLongSetsRankedOnASample) {
+  // Sets of up to 900 features: kept counts rank a sample of a long query
+  // (kRankingSample), and a long query's sizes with a few dozen rows are
+  // verified directly (kFeaturesPerDirectRow); right counts and wrong ones.
+  bool postings = false;
+  bool scan = false;
+  bool sample = false;
+  for (std::uint64_t seed = 41; seed <= 42; ++seed) {
+    expect_exact(100000, 900, seed, &scan, &postings, true, false, &sample);
+    expect_exact(100000, 900, seed, nullptr, nullptr, true, true);
+  }
+  EXPECT_TRUE(postings);
+  EXPECT_TRUE(scan);
+  EXPECT_TRUE(sample);
+}
+
+// A long query's rows of its sizes: verified directly up to kDirectRows plus
+// one per kFeaturesPerDirectRow query features (16 + 640 / 32 = 36), ranked
+// beyond (the query's features are in no row: nothing to read).
+TEST(FindSimilar, LongQueriesVerifyAFewDozenRowsOfTheirSizesDirectly) {
+  Hashes query;
+  for (std::uint64_t k = 1; k <= 640; ++k) {
+    query.push_back(k);
+  }
+  for (const std::int64_t rows : {36, 37}) {
+    ModelStore store(true);
+    for (std::int64_t id = 1; id <= rows; ++id) {
+      Hashes own;
+      for (std::uint64_t k = 0; k < 640; ++k) {
+        own.push_back(100000 * static_cast<std::uint64_t>(id) + k);
+      }
+      store.add(id, own);
+    }
+    SimilarCounts counts;
+    EXPECT_TRUE(find_similar(query, 0.8, store, {}, &counts).empty());
+    EXPECT_EQ(counts.scanned_sizes, rows == 36) << rows;
+    EXPECT_EQ(counts.checked, rows == 36 ? 36U : 0U) << rows;
+    EXPECT_EQ(counts.ranking_steps > 0, rows == 37) << rows;
+  }
+}
+
+// Kept counts rank a long query on a sample of 2 p + kRankingSample features
+// (p = 400 - 320 + 1 = 81 at t = 0.8: 226) when the sample's p rarest are
+// rare; when they are not (features 1..200 held by 100 rows each), every
+// feature is looked up. The stored row at the threshold is found either way.
+TEST(FindSimilar, KeptCountsRankALongQueryOnASampleWhenItsRarestAreRare) {
+  Hashes query;
+  for (std::uint64_t k = 1; k <= 400; ++k) {
+    query.push_back(k);
+  }
+  for (const bool common : {false, true}) {
+    ModelStore store(true);
+    // Row 1 shares 361..400 and has 360 of its own: J = 40 / 760, not found.
+    // Row 2 is the query less 1..40: J = 0.9.
+    Hashes far(query.end() - 40, query.end());
+    for (std::uint64_t k = 0; k < 360; ++k) {
+      far.push_back(200000 + k);
+    }
+    store.add(1, far);
+    store.add(2, Hashes(query.begin() + 40, query.end()));
+    for (std::int64_t id = 3; id <= 102; ++id) {
+      Hashes hashes;
+      for (std::uint64_t k = 0; k < 400; ++k) {
+        hashes.push_back(common && k < 200 ? k + 1 : 100000 * static_cast<std::uint64_t>(id) + k);
+      }
+      std::sort(hashes.begin(), hashes.end());
+      store.add(id, hashes);
+    }
+    SimilarCounts counts;
+    EXPECT_EQ(find_similar(query, 0.8, store, {}, &counts), (std::vector<SimilarMatch>{{2, 0.9}}));
+    EXPECT_EQ(counts.ranking_steps, common ? 400U : 226U) << common;
+    EXPECT_FALSE(counts.scanned_sizes) << common;
   }
 }
 
