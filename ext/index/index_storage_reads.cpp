@@ -296,6 +296,12 @@ bool IndexStorage::load_packed_codes() {
   std::vector<IndexHit> unused;
   try {
     bool too_many = false;
+    // The stored count is the copy's rows (nothing is pending here); a
+    // count that disagrees only costs a copy of the arrays.
+    if (const std::optional<std::int64_t> rows = stored_row_count();
+        rows && *rows > 0 && static_cast<std::uint64_t>(*rows) <= kMaxCachedCodes) {
+      codes_.reserve(static_cast<std::size_t>(*rows));
+    }
     with_current_layout(unused, [&] {
       codes_.reset(0);
       too_many = false;

@@ -23,6 +23,19 @@ void PackedCodes::clear() {
   charge_.release();
 }
 
+void PackedCodes::reserve(std::size_t rows) {
+  if (rows <= ids_.capacity()) {
+    return;
+  }
+  // Both arrays grow together: charged as one (16 bytes a row), the old
+  // buffers included while they are copied.
+  constexpr std::size_t kRowBytes = sizeof(std::int64_t) + sizeof(std::uint64_t);
+  charge_.grow_to((rows + ids_.capacity()) * kRowBytes);
+  ids_.reserve(rows);
+  keys_.reserve(rows);
+  charge_.set(rows * kRowBytes);
+}
+
 bool PackedCodes::add_bucket(const BucketLayout& layout, std::int64_t row_id,
                              const unsigned char* data, std::size_t size) {
   BucketView view;
@@ -31,13 +44,7 @@ bool PackedCodes::add_bucket(const BucketLayout& layout, std::int64_t row_id,
   }
   const std::size_t total = ids_.size() + view.count();
   if (total > ids_.capacity()) {
-    // Both arrays grow together: charge them as one (16 bytes a row), the
-    // old buffers included while they are copied.
-    const std::size_t capacity = std::max(total, 2 * ids_.capacity());
-    charge_.grow_to((capacity + ids_.capacity()) * (sizeof(std::int64_t) + sizeof(std::uint64_t)));
-    ids_.reserve(capacity);
-    keys_.reserve(capacity);
-    charge_.set(capacity * (sizeof(std::int64_t) + sizeof(std::uint64_t)));
+    reserve(std::max(total, 2 * ids_.capacity()));
   }
   const auto bucket = static_cast<std::uint64_t>(row_id - layout.first_row_id(table_));
   BucketIdReader ids(view);

@@ -25,6 +25,9 @@ class PackedCodes {
  public:
   // Starts over (empty) for copy `table`.
   void reset(int table);
+  // Makes room for `rows` rows at once (the stored row count), so that the
+  // arrays are not copied as they grow; throws MemoryLimitExceeded.
+  void reserve(std::size_t rows);
   // Appends the entries of the stored bucket `row_id` (a row id of the copy
   // under `layout`) with its blob; false if the blob is malformed. Throws
   // MemoryLimitExceeded if the arrays cannot grow within the memory limit.
