@@ -424,6 +424,12 @@ TEST_F(NearestScan, CachedCodesAndThisConnectionsWrites) {
   expect_brute_force(db, "reopened");
   move_far_answers(db, random_, 5);
   expect_brute_force(db, "reopened, after writes");
+  // An in-memory database's commits change its data version too.
+  TestDatabase memory;
+  fill(memory, 3000);
+  expect_brute_force(memory, "in memory");
+  move_far_answers(memory, random_, 6);
+  expect_brute_force(memory, "in memory, after writes");
 }
 
 }  // namespace
