@@ -330,8 +330,9 @@ TEST_F(NearestScan, PackedScanLimitIsCheckedAndHidden) {
 // their nearest rows deleted and updated, new rows close to them.
 void move_far_answers(TestDatabase& db, std::mt19937_64& random, int round) {
   for (const std::int64_t far : {static_cast<std::int64_t>(~kCenter), std::int64_t{0}}) {
-    const std::string nearest = "SELECT id FROM plain WHERE fp IS NOT NULL ORDER BY hamming(fp, " +
-                                std::to_string(far) + "), id LIMIT 6";
+    const std::string nearest =
+        std::string("SELECT id FROM plain WHERE fp IS NOT NULL ORDER BY hamming(fp, ") +
+        std::to_string(far) + "), id LIMIT 6";
     std::vector<std::int64_t> ids;
     sqlite3_stmt* statement = nullptr;
     ASSERT_EQ(sqlite3_prepare_v2(db.handle(), nearest.c_str(), -1, &statement, nullptr), SQLITE_OK);
