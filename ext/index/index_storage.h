@@ -21,6 +21,7 @@
 #include "index/bucket_probe.h"
 #include "index/bucket_store.h"
 #include "index/multi_probe.h"
+#include "index/packed_codes.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
 
@@ -116,6 +117,9 @@ class IndexStorage {
   // are pending (applying them would cost more).
   void packed_nearest(std::uint64_t query, std::size_t count, int bound,
                       std::vector<IndexHit>& out);
+  // Outside a write transaction, packed_nearest keeps copy 0's codes
+  // (index/packed_codes.h) for the next query while the database's data
+  // version stays the same (any commit changes it, this connection's too).
   // packed_nearest sorts the pending changes by id each query; past this
   // many, the data table's scan is cheaper.
   static constexpr std::size_t kDefaultPackedScanLimit = std::size_t{1} << 16;
@@ -124,8 +128,14 @@ class IndexStorage {
   void set_packed_scan_limit(std::size_t limit) { packed_scan_limit_ = limit; }
   std::size_t packed_scan_limit() const { return packed_scan_limit_; }
   // Whether the multi-probe `plan` beats packed_nearest's scan over `rows`
-  // rows (the n nearest grow their radius while it does).
-  bool multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) const;
+  // rows (the n nearest grow their radius while it does): a popcount loop
+  // over the cached codes where packed_nearest would use them, else a pass
+  // over the buckets.
+  bool multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows);
+  // The most rows whose codes packed_nearest caches (16 bytes a row: 512 MiB).
+  static constexpr std::size_t kMaxCachedCodes = std::size_t{1} << 25;
+  // Forgets the cached codes (a rollback; they would be checked anyway).
+  void drop_packed_codes();
   // Where the growth of the n nearest goes after radius k found too few:
   // the radius uniform `rows` would fill with `count` (MultiProbePlan::
   // expected_radius), at least k + 1; k + 1 when the row count is unknown.
@@ -207,6 +217,19 @@ class IndexStorage {
   bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   bool multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
                                std::vector<IndexHit>& out);
+  // Calls visit(row_id, data, size) for each stored bucket of copy 0, read
+  // after the stored bucket bits in one statement; false if the bits differ
+  // from layout_.
+  template <typename Visit>
+  bool read_first_copy(Visit visit);
+  // The data version (SQLITE_FCNTL_DATA_VERSION) at which codes_ may serve:
+  // none while this connection has a write transaction open on the schema
+  // (its uncommitted writes, pending or merged, do not change the version)
+  // or changes are pending, or if the version cannot be read.
+  std::optional<unsigned> codes_version_now();
+  // Fills codes_ from copy 0's buckets; false (codes_ empty) past
+  // kMaxCachedCodes or the memory limit.
+  bool load_packed_codes();
 
   sqlite3* db_;
   std::string schema_;
@@ -222,6 +245,13 @@ class IndexStorage {
   BucketMergeScratch merge_scratch_;
   BucketProbe bucket_probe_;           // the filter of probed buckets, over plan_ and layout_
   std::vector<std::int64_t> row_ids_;  // the buckets a read reads
+  // Copy 0's codes as packed_nearest last read them, at the data version
+  // codes_version_ (no version: never read, or dropped). codes_loaded_ false
+  // with a version: at that version they were too many to cache, so the
+  // buckets are scanned until the version changes.
+  PackedCodes codes_;
+  std::optional<unsigned> codes_version_;
+  bool codes_loaded_ = false;
 
   CachedStatement insert_data_;
   CachedStatement select_data_;

@@ -85,8 +85,14 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
   pending_.apply_to(query, plan.radius(), out, first);
 }
 
-bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan,
-                                                 std::int64_t rows) const {
+bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) {
+  // The cached codes serve this query's scan if they are current, or will
+  // be read by it (its cost is then paid once for the queries after it).
+  const std::optional<unsigned> version = codes_version_now();
+  if (version && (codes_version_ != version || codes_loaded_) &&
+      static_cast<std::uint64_t>(rows) <= kMaxCachedCodes) {
+    return plan.cheaper_than_cached_scan(rows);
+  }
   // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
   const int bits = layout_.bucket_bits(0);
   const std::int64_t buckets = bits >= 62 ? rows : std::min(rows, std::int64_t{1} << bits);
@@ -236,6 +242,91 @@ void IndexStorage::scan_nearest(std::uint64_t query, std::size_t count,
   std::sort_heap(out.begin(), out.end(), nearer);
 }
 
+template <typename Visit>
+bool IndexStorage::read_first_copy(Visit visit) {
+  sqlite3_stmt* statement = scan_buckets_.get_with(db_, [&] {
+    return table_sql(kSelectBucketBitsRow) + " UNION ALL " + table_sql(kSelectFirstCopyBuckets);
+  });
+  ResetOnExit reset(statement);
+  sqlite3_bind_int64(statement, 1, layout_.first_row_id(1));
+  bool bits_checked = false;
+  std::size_t buckets_read = 0;
+  while (step_row(statement)) {
+    const std::int64_t row_id = sqlite3_column_int64(statement, 0);
+    if (!bits_checked) {
+      bits_checked = true;
+      const FirstRow first_row = read_first_row(statement, row_id);
+      if (first_row == FirstRow::kOtherLayout) {
+        return false;
+      }
+      if (first_row == FirstRow::kBucketBits) {
+        continue;
+      }
+    }
+    if (++buckets_read % kBucketsBetweenInterruptChecks == 0) {
+      throw_if_interrupted(db_);
+    }
+    visit(row_id, static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
+          static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
+  }
+  return bits_checked || layout_.bits() == BucketLayout::kDefaultBucketBits;
+}
+
+std::optional<unsigned> IndexStorage::codes_version_now() {
+  if (!pending_.empty() || sqlite3_txn_state(db_, schema_.c_str()) == SQLITE_TXN_WRITE) {
+    return std::nullopt;
+  }
+  unsigned version = 0;
+  if (sqlite3_file_control(db_, schema_.c_str(), SQLITE_FCNTL_DATA_VERSION, &version) !=
+      SQLITE_OK) {
+    return std::nullopt;
+  }
+  return version;
+}
+
+void IndexStorage::drop_packed_codes() {
+  codes_.clear();
+  codes_version_.reset();
+  codes_loaded_ = false;
+}
+
+bool IndexStorage::load_packed_codes() {
+  // The vector's charge may refuse, and the rows may be too many: then the
+  // buckets are scanned as if there were no cache.
+  std::vector<IndexHit> unused;
+  try {
+    bool too_many = false;
+    // The stored count is the copy's rows (nothing is pending here); a
+    // count that disagrees only costs a copy of the arrays.
+    if (const std::optional<std::int64_t> rows = stored_row_count();
+        rows && *rows > 0 && static_cast<std::uint64_t>(*rows) <= kMaxCachedCodes) {
+      codes_.reserve(static_cast<std::size_t>(*rows));
+    }
+    with_current_layout(unused, [&] {
+      codes_.reset(0);
+      too_many = false;
+      return read_first_copy([&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+        if (too_many) {
+          return;
+        }
+        if (!codes_.add_bucket(layout_, row_id, data, size)) {
+          throw_malformed(row_id);
+        }
+        too_many = codes_.size() > kMaxCachedCodes;
+      });
+    });
+    if (!too_many) {
+      return true;
+    }
+  } catch (const MemoryLimitExceeded&) {
+  } catch (...) {
+    codes_.clear();  // a malformed bucket: the error goes to the caller
+    throw;
+  }
+  codes_.clear();
+  return false;
+}
+
 void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bound,
                                   std::vector<IndexHit>& out) {
   out.clear();
@@ -251,43 +342,31 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
     }
     return;
   }
+  if (const std::optional<unsigned> version = codes_version_now()) {
+    if (codes_version_ != version) {
+      drop_packed_codes();
+      codes_loaded_ = load_packed_codes();
+      codes_version_ = version;
+    }
+    if (codes_loaded_) {
+      codes_.nearest(plan_, query, count, bound, out);
+      return;
+    }
+  }
   // Copy 0's buckets, after the stored bucket bits (as a probe reads them,
   // in the same statement, so they agree).
-  sqlite3_stmt* statement = scan_buckets_.get_with(db_, [&] {
-    return table_sql(kSelectBucketBitsRow) + " UNION ALL " + table_sql(kSelectFirstCopyBuckets);
-  });
   with_current_layout(out, [&] {
-    ResetOnExit reset(statement);
-    sqlite3_bind_int64(statement, 1, layout_.first_row_id(1));
     NearestScan scan(plan_, layout_, 0, query, count, bound, pending_);
-    bool bits_checked = false;
-    std::size_t buckets_read = 0;
-    while (step_row(statement)) {
-      const std::int64_t row_id = sqlite3_column_int64(statement, 0);
-      if (!bits_checked) {
-        bits_checked = true;
-        const FirstRow first_row = read_first_row(statement, row_id);
-        if (first_row == FirstRow::kOtherLayout) {
-          return false;
-        }
-        if (first_row == FirstRow::kBucketBits) {
-          continue;
-        }
-      }
-      if (++buckets_read % kBucketsBetweenInterruptChecks == 0) {
-        throw_if_interrupted(db_);
-      }
-      if (!scan.add_bucket(row_id,
-                           static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
-                           static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)))) {
-        throw_malformed(row_id);
-      }
+    const bool current =
+        read_first_copy([&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+          if (!scan.add_bucket(row_id, data, size)) {
+            throw_malformed(row_id);
+          }
+        });
+    if (current) {
+      scan.finish(out);
     }
-    if (!bits_checked && layout_.bits() != BucketLayout::kDefaultBucketBits) {
-      return false;
-    }
-    scan.finish(out);
-    return true;
+    return current;
   });
 }
 

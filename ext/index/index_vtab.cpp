@@ -408,6 +408,7 @@ int x_commit(sqlite3_vtab* vtab) {
 int x_rollback(sqlite3_vtab* vtab) {
   if (IndexTable* table = table_of(vtab); table->storage) {
     table->storage->discard_pending();
+    table->storage->drop_packed_codes();
   }
   return SQLITE_OK;
 }

@@ -84,6 +84,11 @@ bool MultiProbePlan::cheaper_than_packed_scan(std::int64_t rows, std::int64_t bu
          packed_scan_cost(rows, buckets);
 }
 
+bool MultiProbePlan::cheaper_than_cached_scan(std::int64_t rows) const {
+  const double n = static_cast<double>(rows);
+  return kBucketReadCost * bucket_reads_ + kEntryCost * n * row_fraction_ < kCachedCodeCost * n;
+}
+
 int MultiProbePlan::radius_holding(double found, int within, double wanted) {
   const double around = ball_size(64, std::clamp(within, 0, 64));
   for (int radius = std::clamp(within, 0, 64); radius < 64; ++radius) {

@@ -79,6 +79,12 @@ class MultiProbePlan {
   }
   // Whether searching beats that scan.
   bool cheaper_than_packed_scan(std::int64_t rows, std::int64_t buckets) const;
+  // The same scan over codes already decoded into memory (packed_codes.h):
+  // a popcount and a compare a row, kCachedCodeCost, measured by
+  // bench/nearest_benchmark.cpp like the scan's. The multi-probe search
+  // then pays only where it reads a few buckets.
+  static constexpr double kCachedCodeCost = 1;
+  bool cheaper_than_cached_scan(std::int64_t rows) const;
   // The smallest radius within which `rows` uniform fingerprints put at
   // least `wanted` rows around a query (64 if none does): where the n
   // nearest's growth can start once radius k fell short, as the radii

@@ -3,7 +3,8 @@
 // bound, from the packed buckets of one copy built as the index stores them,
 // with pending inserts, deletes and updates applied; for several plans,
 // bucket bits (small ones make large buckets), copies, counts and bounds;
-// and a damaged blob is refused.
+// and a damaged blob is refused. PackedCodes (the same rows decoded into
+// arrays, scanned with a popcount loop) against the same brute force.
 #include "index/nearest_scan.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "index/packed_codes.h"
 #include "plan_case.h"
 
 namespace simhash::testing {
@@ -165,6 +167,70 @@ TEST(NearestScan, RefusesADamagedBucket) {
   const std::string bad = "\x7f";
   EXPECT_FALSE(
       header.add_bucket(row_id, reinterpret_cast<const unsigned char*>(bad.data()), bad.size()));
+}
+
+// The codes decoded from a copy's buckets, read in any order (the ids then
+// come in no order: ties must still go to the smaller id), answer as brute
+// force does for every count and bound.
+TEST_P(NearestScanTest, PackedCodesMatchBruteForce) {
+  const auto [k, blocks, bucket_bits] = GetParam();
+  const PermutationPlan plan = make_plan(k, blocks);
+  const BucketLayout layout(plan, bucket_bits);
+  std::mt19937_64 random(5151 + k * 31 + blocks * 7 + bucket_bits);
+  const std::uint64_t center = random();
+  std::map<std::int64_t, std::uint64_t> rows;
+  while (rows.size() < 2000) {
+    const auto id = static_cast<std::int64_t>(random() % 20001) - 10000;
+    rows[id] = random() % 2 == 0 ? near_to(center, random) : random();
+  }
+  for (const int table : {0, plan.table_count() - 1}) {
+    const std::map<std::int64_t, std::string> blobs = encode_copy(plan, layout, table, rows);
+    std::vector<std::pair<std::int64_t, std::string>> order(blobs.begin(), blobs.end());
+    std::shuffle(order.begin(), order.end(), random);
+    PackedCodes codes;
+    codes.reset(table);
+    if (table == 0) {
+      codes.reserve(rows.size());  // and without: the arrays grow
+    }
+    for (const auto& [row_id, blob] : order) {
+      ASSERT_TRUE(codes.add_bucket(
+          layout, row_id, reinterpret_cast<const unsigned char*>(blob.data()), blob.size()));
+    }
+    ASSERT_EQ(codes.size(), rows.size());
+    EXPECT_GE(codes.bytes(), rows.size() * 16);
+    for (int trial = 0; trial < 30; ++trial) {
+      const std::uint64_t query = trial % 2 == 0 ? near_to(center, random) : random();
+      const std::size_t count = std::vector<std::size_t>{0, 1, 10, 57, 5000}[trial % 5];
+      const int bound = trial % 3 == 0 ? 64 : static_cast<int>(random() % 30);
+      std::vector<IndexHit> found;
+      codes.nearest(plan, query, count, bound, found);
+      EXPECT_EQ(shown(found), shown(brute_force(rows, query, count, bound)))
+          << "table " << table << " count " << count << " bound " << bound;
+    }
+    codes.clear();
+    EXPECT_EQ(codes.size(), 0U);
+    EXPECT_EQ(codes.bytes(), 0U);
+  }
+}
+
+TEST(NearestScan, PackedCodesRefuseADamagedBucket) {
+  const PermutationPlan plan = make_plan(3, 4);
+  const BucketLayout layout(plan, 2);
+  std::map<std::int64_t, std::uint64_t> rows;
+  std::mt19937_64 random(10);
+  for (std::int64_t id = 1; id <= 200; ++id) {
+    rows[id] = random();
+  }
+  const std::map<std::int64_t, std::string> blobs = encode_copy(plan, layout, 0, rows);
+  const std::int64_t row_id = blobs.begin()->first;
+  const std::string cut = blobs.begin()->second.substr(0, blobs.begin()->second.size() - 1);
+  PackedCodes codes;
+  codes.reset(0);
+  EXPECT_FALSE(codes.add_bucket(layout, row_id, reinterpret_cast<const unsigned char*>(cut.data()),
+                                cut.size()));
+  const std::string bad = "\x7f";
+  EXPECT_FALSE(codes.add_bucket(layout, row_id, reinterpret_cast<const unsigned char*>(bad.data()),
+                                bad.size()));
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 // after writes, pending writes, savepoints, rollbacks and a reopen; and a
 // damaged bucket shows that far queries read the packed codes, and that past
 // the hidden packed_scan_limit of pending changes they read the data table.
+// The codes a connection caches between queries (keyed by the database's
+// data version) against commits of another connection and of its own, in
+// rollback-journal and WAL mode, and writes inside its own transactions.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -320,6 +323,114 @@ TEST_F(NearestScan, PackedScanLimitIsCheckedAndHidden) {
   db.exec("CREATE VIRTUAL TABLE t USING simhash_index(k=2, packed_scan_limit=0)");
   db.exec("INSERT INTO t(rowid, fp) VALUES (1, 7), (2, 8)");
   EXPECT_EQ(db.integer("SELECT count(*) FROM t(0, 64, 5)"), 2);
+}
+
+// Writes that move the n nearest of the far queries (whose answers come
+// from the packed scan, so from the cached codes when they are current):
+// their nearest rows deleted and updated, new rows close to them.
+void move_far_answers(TestDatabase& db, std::mt19937_64& random, int round) {
+  for (const std::int64_t far : {static_cast<std::int64_t>(~kCenter), std::int64_t{0}}) {
+    const std::string nearest =
+        std::string("SELECT id FROM plain WHERE fp IS NOT NULL ORDER BY hamming(fp, ") +
+        std::to_string(far) + "), id LIMIT 6";
+    std::vector<std::int64_t> ids;
+    sqlite3_stmt* statement = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db.handle(), nearest.c_str(), -1, &statement, nullptr), SQLITE_OK);
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+      ids.push_back(sqlite3_column_int64(statement, 0));
+    }
+    sqlite3_finalize(statement);
+    ASSERT_EQ(ids.size(), 6U);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string id = std::to_string(ids[i]);
+      if (i % 2 == 0) {
+        db.exec(std::string("DELETE FROM near WHERE rowid = ") + id);
+        db.exec(std::string("DELETE FROM plain WHERE id = ") + id);
+      } else {
+        const std::string fp = std::to_string(static_cast<std::int64_t>(random()));
+        db.exec(std::string("UPDATE near SET fp = ") + fp + " WHERE rowid = " + id);
+        db.exec(std::string("UPDATE plain SET fp = ") + fp + " WHERE id = " + id);
+      }
+    }
+    for (int i = 0; i < 3; ++i) {
+      insert_into_near_and_plain(db, 500000 + 100 * round + i + (far == 0 ? 50 : 0),
+                                 flip_random_bits(static_cast<std::uint64_t>(far), 9 + i, random));
+    }
+  }
+}
+
+// Another connection commits between this one's queries: each commit
+// changes the data version, so the cached codes are read again. In WAL mode
+// the reader's snapshot moves at its next read transaction.
+TEST_F(NearestScan, CachedCodesFollowAnotherConnectionsCommits) {
+  for (const char* journal : {"DELETE", "WAL"}) {
+    const TempDatabaseFile file(std::string("nearest_cache_") + journal);
+    TestDatabase reader(file.path());
+    reader.exec(std::string("PRAGMA journal_mode = ") + journal);
+    fill(reader, 3000);
+    TestDatabase writer(file.path());
+    const std::string mode = std::string(journal) + ", round ";
+    expect_brute_force(reader, mode + "0");
+    for (int round = 1; round <= 3; ++round) {
+      if (round == 2) {
+        writer.exec("BEGIN");  // several changes in one commit
+      }
+      move_far_answers(writer, random_, round);
+      if (round == 2) {
+        writer.exec("COMMIT");
+      }
+      expect_brute_force(reader, mode + std::to_string(round));
+    }
+    // A read transaction keeps its snapshot's codes, and sees the commit after it.
+    reader.exec("BEGIN");
+    expect_brute_force(reader, mode + "in a read transaction");
+    reader.exec("COMMIT");
+    move_far_answers(writer, random_, 4);
+    expect_brute_force(reader, mode + "after a read transaction");
+  }
+}
+
+// This connection's own writes: inside a transaction (pending, in
+// savepoints, rolled back) the cached codes are not used; its commits,
+// autocommit statements included, change the data version like another's.
+TEST_F(NearestScan, CachedCodesAndThisConnectionsWrites) {
+  const TempDatabaseFile file("nearest_cache_own");
+  {
+    TestDatabase db(file.path());
+    fill(db, 3000);
+    expect_brute_force(db, "committed");
+    move_far_answers(db, random_, 1);  // autocommit statements
+    expect_brute_force(db, "after autocommit writes");
+    db.exec("BEGIN");
+    move_far_answers(db, random_, 2);
+    expect_brute_force(db, "pending");
+    db.exec("SAVEPOINT s");
+    move_far_answers(db, random_, 3);
+    expect_brute_force(db, "in a savepoint");
+    db.exec("ROLLBACK TO s");
+    db.exec("RELEASE s");
+    // plain's rows were rolled back with near's: both as before the savepoint.
+    expect_brute_force(db, "after rollback to the savepoint");
+    db.exec("ROLLBACK");
+    expect_brute_force(db, "after a rollback");
+    db.exec("BEGIN");
+    move_far_answers(db, random_, 4);
+    db.exec("COMMIT");
+    expect_brute_force(db, "after a commit");
+    // A rebuild rewrites every bucket in its own commit.
+    db.exec("INSERT INTO near(near) VALUES ('rebuild')");
+    expect_brute_force(db, "after a rebuild");
+  }
+  TestDatabase db(file.path());
+  expect_brute_force(db, "reopened");
+  move_far_answers(db, random_, 5);
+  expect_brute_force(db, "reopened, after writes");
+  // An in-memory database's commits change its data version too.
+  TestDatabase memory;
+  fill(memory, 3000);
+  expect_brute_force(memory, "in memory");
+  move_far_answers(memory, random_, 6);
+  expect_brute_force(memory, "in memory, after writes");
 }
 
 }  // namespace
