@@ -203,6 +203,9 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
         // as in the recipe's index.
       },
       progress.hook(), total_rows);
+  // The join and the grouping need neither the lookup of identical rows nor
+  // the arrays' spare room: about 40 bytes a distinct row and 12 a row.
+  dedup.finish_adding();
   const CheckPoint check = [db] { throw_if_interrupted(db); };
   rows_ = candidates->path == DedupPath::kThresholdJoin
               ? dedup.groups_by_threshold_join(threshold_, check, nullptr, radius_, threads_)

@@ -54,6 +54,9 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
   if (features.empty()) {
     throw std::invalid_argument("simhash: a row to compare has no features");
   }
+  if (finished_) {
+    throw std::logic_error("simhash: a row added after the rows were finished");
+  }
   // Looked at once: a pass over every weight, on the thread that adds every
   // row.
   const bool binary = is_binary(features);
@@ -103,6 +106,15 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
   hash_count_ += size;
   node_by_key_.emplace(key, node);
   return node;
+}
+
+void FeatureRows::finish_adding() {
+  finished_ = true;
+  // The lookup goes first, so that the node array's copy (shrink_to_fit)
+  // takes less than it freed and the peak does not rise.
+  std::unordered_multimap<std::uint64_t, std::uint32_t>().swap(node_by_key_);
+  nodes_.shrink_to_fit();
+  charge_.set(block_bytes_ * (weighted_ ? 2 : 1) + nodes_.capacity() * sizeof(Node));
 }
 
 FeatureView FeatureRows::features_of(std::uint32_t node) const {

@@ -25,6 +25,11 @@ class FeatureRows {
   // The row's node: a new one, or the node of an identical earlier row.
   // `features` must not be empty (std::invalid_argument).
   std::uint32_t add(std::uint64_t fingerprint, const FeatureVector& features);
+  // Frees what only add() needs, the table that finds identical rows (about
+  // 40 bytes a distinct row) and the node array's spare room, and gives
+  // their charge back: a join holds the rows long after the last is added.
+  // add() after it throws std::logic_error.
+  void finish_adding();
 
   std::size_t size() const { return nodes_.size(); }
   FeatureView features_of(std::uint32_t node) const;
@@ -56,6 +61,7 @@ class FeatureRows {
   std::vector<std::vector<double>> weight_blocks_;
   std::size_t hash_count_ = 0;
   bool weighted_ = false;
+  bool finished_ = false;  // finish_adding() was called
   // Nodes by a hash of fingerprint and features; equality is checked.
   std::unordered_multimap<std::uint64_t, std::uint32_t> node_by_key_;
 };

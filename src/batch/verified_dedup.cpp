@@ -53,6 +53,13 @@ void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const Featur
   ids_.push_back(id);
 }
 
+void VerifiedDedup::finish_adding() {
+  nodes_.finish_adding();
+  ids_.shrink_to_fit();
+  node_of_.shrink_to_fit();
+  charge_.set(ids_.size() * (sizeof(std::int64_t) + sizeof(std::uint32_t)));
+}
+
 std::optional<std::int64_t> VerifiedDedup::repeated_id(const CheckPoint& check) const {
   const MemoryCharge copy(ids_.size() * sizeof(std::int64_t));  // find_repeated_id sorts a copy
   return find_repeated_id(ids_, check);
