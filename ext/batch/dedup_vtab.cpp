@@ -192,11 +192,11 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
       db, statement.get(), builder, kName, "the query",
       [&](std::int64_t id, const RowFeatures& row) {
         if (row.fingerprint) {
-          dedup.add(id, *row.fingerprint, row.features);
+          dedup.add(id, *row.fingerprint, row.features, row.key);
         } else if (!radius_) {
           // No radius: every pair at the threshold, so this row too; its
           // fingerprint is a placeholder, its distances NULL.
-          dedup.add(id, 0, row.features);
+          dedup.add(id, 0, row.features, row.key);
           without_fingerprint_.insert(id);
         }
         // Within a radius a row without a fingerprint has no candidates,

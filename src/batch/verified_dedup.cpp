@@ -41,7 +41,8 @@ constexpr std::size_t kVerifiesPerRange = 64;
 
 }  // namespace
 
-void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features) {
+void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features,
+                        RowKey key) {
   if (features.empty()) {
     throw std::invalid_argument("simhash: a row to dedup has no features");
   }
@@ -49,7 +50,7 @@ void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const Featur
     throw std::length_error("simhash: too many rows to dedup");
   }
   charge_.grow_to((ids_.size() + 1) * 2 * (sizeof(std::int64_t) + sizeof(std::uint32_t)));
-  node_of_.push_back(nodes_.add(fingerprint, features));
+  node_of_.push_back(nodes_.add(fingerprint, features, key));
   ids_.push_back(id);
 }
 
