@@ -181,10 +181,12 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
   radius_ = candidates->radius;
   const NestingGuard nesting(kName);
   const Statement statement = prepare_text_query(db, query_, kName, "the query", usage());
-  // simhash_progress(1): lines on stderr; the rows counted first for a total.
+  // simhash_progress(1): lines on stderr; the rows counted first for a
+  // total where that is cheap (a table's rows), else no total: the query
+  // does not run twice.
   ProgressReport progress(db, kName);
   const std::uint64_t total_rows =
-      progress.on() ? count_query_rows(db, statement.get()).value_or(0) : 0;
+      progress.on() ? count_query_rows_if_cheap(db, statement.get()).value_or(0) : 0;
   RowFeatureBuilder builder(SimhashOptions{}, verification, threads_);
   VerifiedDedup dedup;
   dedup.set_progress(progress.hook());
