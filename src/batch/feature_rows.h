@@ -47,6 +47,7 @@ class FeatureRows {
   // their charge back: a join holds the rows long after the last is added.
   // add() after it throws std::logic_error.
   void finish_adding();
+  bool finished() const { return finished_; }
 
   std::size_t size() const { return nodes_.size(); }
   FeatureView features_of(std::uint32_t node) const;

@@ -46,6 +46,10 @@ void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const Featur
   if (features.empty()) {
     throw std::invalid_argument("simhash: a row to dedup has no features");
   }
+  if (nodes_.finished()) {
+    // Before anything is charged: a refused row changes nothing.
+    throw std::logic_error("simhash: a row added after the rows were finished");
+  }
   if (ids_.size() >= LeaderAssignment::kNoLink - 1) {
     throw std::length_error("simhash: too many rows to dedup");
   }
