@@ -37,6 +37,18 @@ bool is_bare_name(std::string_view query) {
   });
 }
 
+// `SELECT count(*) FROM (query)` for a prepared query argument.
+std::string count_sql(sqlite3_stmt* statement) {
+  // The first statement's text alone, without the semicolon that may end
+  // it; the newline ends a -- comment before the parenthesis.
+  std::string_view text = sqlite3_sql(statement);
+  while (!text.empty() &&
+         (text.back() == ';' || std::isspace(static_cast<unsigned char>(text.back())))) {
+    text.remove_suffix(1);
+  }
+  return "SELECT count(*) FROM (" + std::string(text) + "\n)";
+}
+
 }  // namespace
 
 Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_view who,
@@ -208,14 +220,7 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
 }
 
 std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* statement) {
-  // The first statement's text alone, without the semicolon that may end
-  // it; the newline ends a -- comment before the parenthesis.
-  std::string_view text = sqlite3_sql(statement);
-  while (!text.empty() &&
-         (text.back() == ';' || std::isspace(static_cast<unsigned char>(text.back())))) {
-    text.remove_suffix(1);
-  }
-  const std::string sql = "SELECT count(*) FROM (" + std::string(text) + "\n)";
+  const std::string sql = count_sql(statement);
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr) !=
       SQLITE_OK) {
@@ -230,6 +235,32 @@ std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* stateme
     return std::nullopt;  // the query itself will say what fails
   }
   return static_cast<std::uint64_t>(sqlite3_column_int64(count.get(), 0));
+}
+
+std::optional<std::uint64_t> count_query_rows_if_cheap(sqlite3* db, sqlite3_stmt* statement) {
+  const std::string explain = "EXPLAIN " + count_sql(statement);
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, explain.c_str(), static_cast<int>(explain.size()), &raw, nullptr) !=
+      SQLITE_OK) {
+    return std::nullopt;  // no EXPLAIN in this build: not known to be cheap
+  }
+  const Statement program(raw);
+  // Opcodes that decode a row's values or run code per row: with none of
+  // them the count only steps through b-tree cells.
+  constexpr std::array<std::string_view, 5> kCostly = {"Column", "VColumn", "VFilter", "Function",
+                                                       "PureFunc"};
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(program.get())) == SQLITE_ROW) {
+    const auto* opcode = reinterpret_cast<const char*>(sqlite3_column_text(program.get(), 1));
+    if (opcode != nullptr &&
+        std::find(kCostly.begin(), kCostly.end(), std::string_view(opcode)) != kCostly.end()) {
+      return std::nullopt;
+    }
+  }
+  if (rc != SQLITE_DONE) {
+    return std::nullopt;
+  }
+  return count_query_rows(db, statement);
 }
 
 double read_threshold(sqlite3_value* value, std::string_view who) {

@@ -52,6 +52,15 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
 // cannot be prepared; throws SqliteError on an interrupt.
 std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* statement);
 
+// The same only where counting costs little beside the reading: when the
+// count's program (EXPLAIN) reads no column and calls no function, so it
+// walks the table's or an index's pages without decoding a row, let alone
+// its text (a table's rows with no ORDER BY, or a WHERE on the rowid).
+// nullopt otherwise (ORDER BY over the text's row, a function, a virtual
+// table): simhash_dedup then reports progress without a total rather than
+// run the query twice.
+std::optional<std::uint64_t> count_query_rows_if_cheap(sqlite3* db, sqlite3_stmt* statement);
+
 // The defaults the text batch functions share: the README recipe's
 // verification, set Jaccard of word 3-shingles at 0.8 or more, with symbol
 // runs as tokens so that texts differing only in an operator ("a < b", "a &

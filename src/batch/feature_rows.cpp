@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Identical rows are found by a hash of fingerprint and features, then
-// compared feature by feature.
+// compared feature by feature. The hash is spread (Fibonacci hashing) to
+// pick the first slot, so keys that differ only in high bits still spread.
 #include "batch/feature_rows.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -36,6 +38,11 @@ std::uint64_t node_key(std::uint64_t fingerprint, const FeatureVector& features,
                 0x9E3779B97F4A7C15ULL);
 }
 
+// The slot a hash's probe starts at, in a table of `size` (a power of two).
+std::size_t first_slot(std::uint64_t hash, std::size_t size) {
+  return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> (64 - std::countr_zero(size)));
+}
+
 bool same_features(FeatureView a, FeatureView b) {
   if (!std::equal(a.hashes.begin(), a.hashes.end(), b.hashes.begin(), b.hashes.end())) {
     return false;
@@ -50,19 +57,41 @@ bool same_features(FeatureView a, FeatureView b) {
 
 }  // namespace
 
-std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& features) {
+RowKey FeatureRows::key_of(std::uint64_t fingerprint, const FeatureVector& features) {
+  const bool binary = is_binary(features);
+  return RowKey{node_key(fingerprint, features, binary), binary};
+}
+
+void FeatureRows::grow_lookup() {
+  const std::size_t size = std::max<std::size_t>(1024, 2 * lookup_.size());
+  std::vector<Slot> grown(size, Slot{0, kEmpty});
+  for (const Slot& slot : lookup_) {
+    if (slot.node != kEmpty) {
+      std::size_t at = first_slot(slot.hash, size);
+      while (grown[at].node != kEmpty) {
+        at = (at + 1) & (size - 1);
+      }
+      grown[at] = slot;
+    }
+  }
+  lookup_.swap(grown);
+}
+
+std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& features,
+                               RowKey key) {
   if (features.empty()) {
     throw std::invalid_argument("simhash: a row to compare has no features");
   }
-  // Looked at once: a pass over every weight, on the thread that adds every
-  // row.
-  const bool binary = is_binary(features);
-  const std::uint64_t key = node_key(fingerprint, features, binary);
-  const auto [first, last] = node_by_key_.equal_range(key);
-  for (auto found = first; found != last; ++found) {
-    if (nodes_[found->second].fingerprint == fingerprint &&
-        same_features(features_of(found->second), features)) {
-      return found->second;
+  if (finished_) {
+    throw std::logic_error("simhash: a row added after the rows were finished");
+  }
+  const bool binary = key.binary;
+  std::size_t at = lookup_.empty() ? 0 : first_slot(key.hash, lookup_.size());
+  for (; !lookup_.empty() && lookup_[at].node != kEmpty; at = (at + 1) & (lookup_.size() - 1)) {
+    const std::uint32_t found = lookup_[at].node;
+    if (lookup_[at].hash == key.hash && nodes_[found].fingerprint == fingerprint &&
+        same_features(features_of(found), features)) {
+      return found;
     }
   }
   if (nodes_.size() >= std::numeric_limits<std::uint32_t>::max() - 1) {
@@ -79,6 +108,13 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
   charge_.grow_to(block_bytes * (weighted_ || becomes_weighted ? 2 : 1) +
                   (nodes_.size() + 1) * (2 * sizeof(Node) + kLookupBytesPerNode));
   block_bytes_ = block_bytes;
+  if (4 * (nodes_.size() + 1) > 3 * lookup_.size()) {
+    grow_lookup();
+    at = first_slot(key.hash, lookup_.size());
+    while (lookup_[at].node != kEmpty) {
+      at = (at + 1) & (lookup_.size() - 1);
+    }
+  }
   if (becomes_weighted) {
     for (const std::vector<std::uint64_t>& hashes : hash_blocks_) {
       weight_blocks_.emplace_back(hashes.size(), 1.0).reserve(hashes.capacity());
@@ -101,8 +137,17 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, const FeatureVector& f
                                  features.weights.end());
   }
   hash_count_ += size;
-  node_by_key_.emplace(key, node);
+  lookup_[at] = Slot{key.hash, node};
   return node;
+}
+
+void FeatureRows::finish_adding() {
+  finished_ = true;
+  // The lookup goes first, so that the node array's copy (shrink_to_fit)
+  // takes less than it freed and the peak does not rise.
+  std::vector<Slot>().swap(lookup_);
+  nodes_.shrink_to_fit();
+  charge_.set(block_bytes_ * (weighted_ ? 2 : 1) + nodes_.capacity() * sizeof(Node));
 }
 
 FeatureView FeatureRows::features_of(std::uint32_t node) const {

@@ -48,6 +48,9 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
             // radius compares those texts too.
             extractors.verification.feature_vector(texts[i], rows[i].features);
           }
+          if (!rows[i].features.empty()) {
+            rows[i].key = FeatureRows::key_of(rows[i].fingerprint.value_or(0), rows[i].features);
+          }
         }
       },
       meanwhile);

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "batch/feature_rows.h"
 #include "fingerprint/feature_extractor.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"
@@ -26,6 +27,9 @@ struct RowFeatures {
   // for simhash()'s defaults); it may still have verification features.
   std::optional<std::uint64_t> fingerprint;
   FeatureVector features;  // under the verification options
+  // FeatureRows::key_of(fingerprint or 0, features), built on the threads
+  // so that the thread adding the rows only looks it up.
+  RowKey key;
 };
 
 class RowFeatureBuilder {

@@ -41,16 +41,28 @@ constexpr std::size_t kVerifiesPerRange = 64;
 
 }  // namespace
 
-void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features) {
+void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features,
+                        RowKey key) {
   if (features.empty()) {
     throw std::invalid_argument("simhash: a row to dedup has no features");
+  }
+  if (nodes_.finished()) {
+    // Before anything is charged: a refused row changes nothing.
+    throw std::logic_error("simhash: a row added after the rows were finished");
   }
   if (ids_.size() >= LeaderAssignment::kNoLink - 1) {
     throw std::length_error("simhash: too many rows to dedup");
   }
   charge_.grow_to((ids_.size() + 1) * 2 * (sizeof(std::int64_t) + sizeof(std::uint32_t)));
-  node_of_.push_back(nodes_.add(fingerprint, features));
+  node_of_.push_back(nodes_.add(fingerprint, features, key));
   ids_.push_back(id);
+}
+
+void VerifiedDedup::finish_adding() {
+  nodes_.finish_adding();
+  ids_.shrink_to_fit();
+  node_of_.shrink_to_fit();
+  charge_.set(ids_.size() * (sizeof(std::int64_t) + sizeof(std::uint32_t)));
 }
 
 std::optional<std::int64_t> VerifiedDedup::repeated_id(const CheckPoint& check) const {
@@ -187,117 +199,129 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     throw std::invalid_argument("simhash: radius must be at least 0");
   }
   threads = std::max(threads, 1U);
-  report_progress(progress_, "ranking features", 0, 0);
-  const SlotRanking ranking({&nodes_}, check, threads);
-  report_progress(progress_, "indexing prefixes", 0, 0);
-  const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
-  // The representatives, entries numbered by the order they became one.
-  PostingIndex representatives(ranking.slot_count(), prefixes.all(), check, threads);
-  // The rule, `seen` and `leaders` (at most one a node), `joined`.
-  const MemoryCharge working(nodes_.size() *
-                                 (LeaderRule::kBytesPerNode + 2 * sizeof(std::uint32_t)) +
-                             ids_.size() * sizeof(Joined));
-  LeaderRule rule(nodes_.size());
-  // Each node's offers come from the representatives before its `seen`;
-  // later members of the node look only at the representatives made since.
-  std::vector<std::uint32_t> seen(nodes_.size(), 0);
-  std::vector<std::uint32_t> leaders;  // positions, by entry
+  // The join's tables live in the scope below only: freed before the
+  // grouping allocates its own. `joined` outlives them.
+  const MemoryCharge joined_charge(ids_.size() * sizeof(Joined));
   std::vector<Joined> joined;
   joined.reserve(ids_.size());
-  struct Worker {
-    explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
+  {
+    report_progress(progress_, "ranking features", 0, 0);
+    const SlotRanking ranking({&nodes_}, check, threads);
+    report_progress(progress_, "indexing prefixes", 0, 0);
+    const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
+    // The representatives, entries numbered by the order they became one.
+    PostingIndex representatives(ranking.slot_count(), prefixes.all(), check, threads);
+    // The rule, `seen` and `leaders` (at most one a node).
+    const MemoryCharge working(nodes_.size() *
+                               (LeaderRule::kBytesPerNode + 2 * sizeof(std::uint32_t)));
+    LeaderRule rule(nodes_.size());
+    // Each node's offers come from the representatives before its `seen`;
+    // later members of the node look only at the representatives made since.
+    std::vector<std::uint32_t> seen(nodes_.size(), 0);
+    std::vector<std::uint32_t> leaders;  // positions, by entry
+    struct Worker {
+      explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
 
-    EntryMarks marks;
-    PairVerifier verifier;
-  };
-  std::vector<Worker> workers;
-  workers.reserve(threads);
-  for (unsigned thread = 0; thread < threads; ++thread) {
-    // Only the caller's thread, 0, may call the check point.
-    workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
-  }
+      EntryMarks marks;
+      PairVerifier verifier;
+    };
+    std::vector<Worker> workers;
+    workers.reserve(threads);
+    for (unsigned thread = 0; thread < threads; ++thread) {
+      // Only the caller's thread, 0, may call the check point.
+      workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
+    }
 
-  // Probes `node` for the representatives from its `seen` to the newest,
-  // each verified pair offering its representative to the node. `thread` 0
-  // is the caller's.
-  const auto probe = [&](std::uint32_t node, unsigned thread) {
-    Worker& worker = workers[thread];
-    const FeatureView features = nodes_.features_of(node);
-    const std::uint64_t fingerprint = nodes_.fingerprint_of(node);
-    const auto newest = static_cast<std::uint32_t>(leaders.size());
-    representatives.for_each_entry(
-        prefixes.of(node), seen[node], newest, worker.marks, [&](std::uint32_t entry) {
-          worker.verifier.count_candidate();
-          const std::uint32_t leader = leaders[entry];
-          const std::uint32_t other_node = node_of_[leader];
-          if (radius &&
-              hamming_distance(fingerprint, nodes_.fingerprint_of(other_node)) > *radius) {
-            return;
-          }
-          if (const std::optional<double> similarity =
-                  worker.verifier.verify(features, nodes_.features_of(other_node))) {
-            rule.offer(node, leader, LeaderRule::kNone, -*similarity);
-          }
-        });
-    seen[node] = newest;
-  };
+    // Probes `node` for the representatives from its `seen` to the newest,
+    // each verified pair offering its representative to the node. `thread` 0
+    // is the caller's.
+    const auto probe = [&](std::uint32_t node, unsigned thread) {
+      Worker& worker = workers[thread];
+      const FeatureView features = nodes_.features_of(node);
+      const std::uint64_t fingerprint = nodes_.fingerprint_of(node);
+      const auto newest = static_cast<std::uint32_t>(leaders.size());
+      representatives.for_each_entry(
+          prefixes.of(node), seen[node], newest, worker.marks, [&](std::uint32_t entry) {
+            worker.verifier.count_candidate();
+            const std::uint32_t leader = leaders[entry];
+            const std::uint32_t other_node = node_of_[leader];
+            if (radius &&
+                hamming_distance(fingerprint, nodes_.fingerprint_of(other_node)) > *radius) {
+              return;
+            }
+            if (const std::optional<double> similarity =
+                    worker.verifier.verify(features, nodes_.features_of(other_node))) {
+              rule.offer(node, leader, LeaderRule::kNone, -*similarity);
+            }
+          });
+      seen[node] = newest;
+    };
 
-  std::vector<std::uint32_t> block_nodes;  // to probe before the block
-  for (std::size_t block = 0; block < ids_.size();) {
-    const std::size_t block_end = std::min(
-        ids_.size(),
-        block + std::clamp<std::size_t>(block / kBlockShare, kMinBlockRows, kMaxBlockRows));
-    // Each node of the block that is not a representative, once.
-    block_nodes.clear();
-    for (std::size_t position = block; position < block_end; ++position) {
-      if (!rule.has_representative(node_of_[position])) {
-        block_nodes.push_back(node_of_[position]);
+    std::vector<std::uint32_t> block_nodes;  // to probe before the block
+    for (std::size_t block = 0; block < ids_.size();) {
+      const std::size_t block_end = std::min(
+          ids_.size(),
+          block + std::clamp<std::size_t>(block / kBlockShare, kMinBlockRows, kMaxBlockRows));
+      // Each node of the block that is not a representative, once.
+      block_nodes.clear();
+      for (std::size_t position = block; position < block_end; ++position) {
+        if (!rule.has_representative(node_of_[position])) {
+          block_nodes.push_back(node_of_[position]);
+        }
       }
-    }
-    std::sort(block_nodes.begin(), block_nodes.end());
-    block_nodes.erase(std::unique(block_nodes.begin(), block_nodes.end()), block_nodes.end());
-    parallel_for(block_nodes.size(), kProbesPerRange, threads,
-                 [&](unsigned thread, std::size_t begin, std::size_t end) {
-                   for (std::size_t i = begin; i < end; ++i) {
-                     probe(block_nodes[i], thread);
-                   }
-                 });
-    if (check) {
-      check();
-    }
-    for (auto position = static_cast<std::uint32_t>(block); position < block_end; ++position) {
-      const std::uint32_t node = node_of_[position];
-      if (!rule.has_representative(node)) {
-        probe(node, 0);
+      std::sort(block_nodes.begin(), block_nodes.end());
+      block_nodes.erase(std::unique(block_nodes.begin(), block_nodes.end()), block_nodes.end());
+      parallel_for(block_nodes.size(), kProbesPerRange, threads,
+                   [&](unsigned thread, std::size_t begin, std::size_t end) {
+                     for (std::size_t i = begin; i < end; ++i) {
+                       probe(block_nodes[i], thread);
+                     }
+                   });
+      if (check) {
+        check();
       }
-      const LeaderRule::Place place = rule.place(position, node);
-      joined.push_back(Joined{place.leader, place.by_offer ? -place.rank : 1.0});
-      if (place.leader == position) {
-        representatives.add(prefixes.of(node));
-        leaders.push_back(position);
+      for (auto position = static_cast<std::uint32_t>(block); position < block_end; ++position) {
+        const std::uint32_t node = node_of_[position];
+        if (!rule.has_representative(node)) {
+          probe(node, 0);
+        }
+        const LeaderRule::Place place = rule.place(position, node);
+        joined.push_back(Joined{place.leader, place.by_offer ? -place.rank : 1.0});
+        if (place.leader == position) {
+          representatives.add(prefixes.of(node));
+          leaders.push_back(position);
+        }
       }
+      block = block_end;
+      report_progress(progress_, "joining", block, ids_.size());
     }
-    block = block_end;
-    report_progress(progress_, "joining", block, ids_.size());
-  }
-  if (counts != nullptr) {
-    DedupCounts counted;
-    for (const Worker& worker : workers) {
-      counted += worker.verifier.counts();
+    if (counts != nullptr) {
+      DedupCounts counted;
+      for (const Worker& worker : workers) {
+        counted += worker.verifier.counts();
+      }
+      *counts = counted;
     }
-    *counts = counted;
   }
   report_progress(progress_, "grouping", 0, ids_.size());
   return rows_of_groups(joined);
 }
 
 std::vector<DedupRow> VerifiedDedup::rows_of_groups(const std::vector<Joined>& joined) const {
-  const MemoryCharge working(ids_.size() * (sizeof(std::uint32_t) + 2 * sizeof(DedupRow)));
+  // The group sizes, and the result, which is reserved at its size.
+  const MemoryCharge working(ids_.size() * (sizeof(std::uint32_t) + sizeof(DedupRow)));
   std::vector<std::uint32_t> group_size(ids_.size(), 0);
   for (const Joined& row : joined) {
     ++group_size[row.leader];
   }
+  // Counted first, so that the result takes its size and no more (and no
+  // copy while it grows).
+  std::size_t in_groups = 0;
+  for (const Joined& row : joined) {
+    in_groups += group_size[row.leader] >= 2 ? 1 : 0;
+  }
   std::vector<DedupRow> rows;
+  rows.reserve(in_groups);
   for (std::uint32_t position = 0; position < ids_.size(); ++position) {
     const Joined& row = joined[position];
     if (group_size[row.leader] >= 2) {

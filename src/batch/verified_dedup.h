@@ -51,7 +51,19 @@ class VerifiedDedup {
   // that cannot be verified can join no group, so the caller leaves it out.
   // Rows with the same fingerprint and the same features are kept as one
   // (their links are the same), so exact duplicates cost one comparison.
-  void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features);
+  void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features) {
+    add(id, fingerprint, features, FeatureRows::key_of(fingerprint, features));
+  }
+  // The same with the key computed already (row_features.h builds it on
+  // the tokenizing threads): `key` must be FeatureRows::key_of(fingerprint,
+  // features).
+  void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features, RowKey key);
+  // Called after the last add(): frees what only adding needs (the lookup
+  // of identical rows, about 40 bytes a distinct row, and the arrays' spare
+  // room, up to half of them), so the groupings below run in less memory.
+  // add() after it throws std::logic_error. The groupings give the same
+  // results with or without it.
+  void finish_adding();
 
   // Where the groupings below report their phases (progress.h): the join
   // "ranking features", "indexing prefixes", "joining" (rows of

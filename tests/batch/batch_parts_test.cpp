@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 // The batch search's parts against simple references: the radix sort against
-// std::stable_sort, union-find against relabelling, fingerprint grouping.
+// std::stable_sort, union-find against relabelling, fingerprint grouping,
+// FeatureRows' lookup of identical rows against a std::map.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
+#include "batch/feature_rows.h"
 #include "batch/fingerprint_groups.h"
-#include "util/radix_sort.h"
 #include "batch/union_find.h"
+#include "util/radix_sort.h"
 
 namespace simhash {
 namespace {
@@ -104,6 +108,49 @@ TEST(FingerprintGroups, GroupsIdenticalFingerprintsInIdOrder) {
     nines.push_back(groups.records()[position].id);
   }
   EXPECT_EQ(nines, (std::vector<std::int64_t>{2, 5, 7}));
+}
+
+// FeatureRows gives a row the node of the identical earlier row, and a new
+// one otherwise: rows drawn from few fingerprints and few features (so
+// many are identical, and many share a fingerprint or the features but
+// not both), binary and weighted, across several doublings of the lookup;
+// half of them added under a forged key of two values (the same for
+// identical rows, as the key must be), so identical rows are found among
+// thousands of colliding ones by comparison, not by the hash.
+TEST(FeatureRows, FindsTheIdenticalEarlierRowAmongCollidingKeys) {
+  std::mt19937_64 random(11);
+  FeatureRows rows;
+  std::map<std::pair<std::uint64_t, std::vector<std::pair<std::uint64_t, double>>>, std::uint32_t>
+      model;
+  std::size_t reused = 0;
+  for (int row = 0; row < 6000; ++row) {
+    const std::uint64_t fingerprint = random() % 8;
+    FeatureVector features;
+    std::vector<std::pair<std::uint64_t, double>> content;
+    const std::uint64_t size = 1 + random() % 3;
+    for (std::uint64_t i = 0; i < size; ++i) {
+      const double weight = random() % 4 == 0 ? 2.0 : 1.0;
+      features.hashes.push_back(i * 16 + random() % 12);
+      features.weights.push_back(weight);
+      features.sum_of_weights += weight;
+      content.emplace_back(features.hashes.back(), weight);
+    }
+    RowKey key = FeatureRows::key_of(fingerprint, features);
+    if (fingerprint < 4) {
+      key.hash = fingerprint % 2;
+    }
+    const std::uint32_t node = rows.add(fingerprint, features, key);
+    const auto [at, added] = model.emplace(std::pair(fingerprint, content), node);
+    if (!added) {
+      ++reused;
+      EXPECT_EQ(node, at->second) << "row " << row;
+    } else {
+      EXPECT_EQ(node, rows.size() - 1) << "row " << row;
+    }
+  }
+  EXPECT_GT(reused, 1000U);
+  EXPECT_GT(rows.size(), 2000U);
+  EXPECT_TRUE(rows.weighted());
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -147,6 +148,32 @@ TEST(MemoryBudget, FeatureRowsRefusesWithTheRowsItHad) {
   EXPECT_EQ(rows.size(), added);
   EXPECT_GT(added, 1000U);
   EXPECT_LE(memory_charged() - before, std::size_t{4} << 20);
+}
+
+// finish_adding() gives back the charge of the identical-row lookup and of
+// the node array's spare room (over 64 bytes a distinct row), keeps the
+// features, and refuses a row added after it with nothing charged.
+TEST(MemoryBudget, FeatureRowsGivesBackTheLookupWhenFinished) {
+  const std::size_t before = memory_charged();
+  FeatureRows rows;
+  FeatureVector features;
+  constexpr std::size_t kRows = 20000;
+  for (std::uint64_t row = 0; row < kRows; ++row) {
+    features.hashes = {row * 3, row * 3 + 1, row * 3 + 2};
+    features.weights.assign(3, 1.0);
+    features.sum_of_weights = 3;
+    rows.add(row, features);
+  }
+  const std::size_t adding = memory_charged() - before;
+  rows.finish_adding();
+  const std::size_t finished = memory_charged() - before;
+  EXPECT_GE(adding - finished, kRows * 64);
+  EXPECT_GE(finished, rows.hash_count() * sizeof(std::uint64_t));
+  EXPECT_EQ(rows.size(), kRows);
+  EXPECT_EQ(rows.features_of(kRows - 1).hashes[2], (kRows - 1) * 3 + 2);
+  EXPECT_THROW(rows.add(kRows, features), std::logic_error);
+  EXPECT_EQ(rows.size(), kRows);
+  EXPECT_EQ(memory_charged() - before, finished);
 }
 
 }  // namespace

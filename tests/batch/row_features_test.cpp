@@ -71,6 +71,13 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
             EXPECT_EQ(row.features.hashes, expected[i].features.hashes);
             EXPECT_EQ(row.features.weights, expected[i].features.weights);
             EXPECT_EQ(row.features.sum_of_weights, expected[i].features.sum_of_weights);
+            if (!row.features.empty()) {
+              // The key simhash_dedup adds the row by (built on the threads).
+              const RowKey key =
+                  FeatureRows::key_of(expected[i].fingerprint.value_or(0), expected[i].features);
+              EXPECT_EQ(row.key.hash, key.hash) << verification << " " << i;
+              EXPECT_EQ(row.key.binary, key.binary) << verification << " " << i;
+            }
           }
         }
       }

@@ -192,6 +192,7 @@ TEST(VerifiedDedup, ThresholdJoinOnThreadsEqualsOneThreadAndBruteForce) {
       for (const Row& row : rows) {
         dedup.add(row.id, row.fp, row.features);
       }
+      dedup.finish_adding();  // as simhash_dedup does
       for (const double threshold : {0.5, 0.8}) {
         for (const std::optional<int> radius : {std::optional<int>(), std::optional<int>(10)}) {
           const std::vector<DedupRow> expected = brute_force(rows, threshold, radius.value_or(64));
@@ -264,6 +265,7 @@ TEST(VerifiedDedup, WithinRadiusOnThreadsEqualsOneThreadAndBruteForce) {
       for (const Row& row : rows) {
         dedup.add(row.id, row.fp, row.features);
       }
+      dedup.finish_adding();  // as simhash_dedup does
       for (const double threshold : {0.5, 0.8}) {
         for (const int radius : {10, 64}) {
           const std::string where = "seed " + std::to_string(seed) + " kind " +
@@ -297,6 +299,36 @@ TEST(VerifiedDedup, WithinRadiusOnThreadsStopsWhenTheCheckThrows) {
   expect_stopped_by_callers_check(40, [](const VerifiedDedup& dedup, const CheckPoint& check) {
     dedup.groups_within_radius(0.5, 64, check, nullptr, 4);
   });
+}
+
+// finish_adding() frees only what adding needs: the same groups on both
+// paths as without it (brute force's), exact duplicates still one node, and
+// a row added after it refused with nothing changed.
+TEST(VerifiedDedup, FinishingAddingChangesNoGroupsAndRefusesMoreRows) {
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    const std::vector<Row> rows = real_like_rows(900, seed);
+    VerifiedDedup open;
+    VerifiedDedup finished;
+    for (const Row& row : rows) {
+      open.add(row.id, row.fp, row.features);
+      finished.add(row.id, row.fp, row.features);
+    }
+    finished.finish_adding();
+    EXPECT_EQ(finished.row_count(), rows.size());
+    EXPECT_EQ(finished.distinct_count(), open.distinct_count());
+    EXPECT_LT(open.distinct_count(), rows.size()) << "the data has exact copies";
+    const std::vector<DedupRow> joined = open.groups_by_threshold_join(0.8);
+    EXPECT_EQ(joined, brute_force(rows, 0.8, 64));
+    EXPECT_GT(joined.size(), rows.size() / 10) << "the data makes groups";
+    EXPECT_EQ(finished.groups_by_threshold_join(0.8), joined);
+    EXPECT_EQ(finished.groups_by_threshold_join(0.8, {}, nullptr, 10),
+              open.groups_by_threshold_join(0.8, {}, nullptr, 10));
+    EXPECT_EQ(finished.groups_within_radius(0.8, 10), open.groups_within_radius(0.8, 10));
+    EXPECT_THROW(finished.add(-1, rows[0].fp, rows[0].features), std::logic_error);
+    EXPECT_EQ(finished.row_count(), rows.size());
+    EXPECT_EQ(finished.distinct_count(), open.distinct_count());
+    EXPECT_EQ(finished.groups_by_threshold_join(0.8), joined);
+  }
 }
 
 TEST(VerifiedDedup, ThresholdJoinRefusesWeights) {
