@@ -126,6 +126,10 @@ NOT_MESSAGES = {
     # a static_assert's text (ext/functions/simhash_agg.cpp)
     "lives in zero-filled memory",
     "SQLite frees the aggregate context without running destructors",
+    # std::logic_error of a caller's misuse, which no SQL can cause
+    # (src/batch/feature_rows.cpp, verified_dedup.cpp, src/fingerprint/feature_extractor.cpp)
+    "simhash: a row added after the rows were finished",
+    "simhash: counted_feature_vector after a count that stopped early",
 }
 
 ENGINE_PREFIX = "simhash: "
