@@ -18,7 +18,9 @@
 #     golden vectors included), the portable-file test against the file the
 #     Release build wrote (same bytes, exact answers), and the SQL tests: on
 #     the subsets S390X_SQL_TESTS on s390x (every file format and blob),
-#     AARCH64_SQL_TESTS on aarch64 and I686_SQL_TESTS on i686;
+#     AARCH64_SQL_TESTS on aarch64 and I686_SQL_TESTS on i686 (each build
+#     compiling only the SQL test files its subset needs, the test programs
+#     at -O1: cross_build);
 #   the self-contained module (build-selfcontained/, scripts/build-icu.sh,
 #     the C++ runtime linked in): its dependencies (the C library alone),
 #     symbol versions and exports checked, the glibc it requires printed,
