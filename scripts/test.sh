@@ -224,8 +224,8 @@ sql_test_files() {
 # $1: the Debian architecture, $2: the processor (cmake/$2-linux-gnu.cmake),
 # $3: the filter of the SQL tests the stage runs. The build exists to run
 # tests under qemu-user: sql_tests is made of the files that filter needs
-# (the others took about three quarters of the aarch64 and i686 builds'
-# test compiling), and the test programs' own files are compiled at -O1
+# (10 of the 40 on aarch64 and i686, 19 on s390x; a test file costs about
+# 10 CPU s at -O3), and the test programs' own files are compiled at -O1
 # rather than -O3; the engine and the module they test are compiled as in
 # every Release build (cmake/build-speed.cmake; docs/development.md has the
 # figures).
