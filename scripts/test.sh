@@ -18,7 +18,9 @@
 #     golden vectors included), the portable-file test against the file the
 #     Release build wrote (same bytes, exact answers), and the SQL tests: on
 #     the subsets S390X_SQL_TESTS on s390x (every file format and blob),
-#     AARCH64_SQL_TESTS on aarch64 and I686_SQL_TESTS on i686;
+#     AARCH64_SQL_TESTS on aarch64 and I686_SQL_TESTS on i686 (each build
+#     compiling only the SQL test files its subset needs, the test programs
+#     at -O1: cross_build);
 #   the self-contained module (build-selfcontained/, scripts/build-icu.sh,
 #     the C++ runtime linked in): its dependencies (the C library alone),
 #     symbol versions and exports checked, the glibc it requires printed,
@@ -195,11 +197,43 @@ dqlite_failover() {
   timeout 200 python3 tests/dqlite/failover_test.py build/simhash_dqlite_node --timeout 150
 }
 
-# $1: the Debian architecture, $2: the processor (cmake/$2-linux-gnu.cmake).
+# The files of tests/sql/ that define the suites a GoogleTest filter ($1)
+# names in its positive part, as a ;-list for SIMHASH_SQL_TEST_FILES
+# (cmake/build-speed.cmake); empty where a pattern names no suite (such as
+# *Interrupt*), meaning every file. A suite's name is matched as declared:
+# TEST(Suite, ...), TEST_F or TEST_P at the start of a line. cross_tests
+# checks the result: the program lists what the full one does.
+sql_test_files() {
+  local patterns pattern suite regex files=() file
+  IFS=: read -ra patterns <<<"${1%%-*}"
+  for pattern in "${patterns[@]}"; do
+    suite=${pattern#*/} # Plans/IndexDifferential.*: the instantiation's prefix
+    suite=${suite%%.*}
+    if [ -z "$suite" ] || [ "${suite#\*}" != "$suite" ]; then
+      return 0
+    fi
+    regex=${suite//\*/[A-Za-z0-9_]*}
+    regex=${regex//\?/[A-Za-z0-9_]}
+    for file in $(grep -lE "^\s*(TEST|TEST_F|TEST_P)\(\s*${regex}\s*," tests/sql/*.cpp); do
+      files+=("$(basename "$file")")
+    done
+  done
+  printf '%s\n' "${files[@]}" | sort -u | paste -sd ';'
+}
+
+# $1: the Debian architecture, $2: the processor (cmake/$2-linux-gnu.cmake),
+# $3: the filter of the SQL tests the stage runs. The build exists to run
+# tests under qemu-user: sql_tests is made of the files that filter needs
+# (10 of the 40 on aarch64 and i686, 19 on s390x; a test file costs about
+# 10 CPU s at -O3), and the test programs' own files are compiled at -O1
+# rather than -O3; the engine and the module they test are compiled as in
+# every Release build (cmake/build-speed.cmake; docs/development.md has the
+# figures).
 cross_build() {
   bash scripts/cross-sysroot.sh "$1"
   cmake -S . -B "build-$2" -DCMAKE_TOOLCHAIN_FILE="cmake/$2-linux-gnu.cmake" \
-    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF
+    -DCMAKE_BUILD_TYPE=Release -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF \
+    -DSIMHASH_TEST_OPTIMIZATION=-O1 -DSIMHASH_SQL_TEST_FILES="$(sql_test_files "$3")"
   cmake --build "build-$2" -j"$jobs" --target simhash engine_tests sql_tests
 }
 
@@ -208,6 +242,10 @@ cross_build() {
 # query forms, and the fingerprint functions.
 AARCH64_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:Plans/IndexDifferential.*:BatchSql.*:BatchBetween.*'\
 ':Nearest.*:DistanceBounds.*:Simhash.*:SimhashAgg.*:Hamming.*-*k3_blocks7'
+
+# The two the npm stage runs against the packed arm64 module, with the
+# aarch64 build's program (whose files are chosen for both filters).
+NPM_ARM64_SQL_TESTS='Simhash.NullText*:Simhash.Normalization*'
 
 # i686 runs them but the index's differential tests (a minute and a half
 # under qemu there, and the same code aarch64 and s390x run them on): what
@@ -272,7 +310,7 @@ node_client() {
   (cd build-aarch64 && SIMHASH_TEST_MODULE="$root/$arm64/package/lib/linux-arm64/simhash.so" \
     qemu-aarch64 -L /usr/aarch64-linux-gnu \
     -E "LD_LIBRARY_PATH=$root/.cross/aarch64-linux-gnu/usr/lib/aarch64-linux-gnu" \
-    ./sql_tests --gtest_brief=1 --gtest_filter='Simhash.NullText*:Simhash.Normalization*')
+    ./sql_tests --gtest_brief=1 --gtest_filter="$NPM_ARM64_SQL_TESTS")
   mkdir -p "$scratch"
   [ -f "$scratch/package.json" ] || (cd "$scratch" && npm init -y >/dev/null)
   if [ ! -f "$scratch/node_modules/better-sqlite3/build/Release/better_sqlite3.node" ]; then
@@ -315,6 +353,19 @@ cross_tests() {
   # aarch64 SQL subset ran 632 s and the other 388 (its few slow tests fall
   # unevenly; a busy machine's wall clock); four even that out.
   local shards=$((jobs * 2))
+  # The SQL tests the filter selects, as the cross build's program has them
+  # (of the files cross_build chose) and as the Release build's has them
+  # (every file): the same names, or a test would silently not run. Without
+  # the parameters' printed values, which show the target's byte order.
+  local ours theirs
+  theirs=$(build/sql_tests --gtest_list_tests --gtest_filter="$2" | sed 's/ *#.*//')
+  ours=$(cd "build-$1" && "${run[@]}" ./sql_tests --gtest_list_tests --gtest_filter="$2" |
+    sed 's/ *#.*//')
+  if [ "$ours" != "$theirs" ]; then
+    echo "build-$1/sql_tests lacks SQL tests of its filter that build/sql_tests has:" >&2
+    diff <(echo "$theirs") <(echo "$ours") >&2 || true
+    return 1
+  fi
   (cd "build-$1" && sharded "$shards" "${run[@]}" ./engine_tests --gtest_brief=1 --gtest_filter="${3:-*}")
   (cd "build-$1" && SIMHASH_PORTABLE_DB=../build/portable.db sharded "$shards" "${run[@]}" ./sql_tests \
     --gtest_brief=1 --gtest_filter="$2")
@@ -342,12 +393,12 @@ stage "self-contained module tests" self_contained_tests
 stage "SQLite amalgamation (Debian source)" bash scripts/build-sqlite-amalgamation.sh
 stage "bundled SQLite app (amalgamation, no load_extension)" bundled_sqlite
 stage "portable database file (Release)" portable_file
-stage "aarch64 cross build" cross_build arm64 aarch64
+stage "aarch64 cross build" cross_build arm64 aarch64 "$NPM_ARM64_SQL_TESTS:$AARCH64_SQL_TESTS"
 stage "aarch64 tests (qemu-user)" cross_tests aarch64 "$AARCH64_SQL_TESTS"
 stage "npm package (better-sqlite3)" node_client
-stage "i686 cross build (32-bit x86)" cross_build i386 i686
+stage "i686 cross build (32-bit x86)" cross_build i386 i686 "$I686_SQL_TESTS"
 stage "i686 tests (qemu-user)" cross_tests i686 "$I686_SQL_TESTS" "$I686_ENGINE_TESTS"
-stage "s390x cross build" cross_build s390x s390x
+stage "s390x cross build" cross_build s390x s390x "$S390X_SQL_TESTS"
 stage "s390x tests (qemu-user)" cross_tests s390x "$S390X_SQL_TESTS"
 stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 
