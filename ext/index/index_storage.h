@@ -230,6 +230,11 @@ class IndexStorage {
   // Fills codes_ from copy 0's buckets; false (codes_ empty) past
   // kMaxCachedCodes or the memory limit.
   bool load_packed_codes();
+  // packed_nearest's pass over copy 0's buckets of `rows` rows, and the
+  // loading of codes_ from them, in the cost model's nanoseconds.
+  double packed_scan_cost(std::int64_t rows) const;
+  std::int64_t copy0_buckets(std::int64_t rows) const;  // as uniform rows fill them
+  static double code_load_cost(std::int64_t rows);
 
   sqlite3* db_;
   std::string schema_;
@@ -252,6 +257,7 @@ class IndexStorage {
   PackedCodes codes_;
   std::optional<unsigned> codes_version_;
   bool codes_loaded_ = false;
+  CodeLoadRule code_load_rule_;  // which scan loads codes_ (packed_codes.h)
 
   CachedStatement insert_data_;
   CachedStatement select_data_;

@@ -87,16 +87,29 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
 
 bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) {
   // The cached codes serve this query's scan if they are current, or will
-  // be read by it (its cost is then paid once for the queries after it).
+  // be loaded by it (its cost is then paid once for the queries after it).
   const std::optional<unsigned> version = codes_version_now();
-  if (version && (codes_version_ != version || codes_loaded_) &&
-      static_cast<std::uint64_t>(rows) <= kMaxCachedCodes) {
+  if (version && static_cast<std::uint64_t>(rows) <= kMaxCachedCodes &&
+      (codes_version_ == version
+           ? codes_loaded_
+           : code_load_rule_.loads_next(*version, packed_scan_cost(rows), code_load_cost(rows)))) {
     return plan.cheaper_than_cached_scan(rows);
   }
+  return plan.cheaper_than_packed_scan(rows, copy0_buckets(rows));
+}
+
+std::int64_t IndexStorage::copy0_buckets(std::int64_t rows) const {
   // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
   const int bits = layout_.bucket_bits(0);
-  const std::int64_t buckets = bits >= 62 ? rows : std::min(rows, std::int64_t{1} << bits);
-  return plan.cheaper_than_packed_scan(rows, buckets);
+  return bits >= 62 ? rows : std::min(rows, std::int64_t{1} << bits);
+}
+
+double IndexStorage::packed_scan_cost(std::int64_t rows) const {
+  return MultiProbePlan::packed_scan_cost(rows, copy0_buckets(rows));
+}
+
+double IndexStorage::code_load_cost(std::int64_t rows) {
+  return MultiProbePlan::kCodeLoadCost * static_cast<double>(rows);
 }
 
 int IndexStorage::nearest_growth_start(std::size_t count, std::optional<std::int64_t> rows) const {
@@ -344,11 +357,17 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
   }
   if (const std::optional<unsigned> version = codes_version_now()) {
     if (codes_version_ != version) {
-      drop_packed_codes();
-      codes_loaded_ = load_packed_codes();
-      codes_version_ = version;
+      drop_packed_codes();  // stale: their memory is not kept
+      const std::optional<std::int64_t> rows = stored_row_count();
+      if (rows &&
+          code_load_rule_.loads_next(*version, packed_scan_cost(*rows), code_load_cost(*rows))) {
+        codes_loaded_ = load_packed_codes();
+        codes_version_ = version;
+      } else if (rows) {
+        code_load_rule_.count_scan(*version, packed_scan_cost(*rows));
+      }
     }
-    if (codes_loaded_) {
+    if (codes_version_ == version && codes_loaded_) {
       codes_.nearest(plan_, query, count, bound, out);
       return;
     }

@@ -84,6 +84,10 @@ class MultiProbePlan {
   // bench/nearest_benchmark.cpp like the scan's. The multi-probe search
   // then pays only where it reads a few buckets.
   static constexpr double kCachedCodeCost = 1;
+  // Decoding one copy's buckets into that memory (PackedCodes::add_bucket,
+  // page faults and SQLite's blob reads included): ~110 ns a row at 1M
+  // real fingerprints, nearest_benchmark's first query (BENCH.md, issue 37).
+  static constexpr double kCodeLoadCost = 100;
   bool cheaper_than_cached_scan(std::int64_t rows) const;
   // The smallest radius within which `rows` uniform fingerprints put at
   // least `wanted` rows around a query (64 if none does): where the n

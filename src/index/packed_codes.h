@@ -53,4 +53,34 @@ class PackedCodes {
   MemoryCharge charge_;
 };
 
+// When to decode the codes into memory: decoding costs about
+// MultiProbePlan::kCodeLoadCost a row, many times one scan of the packed
+// buckets (those far from the query are skipped undecoded). So a scan loads
+// the codes only once the scans at the same data version have together cost
+// what loading does (the ski-rental rule): a connection that asks once pays
+// a scan as before, one that asks often pays the load once, and none pays
+// more than about twice the cheaper of the two ways. `version` is whatever
+// tells the stored codes unchanged (the glue's data version); costs are in
+// the cost model's units.
+class CodeLoadRule {
+ public:
+  // Whether the next scan at `version` would load: true once the scans
+  // counted at this version, and this one, cost at least `load_cost`.
+  bool loads_next(unsigned version, double scan_cost, double load_cost) const {
+    return spent_at(version) + scan_cost >= load_cost;
+  }
+  // Counts a scan at `version` that did not load.
+  void count_scan(unsigned version, double scan_cost) {
+    spent_ = spent_at(version) + scan_cost;
+    version_ = version;
+    counted_ = true;
+  }
+
+ private:
+  double spent_at(unsigned version) const { return counted_ && version_ == version ? spent_ : 0; }
+  unsigned version_ = 0;
+  bool counted_ = false;
+  double spent_ = 0;
+};
+
 }  // namespace simhash

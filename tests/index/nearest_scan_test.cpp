@@ -233,5 +233,23 @@ TEST(NearestScan, PackedCodesRefuseADamagedBucket) {
                                 bad.size()));
 }
 
+// The ski-rental rule: scans at one version are counted until they and the
+// next cost what a load does; another version starts the count again.
+TEST(NearestScan, CodesAreLoadedOnceTheScansCostWhatALoadDoes) {
+  CodeLoadRule rule;
+  int scans = 0;
+  while (!rule.loads_next(7, 10, 35)) {
+    rule.count_scan(7, 10);
+    ++scans;
+    ASSERT_LT(scans, 10);
+  }
+  EXPECT_EQ(scans, 3);  // 30 spent: the fourth scan's 10 reaches 35
+  EXPECT_FALSE(rule.loads_next(8, 10, 35)) << "a new version starts from nothing";
+  rule.count_scan(8, 10);
+  EXPECT_FALSE(rule.loads_next(7, 10, 35)) << "the count of version 7 was dropped";
+  EXPECT_TRUE(rule.loads_next(8, 10, 20));
+  EXPECT_TRUE(CodeLoadRule().loads_next(1, 40, 35)) << "a scan dearer than a load loads";
+}
+
 }  // namespace
 }  // namespace simhash::testing
