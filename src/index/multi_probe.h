@@ -85,9 +85,11 @@ class MultiProbePlan {
   // then pays only where it reads a few buckets.
   static constexpr double kCachedCodeCost = 1;
   // Decoding one copy's buckets into that memory (PackedCodes::add_bucket,
-  // page faults and SQLite's blob reads included): ~110 ns a row at 1M
-  // real fingerprints, nearest_benchmark's first query (BENCH.md, issue 37).
-  static constexpr double kCodeLoadCost = 100;
+  // page faults and SQLite's blob reads included), in this model's units:
+  // at 1M real fingerprints a load measured ~110 ms of CPU, about six random
+  // queries that end in the packed scan (15-20 ms each, which the model
+  // prices at 8.5 ms), so a load is priced at six such scans, ~50 ns a row.
+  static constexpr double kCodeLoadCost = 50;
   bool cheaper_than_cached_scan(std::int64_t rows) const;
   // The smallest radius within which `rows` uniform fingerprints put at
   // least `wanted` rows around a query (64 if none does): where the n
