@@ -207,11 +207,12 @@ class IndexStorage {
   // each that exists; false if the stored bucket bits differ from layout_.
   template <typename Visit>
   bool read_buckets(std::span<const std::int64_t> row_ids, Visit visit);
-  // What the first row of a statement that reads buckets (its first part
-  // kSelectBucketBitsRow) holds: the stored bucket bits, a bucket (the bits
-  // are the default), or bits other than layout_'s (read again).
-  enum class FirstRow { kBucketBits, kBucket, kOtherLayout };
-  FirstRow read_first_row(sqlite3_stmt* statement, std::int64_t row_id);
+  // What a row of a statement that reads buckets (its first part
+  // kSelectBucketBitsRow) holds: its first row (bits_checked false, then
+  // set) the stored bucket bits, a bucket (the bits are the default), or
+  // bits other than layout_'s (read again); every later row a bucket.
+  enum class BucketRow { kBucketBits, kBucket, kOtherLayout };
+  BucketRow classify_bucket_row(sqlite3_stmt* statement, std::int64_t row_id, bool& bits_checked);
   // probe() and search()'s multi-probe as the stored buckets answer under
   // layout_, without the pending changes; false as read_buckets.
   bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);
@@ -227,9 +228,10 @@ class IndexStorage {
   // (its uncommitted writes, pending or merged, do not change the version)
   // or changes are pending, or if the version cannot be read.
   std::optional<unsigned> codes_version_now();
-  // Fills codes_ from copy 0's buckets; false (codes_ empty) past
-  // kMaxCachedCodes or the memory limit.
-  bool load_packed_codes();
+  // Fills codes_ from copy 0's buckets (`rows`, the stored count, sizes
+  // them at once); false (codes_ empty) past kMaxCachedCodes or the memory
+  // limit.
+  bool load_packed_codes(std::int64_t rows);
   // packed_nearest's pass over copy 0's buckets of `rows` rows, and the
   // loading of codes_ from them, in the cost model's nanoseconds.
   double packed_scan_cost(std::int64_t rows) const;

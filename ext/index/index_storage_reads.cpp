@@ -141,14 +141,20 @@ void IndexStorage::with_current_layout(std::vector<IndexHit>& out, Read read) {
 }
 
 // A bucket read's first row: the stored bucket bits (row -1), absent when
-// they are the format-2 default, so a bucket row then comes first.
-IndexStorage::FirstRow IndexStorage::read_first_row(sqlite3_stmt* statement, std::int64_t row_id) {
+// they are the format-2 default, so a bucket row then comes first. Every
+// later row is a bucket.
+IndexStorage::BucketRow IndexStorage::classify_bucket_row(sqlite3_stmt* statement,
+                                                          std::int64_t row_id, bool& bits_checked) {
+  if (bits_checked) {
+    return BucketRow::kBucket;
+  }
+  bits_checked = true;
   const std::optional<int> stored =
       row_id == -1 ? bucket_bits_in_probe_row(statement) : BucketLayout::kDefaultBucketBits;
   if (stored != layout_.bits()) {
-    return FirstRow::kOtherLayout;
+    return BucketRow::kOtherLayout;
   }
-  return row_id == -1 ? FirstRow::kBucketBits : FirstRow::kBucket;
+  return row_id == -1 ? BucketRow::kBucketBits : BucketRow::kBucket;
 }
 
 template <typename Visit>
@@ -166,15 +172,12 @@ bool IndexStorage::read_buckets(std::span<const std::int64_t> row_ids, Visit vis
     std::size_t next_part = first;
     while (step_row(statement)) {
       const std::int64_t row_id = sqlite3_column_int64(statement, 0);
-      if (!bits_checked) {
-        bits_checked = true;
-        const FirstRow first_row = read_first_row(statement, row_id);
-        if (first_row == FirstRow::kOtherLayout) {
-          return false;
-        }
-        if (first_row == FirstRow::kBucketBits) {
-          continue;
-        }
+      const BucketRow row = classify_bucket_row(statement, row_id, bits_checked);
+      if (row == BucketRow::kOtherLayout) {
+        return false;
+      }
+      if (row == BucketRow::kBucketBits) {
+        continue;
       }
       while (next_part < first + static_cast<std::size_t>(parts) && row_ids[next_part] != row_id) {
         ++next_part;
@@ -266,15 +269,12 @@ bool IndexStorage::read_first_copy(Visit visit) {
   std::size_t buckets_read = 0;
   while (step_row(statement)) {
     const std::int64_t row_id = sqlite3_column_int64(statement, 0);
-    if (!bits_checked) {
-      bits_checked = true;
-      const FirstRow first_row = read_first_row(statement, row_id);
-      if (first_row == FirstRow::kOtherLayout) {
-        return false;
-      }
-      if (first_row == FirstRow::kBucketBits) {
-        continue;
-      }
+    const BucketRow row = classify_bucket_row(statement, row_id, bits_checked);
+    if (row == BucketRow::kOtherLayout) {
+      return false;
+    }
+    if (row == BucketRow::kBucketBits) {
+      continue;
     }
     if (++buckets_read % kBucketsBetweenInterruptChecks == 0) {
       throw_if_interrupted(db_);
@@ -303,7 +303,7 @@ void IndexStorage::drop_packed_codes() {
   codes_loaded_ = false;
 }
 
-bool IndexStorage::load_packed_codes() {
+bool IndexStorage::load_packed_codes(std::int64_t rows) {
   // The vector's charge may refuse, and the rows may be too many: then the
   // buckets are scanned as if there were no cache.
   std::vector<IndexHit> unused;
@@ -311,9 +311,8 @@ bool IndexStorage::load_packed_codes() {
     bool too_many = false;
     // The stored count is the copy's rows (nothing is pending here); a
     // count that disagrees only costs a copy of the arrays.
-    if (const std::optional<std::int64_t> rows = stored_row_count();
-        rows && *rows > 0 && static_cast<std::uint64_t>(*rows) <= kMaxCachedCodes) {
-      codes_.reserve(static_cast<std::size_t>(*rows));
+    if (rows > 0 && static_cast<std::uint64_t>(rows) <= kMaxCachedCodes) {
+      codes_.reserve(static_cast<std::size_t>(rows));
     }
     with_current_layout(unused, [&] {
       codes_.reset(0);
@@ -361,7 +360,7 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
       const std::optional<std::int64_t> rows = stored_row_count();
       if (rows &&
           code_load_rule_.loads_next(*version, packed_scan_cost(*rows), code_load_cost(*rows))) {
-        codes_loaded_ = load_packed_codes();
+        codes_loaded_ = load_packed_codes(*rows);
         codes_version_ = version;
       } else if (rows) {
         code_load_rule_.count_scan(*version, packed_scan_cost(*rows));
