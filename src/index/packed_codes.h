@@ -46,8 +46,15 @@ class PackedCodes {
   void nearest(const PermutationPlan& plan, std::uint64_t query, std::size_t count, int bound,
                std::vector<IndexHit>& out) const;
 
+  // Whether nearest() runs the AVX2 loop on this CPU (x86-64 with AVX2),
+  // which filters eight rows a step; else the portable one.
+  static bool vector_loop_runs();
+  // false: the portable loop even where the AVX2 one runs (tests compare both).
+  void allow_vector_loop(bool allow) { vector_loop_ = allow; }
+
  private:
   int table_ = 0;
+  bool vector_loop_ = true;
   std::vector<std::int64_t> ids_;
   std::vector<std::uint64_t> keys_;  // permuted keys, ids_[i]'s at keys_[i]
   MemoryCharge charge_;

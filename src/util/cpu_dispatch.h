@@ -28,3 +28,12 @@
 #else
 #define SIMHASH_POPCNT_CLONES
 #endif
+
+// Where a function may carry [[gnu::target("avx2")]] and intrinsics, called
+// only after __builtin_cpu_supports said the CPU runs them (x86-64 with GCC
+// or clang; no ifunc, so sanitizers are no obstacle). 0 elsewhere.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SIMHASH_X86_64_TARGETS 1
+#else
+#define SIMHASH_X86_64_TARGETS 0
+#endif
