@@ -89,13 +89,27 @@ bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std
   // The cached codes serve this query's scan if they are current, or will
   // be loaded by it (its cost is then paid once for the queries after it).
   const std::optional<unsigned> version = codes_version_now();
-  if (version && static_cast<std::uint64_t>(rows) <= kMaxCachedCodes &&
-      (codes_version_ == version
-           ? codes_loaded_
-           : code_load_rule_.loads_next(*version, packed_scan_cost(rows), code_load_cost(rows)))) {
+  if (!version || static_cast<std::uint64_t>(rows) > kMaxCachedCodes) {
+    return plan.cheaper_than_packed_scan(rows, copy0_buckets(rows));
+  }
+  if (codes_version_ == version
+          ? codes_loaded_
+          : code_load_rule_.loads_next(*version, packed_scan_cost(rows), code_load_cost(rows))) {
     return plan.cheaper_than_cached_scan(rows);
   }
-  return plan.cheaper_than_packed_scan(rows, copy0_buckets(rows));
+  if (!plan.cheaper_than_packed_scan(rows, copy0_buckets(rows))) {
+    return false;
+  }
+  // The search runs without the codes: what it costs above their loop
+  // counts towards loading them (a query far from every row at 10M
+  // searches at every radius and would never scan).
+  if (codes_version_ != version) {
+    const double saved = plan.search_cost(rows) - MultiProbePlan::cached_scan_cost(rows);
+    if (saved > 0) {
+      code_load_rule_.count_scan(*version, saved);
+    }
+  }
+  return true;
 }
 
 std::int64_t IndexStorage::copy0_buckets(std::int64_t rows) const {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "index/packed_codes.h"
+
 namespace simhash {
 namespace {
 
@@ -84,9 +86,17 @@ bool MultiProbePlan::cheaper_than_packed_scan(std::int64_t rows, std::int64_t bu
          packed_scan_cost(rows, buckets);
 }
 
+double MultiProbePlan::search_cost(std::int64_t rows) const {
+  return kBucketReadCost * bucket_reads_ + kEntryCost * static_cast<double>(rows) * row_fraction_;
+}
+
+double MultiProbePlan::cached_scan_cost(std::int64_t rows) {
+  const double per_row = PackedCodes::vector_loop_runs() ? kCachedVectorCodeCost : kCachedCodeCost;
+  return per_row * static_cast<double>(rows);
+}
+
 bool MultiProbePlan::cheaper_than_cached_scan(std::int64_t rows) const {
-  const double n = static_cast<double>(rows);
-  return kBucketReadCost * bucket_reads_ + kEntryCost * n * row_fraction_ < kCachedCodeCost * n;
+  return search_cost(rows) < cached_scan_cost(rows);
 }
 
 int MultiProbePlan::radius_holding(double found, int within, double wanted) {

@@ -76,7 +76,11 @@ class CodeLoadRule {
   bool loads_next(unsigned version, double scan_cost, double load_cost) const {
     return spent_at(version) + scan_cost >= load_cost;
   }
-  // Counts a scan at `version` that did not load.
+  // Counts what a query at `version` paid that loaded codes would have
+  // saved: a scan that did not load (its whole cost), or a multi-probe
+  // search dearer than the loop over the codes (the difference), so that
+  // a connection whose queries all end in searches still buys the codes
+  // once they would have paid for themselves.
   void count_scan(unsigned version, double scan_cost) {
     spent_ = spent_at(version) + scan_cost;
     version_ = version;
