@@ -203,13 +203,13 @@ TEST_P(NearestScanTest, PackedCodesMatchBruteForce) {
       const std::uint64_t query = trial % 2 == 0 ? near_to(center, random) : random();
       const std::size_t count = std::vector<std::size_t>{0, 1, 10, 57, 5000}[trial % 5];
       const int bound = trial % 3 == 0 ? 64 : static_cast<int>(random() % 30);
+      const std::string expected = shown(brute_force(rows, query, count, bound));
       for (const bool vector_loop : {true, false}) {
         codes.allow_vector_loop(vector_loop);
         std::vector<IndexHit> found;
         codes.nearest(plan, query, count, bound, found);
-        EXPECT_EQ(shown(found), shown(brute_force(rows, query, count, bound)))
-            << "table " << table << " count " << count << " bound " << bound << " vector loop "
-            << vector_loop;
+        EXPECT_EQ(shown(found), expected) << "table " << table << " count " << count << " bound "
+                                          << bound << " vector loop " << vector_loop;
       }
     }
     codes.clear();
