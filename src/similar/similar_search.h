@@ -102,11 +102,13 @@ struct SimilarCounts {
   bool scanned_sizes = false;         // verified the rows of the size range instead
 };
 
-// Where the store keeps a count per feature (keeps_feature_counts), the
-// ranking is one lookup a feature: the count covers every size, so it only
-// bounds the postings in the size range from above, and the search does not
-// use it to choose the size scan up front; the postings read decide that
-// (bounded work below). Where it keeps none (a table of format 1):
+// Where the store keeps a count per feature (keeps_feature_counts), a
+// query is ranked on a sample's postings first (kRankingSample below) and,
+// where that is not enough, by the kept counts, one lookup a feature: a
+// kept count covers every size, so it only bounds the postings in the size
+// range from above, and the search does not use it to choose the size scan
+// up front; the postings read decide that (bounded work below). Where it
+// keeps none (a table of format 1):
 // Postings counted exactly up to this many when ranking a query's features:
 // a feature held by more rows is ranked after every rarer one, and among its
 // like by hash. Any p features serve (above), so the cap only costs time
