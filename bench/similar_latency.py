@@ -14,7 +14,8 @@ the queries is checked against a simhash_jaccard scan of the stored texts
 10 MB query text (real texts joined) at t=0.8, its CPU time, twice (the
 first pays for the extension's buffers). With INSERTS=N in the
 environment, N real texts not stored are inserted one statement each
-through the refuse recipe into a copy of the database (work.db beside it),
+through the refuse recipe into a copy of the database (work.db beside it,
+or SIMILAR_WORK),
 in a transaction rolled back (twice: a first round on cold pages, a second
 of other texts on warm ones) and in autocommit: the checked insert's CPU.
 The scan check compares the first CHECKED queries' answers at both
@@ -204,7 +205,9 @@ def checked_inserts(path, real, held_out):
     paragraphs of /usr/share/doc/*/copyright files (real text not in the
     corpus; some are licences already seen, and refused: a refusal is a
     checked insert too)."""
-    work = os.path.join(os.path.dirname(path), "work.db")
+    # SIMILAR_WORK names the copy (two sessions sharing one kept database
+    # must not write the same copy).
+    work = os.environ.get("SIMILAR_WORK") or os.path.join(os.path.dirname(path), "work.db")
     shutil.copyfile(path, work)
     conn = sqlite3.connect(work, isolation_level=None)
     conn.enable_load_extension(True)

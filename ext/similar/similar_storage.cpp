@@ -363,12 +363,18 @@ std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange si
   sqlite3_bind_int64(count, 3, size_bound(sizes.highest));
   sqlite3_bind_int64(count, 4, size_bound(limit));
   step_row(db_, count);
-  // With the pending postings: a count that only ranks features, so a
-  // count past `limit` does no harm.
-  std::int64_t counted = sqlite3_column_int64(count, 0);
+  // With the pending postings. Below `limit` the stored count is exact, and
+  // so is the sum: a 0 tells the search that there is nothing to read. At
+  // `limit` the stored ones may be more, so pending removals must not bring
+  // the count below it (a count past `limit` only ranks).
+  const std::int64_t stored = sqlite3_column_int64(count, 0);
+  std::int64_t counted = stored;
   pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
   for (const auto& entry : net_) {
     counted += entry.net;
+  }
+  if (stored >= size_bound(limit)) {
+    counted = std::max(counted, size_bound(limit));
   }
   return static_cast<std::uint64_t>(std::max<std::int64_t>(counted, 0));
 }

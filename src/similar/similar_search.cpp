@@ -30,9 +30,13 @@ constexpr std::size_t kPostingsBetweenChecks = std::size_t{1} << 14;
 constexpr std::size_t kRowsBetweenChecks = 1024;
 
 // A query feature and how many rows hold it (kept, or counted to a cap).
+// `none`: its postings in the size range were counted, exactly, as none, so
+// the search need not read them (a kept count of 0 is not trusted so far: a
+// damaged count only misranks).
 struct Ranked {
   std::uint64_t postings = 0;
   std::uint64_t hash = 0;
+  bool none = false;
   auto operator<=>(const Ranked&) const = default;
 };
 
@@ -46,32 +50,61 @@ std::vector<Ranked> keep_rarest(std::vector<Ranked> ranked, std::size_t probe_co
   return ranked;
 }
 
-// Ranks by the store's kept counts: one lookup a feature, first of a sample
-// (kRankingSample), then, when the sample's p rarest are not rare enough,
-// of the others.
+// Ranks where the store keeps counts. First a sample of 2 p + kRankingSample
+// features, by their postings in the size range counted up to
+// kFirstRankingCap: a count is a B-tree seek to the postings a probe reads
+// next, so a feature probed costs one page, not a count's page and a
+// posting's page. The sample stops once p of its features hold at most
+// kRarePostings there (one that holds none needs no read at all). When the
+// sample's p rarest are at the cap, or more than all but p of it are, or
+// the rare ones are too few so far to make p in the whole sample, every
+// feature is ranked by its kept count (one lookup, every size; a count only
+// bounds the postings in the range from above), those of the sample at the
+// cap included.
 std::vector<Ranked> rank_by_kept_counts(std::span<const std::uint64_t> query,
                                         const SimilarPlan& plan, SimilarStore& store,
                                         const CheckPoint& check, SimilarCounts& count) {
   std::vector<Ranked> ranked;
   ranked.reserve(query.size());
-  const auto look_up = [&](std::size_t end) {
-    for (std::size_t i = ranked.size(); i < end; ++i) {
-      ranked.push_back({store.feature_count(query[i]), query[i]});
-      check_after_every(i, kFeaturesBetweenChecks, check);
+  const std::size_t sample = std::min(query.size(), 2 * plan.probe_count + kRankingSample);
+  std::size_t rare = 0;
+  std::size_t common = 0;
+  std::size_t next = 0;
+  bool rank_all = false;
+  for (; next < sample && rare < plan.probe_count; ++next) {
+    // Stop counting postings once the sample's p rarest cannot all be under
+    // the cap, or, after kRankingSampleCheck, once the share of rare ones
+    // so far would not give p in the whole sample: the kept counts rank.
+    if (common + plan.probe_count > sample ||
+        (next >= kRankingSampleCheck && rare * sample < plan.probe_count * next)) {
+      rank_all = true;
+      break;
     }
-  };
-  const std::size_t sample = 2 * plan.probe_count + kRankingSample;
-  if (sample < query.size()) {
-    look_up(sample);
-    const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
-    std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
-    if ((chosen_end - 1)->postings > kFirstRankingCap) {
-      look_up(query.size());
-    }
-  } else {
-    look_up(query.size());
+    const std::uint64_t held = store.count_postings(query[next], plan.sizes, kFirstRankingCap);
+    ranked.push_back({held, query[next], held == 0});
+    rare += held <= kRarePostings ? 1 : 0;
+    common += held >= kFirstRankingCap ? 1 : 0;
+    check_after_every(next, kFeaturesBetweenChecks, check);
   }
   count.ranking_steps += ranked.size();
+  if (!rank_all && rare < plan.probe_count) {  // the sample is whole: at least p
+    const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
+    std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
+    rank_all = (chosen_end - 1)->postings >= kFirstRankingCap;
+  }
+  if (rank_all) {
+    for (Ranked& feature : ranked) {
+      if (feature.postings >= kFirstRankingCap) {
+        feature.postings = std::max(kFirstRankingCap, store.feature_count(feature.hash));
+        ++count.ranking_steps;
+      }
+    }
+    for (; next < query.size(); ++next) {
+      ranked.push_back({store.feature_count(query[next]), query[next]});
+      ++count.ranking_steps;
+      check_after_every(next, kFeaturesBetweenChecks, check);
+    }
+  }
   return keep_rarest(std::move(ranked), plan.probe_count);
 }
 
@@ -84,8 +117,9 @@ std::vector<Ranked> rank_by_postings(std::span<const std::uint64_t> query, const
   std::vector<Ranked> ranked;
   ranked.reserve(query.size());
   for (std::size_t i = 0; i < query.size(); ++i) {
-    ranked.push_back({store.count_postings(query[i], plan.sizes, kFirstRankingCap), query[i]});
-    count.ranking_steps += ranked.back().postings;
+    const std::uint64_t held = store.count_postings(query[i], plan.sizes, kFirstRankingCap);
+    ranked.push_back({held, query[i], held == 0});
+    count.ranking_steps += held;
     check_after_every(i, kFeaturesBetweenChecks, check);
   }
   const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
@@ -207,8 +241,11 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
     }
     std::uint64_t read = 0;
     for (auto it = ranked.begin(); it != ranked.end() && !scan; ++it) {
-      ++count.probed_features;
       ++probed_lists;
+      if (it->none) {
+        continue;  // counted: no posting in the range
+      }
+      ++count.probed_features;
       store.read_postings(it->hash, plan.sizes, [&](std::int64_t id, std::uint64_t size) {
         candidates.push_back({id, size});
         ++read;

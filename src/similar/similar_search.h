@@ -59,7 +59,9 @@ bool decode_features(std::span<const unsigned char> bytes, std::vector<std::uint
 class SimilarStore {
  public:
   virtual ~SimilarStore() = default;
-  // The rows that hold `feature` with a size in `sizes`, counted up to `limit`.
+  // The rows that hold `feature` with a size in `sizes`, counted up to
+  // `limit`: exact below it (0: none, and the search then reads none), at
+  // least `limit` when there are that many.
   virtual std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
                                        std::uint64_t limit) = 0;
   // Calls on_posting for each of them, with the row's size, while it
@@ -100,11 +102,13 @@ struct SimilarCounts {
   bool scanned_sizes = false;         // verified the rows of the size range instead
 };
 
-// Where the store keeps a count per feature (keeps_feature_counts), the
-// ranking is one lookup a feature: the count covers every size, so it only
-// bounds the postings in the size range from above, and the search does not
-// use it to choose the size scan up front; the postings read decide that
-// (bounded work below). Where it keeps none (a table of format 1):
+// Where the store keeps a count per feature (keeps_feature_counts), a
+// query is ranked on a sample's postings first (kRankingSample below) and,
+// where that is not enough, by the kept counts, one lookup a feature: a
+// kept count covers every size, so it only bounds the postings in the size
+// range from above, and the search does not use it to choose the size scan
+// up front; the postings read decide that (bounded work below). Where it
+// keeps none (a table of format 1):
 // Postings counted exactly up to this many when ranking a query's features:
 // a feature held by more rows is ranked after every rarer one, and among its
 // like by hash. Any p features serve (above), so the cap only costs time
@@ -127,15 +131,23 @@ inline constexpr std::uint64_t kRankingCap = 256;
 // pages when they are not cached.
 inline constexpr std::uint64_t kDirectRows = 16;
 inline constexpr std::uint64_t kFeaturesPerDirectRow = 32;
-// Ranking by kept counts looks up, first, a sample of 2 p + kRankingSample
-// of the query's features (p the plan's probe_count): its hashes are in
-// ascending order, which is no order of rarity, so the first ones are a
-// sample of the query. When the p rarest of the sample are held by at most
-// kFirstRankingCap rows each, they are probed; otherwise the rest are
-// looked up too. Any p features serve (above): the sample only saves
-// lookups on long queries (at t = 0.8 three in five), never changes the
-// answer.
+// Where the store keeps counts, a query is ranked, first, on a sample of
+// 2 p + kRankingSample of its features (p the plan's probe_count), by their
+// postings in the size range counted up to kFirstRankingCap: its hashes are
+// in ascending order, which is no order of rarity, so the first ones are a
+// sample of the query. The sample stops early once p of its features hold
+// at most kRarePostings postings in the range (a novel text's shingles hold
+// none: nothing to read); it gives way to the kept counts once more than
+// all but p are at the cap, or, after kRankingSampleCheck features, once
+// the rare ones so far are too few a share to make p in the sample. When
+// the p rarest of the sample hold fewer than kFirstRankingCap, they are
+// probed, their postings already at hand (the count read the same B-tree
+// page: one page a probe where a text's pages are not cached); otherwise
+// every feature is ranked by its kept count. Any p features serve (above):
+// the sample only saves lookups, never changes the answer.
 inline constexpr std::size_t kRankingSample = 64;
+inline constexpr std::uint64_t kRarePostings = 1;
+inline constexpr std::size_t kRankingSampleCheck = 16;
 
 // Every stored row whose set Jaccard with `query` (ascending, distinct; empty
 // finds nothing) is at least `threshold`, with it, most similar first (then

@@ -355,10 +355,16 @@ TEST(FindSimilar, LongQueriesVerifyAFewDozenRowsOfTheirSizesDirectly) {
   }
 }
 
-// Kept counts rank a long query on a sample of 2 p + kRankingSample features
-// (p = 400 - 320 + 1 = 81 at t = 0.8: 226) when the sample's p rarest are
-// rare; when they are not (features 1..200 held by 100 rows each), every
-// feature is looked up. The stored row at the threshold is found either way.
+// With kept counts a long query first counts the postings of a sample of
+// its features in the size range (p = 400 - 320 + 1 = 81 at t = 0.8, a
+// sample of up to 226): here features 1..40 are in no row and 41..81 in
+// row 2 only, so the first 81 are rare and the sample stops there; the 40
+// that hold nothing are not read (41 probed). When features 1..200 are
+// held by 100 rows each, the first 16 of the sample are all at the cap, too
+// few rare to make 81, and every feature is ranked by its kept count
+// instead (16 counted, those 16 and the other 384 looked up), which probes
+// 81 of 201..360 (row 2's alone). The stored row at the threshold is found
+// either way.
 TEST(FindSimilar, KeptCountsRankALongQueryOnASampleWhenItsRarestAreRare) {
   Hashes query;
   for (std::uint64_t k = 1; k <= 400; ++k) {
@@ -384,14 +390,19 @@ TEST(FindSimilar, KeptCountsRankALongQueryOnASampleWhenItsRarestAreRare) {
     }
     SimilarCounts counts;
     EXPECT_EQ(find_similar(query, 0.8, store, {}, &counts), (std::vector<SimilarMatch>{{2, 0.9}}));
-    EXPECT_EQ(counts.ranking_steps, common ? 400U : 226U) << common;
+    EXPECT_EQ(counts.ranking_steps, common ? 416U : 81U) << common;
+    EXPECT_EQ(store.postings_counted, common ? 16 : 81) << common;
+    EXPECT_EQ(counts.probed_features, common ? 81U : 41U) << common;
+    EXPECT_EQ(counts.postings, common ? 81U : 41U) << common;
     EXPECT_FALSE(counts.scanned_sizes) << common;
   }
 }
 
-TEST(FindSimilar, KeptCountsRankWithoutCountingPostings) {
-  // As ReadsOnlyTheRarestPostings, ranked by the kept counts: one lookup a
-  // query feature, no posting counted, the same two probes.
+TEST(FindSimilar, KeptCountsRankOnThePostingsOfASample) {
+  // As ReadsOnlyTheRarestPostings, with kept counts: the sample counts
+  // postings in the size range (features 1..5 at the cap of 16, then 7000
+  // and 7001 with one each: p = 2 rare ones, and it stops), and the two
+  // probes read the postings just counted; no kept count is looked up.
   ModelStore store(true);
   for (std::int64_t id = 1; id <= 200; ++id) {
     Hashes hashes = {1, 2, 3, 4, 5};
@@ -403,13 +414,13 @@ TEST(FindSimilar, KeptCountsRankWithoutCountingPostings) {
   const Hashes query = {1, 2, 3, 4, 5, 7000, 7001, 7002, 7003, 7004};
   SimilarCounts counts;
   EXPECT_EQ(find_similar(query, 0.9, store, {}, &counts), (std::vector<SimilarMatch>{{7, 1.0}}));
-  EXPECT_EQ(store.postings_counted, 0);
-  EXPECT_EQ(counts.ranking_steps, 10U);
+  EXPECT_EQ(store.postings_counted, 7);
+  EXPECT_EQ(counts.ranking_steps, 7U);
   EXPECT_EQ(counts.probed_features, 2U);
   EXPECT_EQ(counts.postings, 2U);
   EXPECT_EQ(counts.checked, 1U);
   EXPECT_FALSE(counts.scanned_sizes);
-  // Without kept counts the same query counts postings to rank.
+  // Without kept counts the same query counts every feature's postings.
   ModelStore counting;
   for (std::int64_t id = 1; id <= 200; ++id) {
     Hashes hashes;
@@ -419,8 +430,40 @@ TEST(FindSimilar, KeptCountsRankWithoutCountingPostings) {
   SimilarCounts counted;
   EXPECT_EQ(find_similar(query, 0.9, counting, {}, &counted),
             (std::vector<SimilarMatch>{{7, 1.0}}));
-  EXPECT_GT(counting.postings_counted, 0);
+  EXPECT_GT(counting.postings_counted, store.postings_counted);
   EXPECT_GT(counted.ranking_steps, counts.ranking_steps);
+}
+
+// A query of features no row holds: the sample counts p of them, finds each
+// in no posting, and reads nothing, whatever the kept counts say (0 here for
+// features 1..3, which rows do hold: a kept count is not trusted to skip).
+TEST(FindSimilar, FeaturesCountedInNoPostingAreNotRead) {
+  ModelStore store(true);
+  for (std::int64_t id = 1; id <= 40; ++id) {
+    Hashes hashes = {1, 2, 3};
+    for (std::uint64_t k = 0; k < 7; ++k) {
+      hashes.push_back(1000 * static_cast<std::uint64_t>(id) + k);
+    }
+    store.add(id, hashes);
+  }
+  for (std::uint64_t k = 1; k <= 3; ++k) {
+    store.set_count(k, 0);
+  }
+  Hashes novel;
+  for (std::uint64_t k = 0; k < 10; ++k) {
+    novel.push_back(900000 + k);
+  }
+  SimilarCounts counts;
+  EXPECT_TRUE(find_similar(novel, 0.8, store, {}, &counts).empty());
+  EXPECT_EQ(counts.ranking_steps, 3U);  // p = 10 - 8 + 1
+  EXPECT_EQ(counts.probed_features, 0U);
+  EXPECT_EQ(counts.postings, 0U);
+  EXPECT_EQ(counts.checked, 0U);
+  // Row 1's own text: 1..3 are held by 40 rows (at the cap), its own
+  // features by one; found, though the kept counts of 1..3 say 0.
+  Hashes own;
+  store.read_row(1, own);
+  EXPECT_EQ(find_similar(own, 0.8, store, {}, &counts), (std::vector<SimilarMatch>{{1, 1.0}}));
 }
 
 TEST(FindSimilar, EmptyQueryFindsNothingAndFewRowsAreVerifiedDirectly) {

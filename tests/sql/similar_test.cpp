@@ -522,6 +522,37 @@ TEST(SimilarTable, IntegrityCheckFindsDamage) {
   db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
 }
 
+// A query counts a feature's postings up to a cap of 16 to rank it, and
+// reads none of a feature counted at 0. Rows 1..20 hold the query's five
+// words; with 1..16 deleted in the transaction, their postings' removal is
+// pending, and the 16 stored ones counted less 16 pending would be 0: the
+// count must stay at the cap (the stored ones may be more), so that rows
+// 17..20 are read and found. 30 other rows of the size keep the search
+// from verifying the rows of the size range directly.
+TEST(SimilarTable, PendingRemovalsDoNotHideTheRowsLeftOfACommonFeature) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  const std::string text = "alpha beta gamma delta epsilon";
+  db.exec("BEGIN");
+  for (int id = 1; id <= 20; ++id) {
+    db.exec(std::string("INSERT INTO sim(rowid, text) VALUES (") + std::to_string(id) + ", '" +
+            text + "')");
+  }
+  for (int id = 21; id <= 50; ++id) {
+    const std::string w = std::string("w") + std::to_string(id);
+    db.exec(std::string("INSERT INTO sim(rowid, text) VALUES (") + std::to_string(id) + ", '" + w +
+            "a " + w + "b " + w + "c " + w + "d " + w + "e')");
+  }
+  db.exec("COMMIT");
+  db.exec("BEGIN");
+  db.exec("DELETE FROM sim WHERE rowid <= 16");
+  EXPECT_EQ(db.rows(std::string("SELECT rowid FROM sim('") + text + "', 0.8)"),
+            (std::vector<Row>{{"17"}, {"18"}, {"19"}, {"20"}}));
+  db.exec("ROLLBACK");
+  EXPECT_EQ(db.rows(std::string("SELECT count(*) FROM sim('") + text + "', 0.8)"),
+            (std::vector<Row>{{"20"}}));
+}
+
 // The stored bytes: each hash 8 bytes little-endian, ascending as unsigned,
 // whatever the machine; built here from simhash_features' hashes.
 TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
