@@ -214,7 +214,7 @@ void FeatureRows::close_adopted() {
   for (std::size_t node = adopted_first_node_; node < nodes_.size(); ++node) {
     used += nodes_[node].block == adopted_block_ ? nodes_[node].size : 0;
   }
-  if (4 * used < 3 * block.capacity) {
+  if (8 * used < 7 * block.capacity) {
     // Mostly identical rows: their room goes, at the price of one copy.
     const bool weights = block.weights != nullptr;
     const std::size_t laid_out = weights && !weighted_ ? used : 0;

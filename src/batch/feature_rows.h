@@ -2,7 +2,8 @@
 // The distinct rows a similarity join compares: each one's fingerprint and
 // feature vector, all the features in one flat array (no weights while
 // every weight is 1), identical rows (same fingerprint, same features)
-// stored once. Memory: 8 bytes a feature (16 once a weight is not 1), 32
+// stored once. Memory: 8 bytes a feature (16 once a weight is not 1; up to
+// 8/7 of that where identical rows leave an adopted block unused), 32
 // bytes a distinct row and 21 to 43 in the table that finds identical ones
 // (64 while it doubles).
 // The features are kept in blocks that never move (as in chunked_array.h:
@@ -61,9 +62,10 @@ class FeatureRows {
   // Takes `block` as the block the next rows' features lie in (their views
   // point into it), charged whole before it is taken. The block adopted
   // before is closed: when its identical rows (not kept: their node is an
-  // earlier one) left more than a quarter of it unused, the rows kept are
+  // earlier one) left more than an eighth of it unused, the rows kept are
   // copied into a block of their size, so unused room stays under a
-  // third of what is stored. std::logic_error after finish_adding().
+  // seventh of what is kept (the memory bound's 8 bytes a feature become
+  // at most 9.2). std::logic_error after finish_adding().
   void adopt(FeatureBlock block);
   // Frees what only add() needs, the table that finds identical rows (about
   // 40 bytes a distinct row) and the node array's spare room, and gives
@@ -118,7 +120,7 @@ class FeatureRows {
   // Gives every block weights (1 where none was laid out).
   void add_weights();
   // Copies the adopted block's kept rows into one of their size when they
-  // use less than 3/4 of it (the header's adopt()).
+  // use less than 7/8 of it (the header's adopt()).
   void close_adopted();
   MemoryCharge charge_;               // first: given back after everything below is freed
   std::size_t capacity_ = 0;          // the blocks' capacity, in features

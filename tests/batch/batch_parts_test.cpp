@@ -160,7 +160,7 @@ TEST(FeatureRows, FindsTheIdenticalEarlierRowAmongCollidingKeys) {
 // between) get the same nodes and the same features as rows copied one by
 // one: batches of mostly identical rows (compacted when the next block comes)
 // and of few, binary before the first weight and after, the last block
-// closed by finish_adding(). Memory: the stored features stay within 4/3 of
+// closed by finish_adding(). Memory: the stored features stay within 8/7 of
 // the distinct rows' (twice with weights), plus the blocks rows were copied
 // into.
 TEST(FeatureRows, AdoptedBlocksGiveWhatCopiesGive) {
@@ -247,13 +247,13 @@ TEST(FeatureRows, AdoptedBlocksGiveWhatCopiesGive) {
     EXPECT_EQ(adopted.fingerprint_of(node), copied->fingerprint_of(node));
   }
   // What the adopting rows hold: features and weights (16 bytes each), the
-  // adopted ones with at most a third more as unused room (the identical
-  // rows' left in the blocks: without the compaction, twice that), the
-  // copied ones in blocks of 32K features (the last one partly used, each
-  // a row's room short at most), and the nodes.
+  // adopted ones with at most a seventh more as unused room (the identical
+  // rows' left in the blocks), the copied ones in blocks of 32K features
+  // (the last one partly used, each a row's room short at most), and the
+  // nodes.
   copied.reset();
   const std::size_t held = memory_charged() - before;
-  const double features = 4.0 / 3 * static_cast<double>(adopted.hash_count() - copied_features) +
+  const double features = 8.0 / 7 * static_cast<double>(adopted.hash_count() - copied_features) +
                           static_cast<double>(copied_features + 32768 + 400);
   EXPECT_GE(held, adopted.hash_count() * 16);
   EXPECT_LE(static_cast<double>(held), 16 * features + 48.0 * static_cast<double>(adopted.size()));
