@@ -181,12 +181,9 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
   radius_ = candidates->radius;
   const NestingGuard nesting(kName);
   const Statement statement = prepare_text_query(db, query_, kName, "the query", usage());
-  // simhash_progress(1): lines on stderr; the rows counted first for a
-  // total where that is cheap (a table's rows), else no total: the query
-  // does not run twice.
+  // simhash_progress(1): lines on stderr (read_text_rows counts the rows
+  // first for a total only where that is cheap).
   ProgressReport progress(db, kName);
-  const std::uint64_t total_rows =
-      progress.on() ? count_query_rows_if_cheap(db, statement.get()).value_or(0) : 0;
   RowFeatureBuilder builder(SimhashOptions{}, verification, threads_);
   VerifiedDedup dedup;
   dedup.set_progress(progress.hook());
@@ -194,17 +191,20 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
       db, statement.get(), builder, kName, "the query",
       [&](std::int64_t id, const RowFeatures& row) {
         if (row.fingerprint) {
-          dedup.add(id, *row.fingerprint, row.features, row.key);
+          dedup.add(id, *row.fingerprint, row.view(), row.key);
         } else if (!radius_) {
           // No radius: every pair at the threshold, so this row too; its
           // fingerprint is a placeholder, its distances NULL.
-          dedup.add(id, 0, row.features, row.key);
+          dedup.add(id, 0, row.view(), row.key);
           without_fingerprint_.insert(id);
         }
         // Within a radius a row without a fingerprint has no candidates,
         // as in the recipe's index.
       },
-      progress.hook(), total_rows);
+      progress.hook(),
+      // The threads lay each batch's features out in a block the new rows
+      // point into: the thread adding the rows copies none.
+      [&](FeatureBlock block) { dedup.adopt(std::move(block)); });
   // The join and the grouping need neither the lookup of identical rows nor
   // the arrays' spare room: about 40 bytes a distinct row and 12 a row.
   dedup.finish_adding();

@@ -49,6 +49,60 @@ std::string count_sql(sqlite3_stmt* statement) {
   return "SELECT count(*) FROM (" + std::string(text) + "\n)";
 }
 
+// How many rows a prepared query argument returns, for a progress report's
+// total: its SQL run once more under count(*), which reads the rows without
+// tokenizing them. nullopt when the count cannot be prepared; throws
+// SqliteError on an interrupt.
+std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* statement) {
+  const std::string sql = count_sql(statement);
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr) !=
+      SQLITE_OK) {
+    return std::nullopt;
+  }
+  const Statement count(raw);
+  const int rc = sqlite3_step(count.get());
+  if (rc == SQLITE_INTERRUPT) {
+    throw SqliteError(rc, "interrupted");
+  }
+  if (rc != SQLITE_ROW) {
+    return std::nullopt;  // the query itself will say what fails
+  }
+  return static_cast<std::uint64_t>(sqlite3_column_int64(count.get(), 0));
+}
+
+// The same only where counting costs little beside the reading: when the
+// count's program (EXPLAIN) reads no column and calls no function, so it
+// walks the table's or an index's pages without decoding a row, let alone
+// its text (a table's rows with no ORDER BY, or a WHERE on the rowid).
+// nullopt otherwise (ORDER BY over the text's row, a function, a virtual
+// table): the report then has no total rather than run the query twice.
+std::optional<std::uint64_t> count_query_rows_if_cheap(sqlite3* db, sqlite3_stmt* statement) {
+  const std::string explain = "EXPLAIN " + count_sql(statement);
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, explain.c_str(), static_cast<int>(explain.size()), &raw, nullptr) !=
+      SQLITE_OK) {
+    return std::nullopt;  // no EXPLAIN in this build: not known to be cheap
+  }
+  const Statement program(raw);
+  // Opcodes that decode a row's values or run code per row: with none of
+  // them the count only steps through b-tree cells.
+  constexpr std::array<std::string_view, 5> kCostly = {"Column", "VColumn", "VFilter", "Function",
+                                                       "PureFunc"};
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(program.get())) == SQLITE_ROW) {
+    const auto* opcode = reinterpret_cast<const char*>(sqlite3_column_text(program.get(), 1));
+    if (opcode != nullptr &&
+        std::find(kCostly.begin(), kCostly.end(), std::string_view(opcode)) != kCostly.end()) {
+      return std::nullopt;
+    }
+  }
+  if (rc != SQLITE_DONE) {
+    return std::nullopt;
+  }
+  return count_query_rows(db, statement);
+}
+
 }  // namespace
 
 Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_view who,
@@ -112,7 +166,11 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
                     std::string_view who, std::string_view argument,
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row,
-                    const ProgressHook& progress, std::uint64_t total_rows) {
+                    const ProgressHook& progress,
+                    const std::function<void(FeatureBlock block)>& on_block) {
+  // The total only where counting is cheap (the header says why).
+  const std::uint64_t total_rows =
+      progress ? count_query_rows_if_cheap(db, statement).value_or(0) : 0;
   // Every row's id, with a text or not, for the check that none repeats.
   std::vector<std::int64_t> every_id;
   // A batch: texts copied (a step invalidates the column's pointer) end to
@@ -180,7 +238,10 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
   // A text without a fingerprint may still have features (emoji or symbols
   // under unit=char): a join with no radius compares it too.
   const auto hand_over = [&](const std::vector<std::int64_t>& ids,
-                             const std::vector<RowFeatures>& rows) {
+                             const std::vector<RowFeatures>& rows, FeatureBlock& block) {
+    if (on_block) {
+      on_block(std::move(block));
+    }
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (!rows[i].features.empty()) {
         on_row(ids[i], rows[i]);
@@ -191,6 +252,7 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
   // one built until handed over), taking turns; each with its results.
   std::array<Batch, 2> batches;
   std::array<std::vector<RowFeatures>, 2> results;
+  std::array<FeatureBlock, 2> blocks;  // with on_block: the results laid out
   std::size_t building = 0;
   bool have_built = false;
   read(batches[building]);
@@ -199,17 +261,20 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
     const std::size_t other = building ^ 1;
     builder.build(batches[building].texts, results[building], [&] {
       if (have_built) {
-        hand_over(batches[other].ids, results[other]);
+        hand_over(batches[other].ids, results[other], blocks[other]);
       }
       read(batches[other]);
     });
+    if (on_block) {
+      blocks[building] = builder.lay_out(results[building]);
+    }
     throw_if_interrupted(db);
     have_built = true;
     building = other;
     report_progress(progress, "reading and tokenizing", row, total_rows);
   }
   if (have_built) {
-    hand_over(batches[building ^ 1].ids, results[building ^ 1]);
+    hand_over(batches[building ^ 1].ids, results[building ^ 1], blocks[building ^ 1]);
   }
   if (const std::optional<std::int64_t> repeated =
           find_repeated_id(std::move(every_id), [db] { throw_if_interrupted(db); })) {
@@ -217,50 +282,6 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
                                         " returns id " + std::to_string(*repeated) +
                                         " more than once; ids must be distinct");
   }
-}
-
-std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* statement) {
-  const std::string sql = count_sql(statement);
-  sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, nullptr) !=
-      SQLITE_OK) {
-    return std::nullopt;
-  }
-  const Statement count(raw);
-  const int rc = sqlite3_step(count.get());
-  if (rc == SQLITE_INTERRUPT) {
-    throw SqliteError(rc, "interrupted");
-  }
-  if (rc != SQLITE_ROW) {
-    return std::nullopt;  // the query itself will say what fails
-  }
-  return static_cast<std::uint64_t>(sqlite3_column_int64(count.get(), 0));
-}
-
-std::optional<std::uint64_t> count_query_rows_if_cheap(sqlite3* db, sqlite3_stmt* statement) {
-  const std::string explain = "EXPLAIN " + count_sql(statement);
-  sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, explain.c_str(), static_cast<int>(explain.size()), &raw, nullptr) !=
-      SQLITE_OK) {
-    return std::nullopt;  // no EXPLAIN in this build: not known to be cheap
-  }
-  const Statement program(raw);
-  // Opcodes that decode a row's values or run code per row: with none of
-  // them the count only steps through b-tree cells.
-  constexpr std::array<std::string_view, 5> kCostly = {"Column", "VColumn", "VFilter", "Function",
-                                                       "PureFunc"};
-  int rc = SQLITE_ROW;
-  while ((rc = sqlite3_step(program.get())) == SQLITE_ROW) {
-    const auto* opcode = reinterpret_cast<const char*>(sqlite3_column_text(program.get(), 1));
-    if (opcode != nullptr &&
-        std::find(kCostly.begin(), kCostly.end(), std::string_view(opcode)) != kCostly.end()) {
-      return std::nullopt;
-    }
-  }
-  if (rc != SQLITE_DONE) {
-    return std::nullopt;
-  }
-  return count_query_rows(db, statement);
 }
 
 double read_threshold(sqlite3_value* value, std::string_view who) {

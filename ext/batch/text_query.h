@@ -38,28 +38,20 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
 // id that comes twice, whatever its texts, throws SqliteError ("<who>:
 // <argument> returns id 7 more than once"), as do a non-INTEGER id, a
 // failing query and an interrupt.
-// `progress` (when given) hears "reading and tokenizing" after each batch:
-// the rows read of `total_rows` (0: not known).
+// `progress` (when given: simhash_progress(1)) hears "reading and
+// tokenizing" after each batch: the rows read, of a total counted first only
+// where counting costs little beside the reading (count_query_rows_if_cheap
+// in text_query.cpp: a table's rows, not an ORDER BY over the text's row, a
+// function or a virtual table); else of no total, rather than run the query
+// twice. The rule is this one for every text batch function.
+// With `on_block`, the threads also lay each batch's features out in one
+// block (RowFeatureBuilder::lay_out), handed to on_block before the batch's
+// rows, whose view() points into it: what FeatureRows::adopt takes.
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
                     std::string_view who, std::string_view argument,
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row,
-                    const ProgressHook& progress = {}, std::uint64_t total_rows = 0);
-
-// How many rows a prepared query argument returns, for a progress report's
-// total: its SQL run once more under count(*), which reads the rows without
-// tokenizing them (a table's rows in a fraction of the tokenizing's time;
-// a query that computes much computes it twice). nullopt when the count
-// cannot be prepared; throws SqliteError on an interrupt.
-std::optional<std::uint64_t> count_query_rows(sqlite3* db, sqlite3_stmt* statement);
-
-// The same only where counting costs little beside the reading: when the
-// count's program (EXPLAIN) reads no column and calls no function, so it
-// walks the table's or an index's pages without decoding a row, let alone
-// its text (a table's rows with no ORDER BY, or a WHERE on the rowid).
-// nullopt otherwise (ORDER BY over the text's row, a function, a virtual
-// table): simhash_dedup then reports progress without a total rather than
-// run the query twice.
-std::optional<std::uint64_t> count_query_rows_if_cheap(sqlite3* db, sqlite3_stmt* statement);
+                    const ProgressHook& progress = {},
+                    const std::function<void(FeatureBlock block)>& on_block = {});
 
 // The defaults the text batch functions share: the README recipe's
 // verification, set Jaccard of word 3-shingles at 0.8 or more, with symbol

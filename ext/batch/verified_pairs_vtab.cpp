@@ -121,7 +121,8 @@ void PairsCursor::filter(std::span<sqlite3_value* const> arguments) {
   const NestingGuard nesting(name);
   RowFeatureBuilder builder(SimhashOptions{}, verification, threads_);
   SimilarPairs finder;
-  // simhash_progress(1): lines on stderr; each query's rows counted first.
+  // simhash_progress(1): lines on stderr; each query's rows counted first
+  // where that is cheap (read_text_rows).
   ProgressReport progress(db, name);
   finder.set_progress(progress.hook());
   std::uint64_t rows_read = 0;
@@ -146,7 +147,7 @@ void PairsCursor::filter(std::span<sqlite3_value* const> arguments) {
           }
           ++rows_read;
         },
-        progress.hook(), progress.on() ? count_query_rows(db, statement.get()).value_or(0) : 0);
+        progress.hook());
   };
   const CheckPoint check = [db] { throw_if_interrupted(db); };
   if (function.query_count == 1) {

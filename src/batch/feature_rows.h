@@ -2,16 +2,21 @@
 // The distinct rows a similarity join compares: each one's fingerprint and
 // feature vector, all the features in one flat array (no weights while
 // every weight is 1), identical rows (same fingerprint, same features)
-// stored once. Memory: 8 bytes a feature (16 once a weight is not 1), 32
+// stored once. Memory: 8 bytes a feature (16 once a weight is not 1; up to
+// 8/7 of that where identical rows leave an adopted block unused), 32
 // bytes a distinct row and 21 to 43 in the table that finds identical ones
 // (64 while it doubles).
 // The features are kept in blocks that never move (as in chunked_array.h:
-// no long copy while rows are added). All of it is charged to the memory
-// limit (memory_budget.h) before it grows.
+// no long copy while rows are added). A block is either filled here, row by
+// row, or laid out whole by the threads that built a batch's features
+// (FeatureBlock, row_features.h) and adopted: its new rows then only point
+// into it, so the thread adding the rows copies no feature. All of it is
+// charged to the memory limit (memory_budget.h) before it grows.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -29,6 +34,16 @@ struct RowKey {
   bool binary = true;
 };
 
+// A batch's features laid out end to end, row after row: the hashes, and the
+// weights (1 for a row without) only when some row of the batch has a weight
+// other than 1. Arrays of their exact size, written once, so that the pages
+// are first touched by the threads that lay them out.
+struct FeatureBlock {
+  std::unique_ptr<std::uint64_t[]> hashes;
+  std::unique_ptr<double[]> weights;  // null: every weight is 1
+  std::size_t size = 0;
+};
+
 class FeatureRows {
  public:
   // The key add() looks `features` up by; the same for the same fingerprint,
@@ -38,10 +53,20 @@ class FeatureRows {
   // The row's node: a new one, or the node of an identical earlier row.
   // `features` must not be empty (std::invalid_argument). `key` must be
   // key_of(fingerprint, features).
-  std::uint32_t add(std::uint64_t fingerprint, const FeatureVector& features, RowKey key);
+  // A row whose features lie in the block adopted last (adopt()) is not
+  // copied: a new node points into that block.
+  std::uint32_t add(std::uint64_t fingerprint, FeatureView features, RowKey key);
   std::uint32_t add(std::uint64_t fingerprint, const FeatureVector& features) {
     return add(fingerprint, features, key_of(fingerprint, features));
   }
+  // Takes `block` as the block the next rows' features lie in (their views
+  // point into it), charged whole before it is taken. The block adopted
+  // before is closed: when its identical rows (not kept: their node is an
+  // earlier one) left more than an eighth of it unused, the rows kept are
+  // copied into a block of their size, so unused room stays under a
+  // seventh of what is kept (the memory bound's 8 bytes a feature become
+  // at most 9.2). std::logic_error after finish_adding().
+  void adopt(FeatureBlock block);
   // Frees what only add() needs, the table that finds identical rows (about
   // 40 bytes a distinct row) and the node array's spare room, and gives
   // their charge back: a join holds the rows long after the last is added.
@@ -61,9 +86,17 @@ class FeatureRows {
   // Features are appended to the last block while it has room, else to a
   // new one of kBlockSize, or of their own size when larger.
   static constexpr std::size_t kBlockSize = std::size_t{1} << 15;
+  // Arrays of `capacity`, the first `size` used (adopted: all of it,
+  // though identical rows leave parts of it no node points to).
+  struct Block {
+    std::unique_ptr<std::uint64_t[]> hashes;
+    std::unique_ptr<double[]> weights;  // from the first weighted node on
+    std::size_t size = 0;
+    std::size_t capacity = 0;
+  };
   struct Node {
     std::uint64_t fingerprint;
-    std::uint32_t block;   // into hash_blocks_ (and weight_blocks_ when weighted_)
+    std::uint32_t block;   // into blocks_
     std::uint32_t offset;  // within the block
     std::size_t size;
     double sum_of_weights;
@@ -79,12 +112,27 @@ class FeatureRows {
   // Doubles `lookup_` (from 1024 slots) when one more node would fill it
   // past 3/4.
   void grow_lookup();
-  MemoryCharge charge_;          // first: given back after everything below is freed
-  std::size_t block_bytes_ = 0;  // the hash blocks' capacity, in bytes
+  // What charge_ holds for blocks of `capacity` features, `laid_out_weights`
+  // of them with weights (all once `weighted`), and `nodes` nodes (their
+  // lookup entries too while adding).
+  std::size_t charged_bytes(std::size_t capacity, std::size_t laid_out_weights, bool weighted,
+                            std::size_t nodes) const;
+  // Gives every block weights (1 where none was laid out).
+  void add_weights();
+  // Copies the adopted block's kept rows into one of their size when they
+  // use less than 7/8 of it (the header's adopt()).
+  void close_adopted();
+  MemoryCharge charge_;               // first: given back after everything below is freed
+  std::size_t capacity_ = 0;          // the blocks' capacity, in features
+  std::size_t laid_out_weights_ = 0;  // capacity of the blocks adopted with weights
   std::vector<Node> nodes_;
-  std::vector<std::vector<std::uint64_t>> hash_blocks_;
-  // Filled from the first node with a weight other than 1, block for block.
-  std::vector<std::vector<double>> weight_blocks_;
+  std::vector<Block> blocks_;
+  // The block rows are appended to (the last one filled here), and the one
+  // adopted last with its first node: kNoBlock for none.
+  static constexpr std::size_t kNoBlock = static_cast<std::size_t>(-1);
+  std::size_t append_block_ = kNoBlock;
+  std::size_t adopted_block_ = kNoBlock;
+  std::uint32_t adopted_first_node_ = 0;
   std::size_t hash_count_ = 0;
   bool weighted_ = false;
   bool finished_ = false;  // finish_adding() was called

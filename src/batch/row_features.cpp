@@ -11,6 +11,9 @@ namespace simhash {
 namespace {
 
 constexpr std::size_t kTextsPerRange = 16;
+// Copying a row's features takes far less than building them: ranges of
+// many rows, so that handing them out costs little beside the copy.
+constexpr std::size_t kRowsPerCopy = 256;
 
 }  // namespace
 
@@ -40,6 +43,7 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
       [&](unsigned worker, std::size_t begin, std::size_t end) {
         Worker& extractors = *workers_[worker];
         for (std::size_t i = begin; i < end; ++i) {
+          rows[i].laid_out = FeatureView();  // into the last batch's block, if any
           rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
               texts[i], extractors.verification, rows[i].features);
           if (!rows[i].fingerprint) {
@@ -54,6 +58,41 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
         }
       },
       meanwhile);
+}
+
+FeatureBlock RowFeatureBuilder::lay_out(std::vector<RowFeatures>& rows) {
+  // Where each row starts (a pass over the sizes only), then the copies.
+  std::vector<std::size_t> start(rows.size() + 1, 0);
+  bool weighted = false;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    start[i + 1] = start[i] + rows[i].features.hashes.size();
+    weighted = weighted || (!rows[i].features.empty() && !rows[i].key.binary);
+  }
+  FeatureBlock block;
+  block.size = start.back();
+  block.hashes = std::make_unique_for_overwrite<std::uint64_t[]>(block.size);
+  if (weighted) {
+    block.weights = std::make_unique_for_overwrite<double[]>(block.size);
+  }
+  parallel_for(rows.size(), kRowsPerCopy, threads(),
+               [&](unsigned /*worker*/, std::size_t begin, std::size_t end) {
+                 for (std::size_t i = begin; i < end; ++i) {
+                   const FeatureVector& features = rows[i].features;
+                   const std::size_t size = features.hashes.size();
+                   std::copy_n(features.hashes.data(), size, block.hashes.get() + start[i]);
+                   std::span<const double> weights;
+                   if (block.weights) {
+                     for (std::size_t j = 0; j < size; ++j) {
+                       block.weights[start[i] + j] =
+                           features.weights.empty() ? 1.0 : features.weights[j];
+                     }
+                     weights = {block.weights.get() + start[i], size};
+                   }
+                   rows[i].laid_out = FeatureView({block.hashes.get() + start[i], size}, weights,
+                                                  features.sum_of_weights);
+                 }
+               });
+  return block;
 }
 
 }  // namespace simhash

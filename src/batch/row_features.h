@@ -30,6 +30,11 @@ struct RowFeatures {
   // FeatureRows::key_of(fingerprint or 0, features), built on the threads
   // so that the thread adding the rows only looks it up.
   RowKey key;
+  // The same features in the batch's block, once lay_out() put them there.
+  FeatureView laid_out;
+
+  // The features where they lie: in the batch's block once laid out.
+  FeatureView view() const { return laid_out.hashes.empty() ? FeatureView(features) : laid_out; }
 };
 
 class RowFeatureBuilder {
@@ -49,6 +54,12 @@ class RowFeatureBuilder {
   // read the next batch while this one is built.
   void build(std::span<const std::string_view> texts, std::vector<RowFeatures>& rows,
              const std::function<void()>& meanwhile = {});
+  // Copies the features of `rows` (as build() left them) end to end into
+  // one block, on the threads, and points each row's `laid_out` into it:
+  // the block a FeatureRows adopts, so that the thread adding the rows
+  // copies nothing (and the block's pages are first touched here). The
+  // weights go with it only when some row has a weight other than 1.
+  FeatureBlock lay_out(std::vector<RowFeatures>& rows);
 
  private:
   struct Worker;

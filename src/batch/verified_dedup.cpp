@@ -41,9 +41,9 @@ constexpr std::size_t kVerifiesPerRange = 64;
 
 }  // namespace
 
-void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features,
+void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, FeatureView features,
                         RowKey key) {
-  if (features.empty()) {
+  if (features.hashes.empty()) {
     throw std::invalid_argument("simhash: a row to dedup has no features");
   }
   if (nodes_.finished()) {

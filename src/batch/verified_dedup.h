@@ -56,8 +56,11 @@ class VerifiedDedup {
   }
   // The same with the key computed already (row_features.h builds it on
   // the tokenizing threads): `key` must be FeatureRows::key_of(fingerprint,
-  // features).
-  void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features, RowKey key);
+  // features). Features that lie in the block adopted last are not copied.
+  void add(std::int64_t id, std::uint64_t fingerprint, FeatureView features, RowKey key);
+  // The block the next rows' features lie in, laid out by the threads that
+  // built them (FeatureRows::adopt): those rows are added without a copy.
+  void adopt(FeatureBlock block) { nodes_.adopt(std::move(block)); }
   // Called after the last add(): frees what only adding needs (the lookup
   // of identical rows, about 40 bytes a distinct row, and the arrays' spare
   // room, up to half of them), so the groupings below run in less memory.

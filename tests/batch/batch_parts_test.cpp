@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The batch search's parts against simple references: the radix sort against
 // std::stable_sort, union-find against relabelling, fingerprint grouping,
-// FeatureRows' lookup of identical rows against a std::map.
+// FeatureRows' lookup of identical rows against a std::map, and its adopted
+// blocks against rows copied one by one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <utility>
@@ -151,6 +153,110 @@ TEST(FeatureRows, FindsTheIdenticalEarlierRowAmongCollidingKeys) {
   EXPECT_GT(reused, 1000U);
   EXPECT_GT(rows.size(), 2000U);
   EXPECT_TRUE(rows.weighted());
+}
+
+// Rows whose features lie in adopted blocks (laid out as RowFeatureBuilder
+// does, identical rows included, some blocks weighted, some rows copied in
+// between) get the same nodes and the same features as rows copied one by
+// one: batches of mostly identical rows (compacted when the next block comes)
+// and of few, binary before the first weight and after, the last block
+// closed by finish_adding(). Memory: the stored features stay within 8/7 of
+// the distinct rows' (twice with weights), plus the blocks rows were copied
+// into.
+TEST(FeatureRows, AdoptedBlocksGiveWhatCopiesGive) {
+  std::mt19937_64 random(12);
+  const std::size_t before = memory_charged();
+  FeatureRows adopted;
+  auto copied = std::make_unique<FeatureRows>();
+  std::size_t copied_features = 0;  // of new rows added from their vectors
+  for (int batch = 0; batch < 60; ++batch) {
+    // Few contents in some batches (mostly identical rows), many in others;
+    // weights other than 1 from batch 30 on, in some batches.
+    const std::uint64_t contents = batch % 3 == 0 ? 4 : 100000;
+    const bool weighted = batch >= 30 && batch % 2 == 0;
+    std::vector<std::uint64_t> fingerprints;
+    std::vector<FeatureVector> rows;
+    for (int row = 0; row < (contents == 4 ? 400 : 200); ++row) {
+      const std::uint64_t content = random() % contents;
+      std::mt19937_64 of_content(content);
+      FeatureVector features;
+      const std::uint64_t size = 1 + of_content() % 40;
+      for (std::uint64_t i = 0; i < size; ++i) {
+        const double weight = weighted && of_content() % 3 == 0 ? 2.0 : 1.0;
+        features.hashes.push_back(i * 1000 + of_content() % 1000);
+        features.weights.push_back(weight);
+        features.sum_of_weights += weight;
+      }
+      fingerprints.push_back(content % 16);
+      rows.push_back(std::move(features));
+    }
+    // Laid out as RowFeatureBuilder::lay_out does: weights only when some
+    // row has one other than 1.
+    FeatureBlock block;
+    std::vector<std::size_t> start{0};
+    bool any_weight = false;
+    for (const FeatureVector& row : rows) {
+      start.push_back(start.back() + row.hashes.size());
+      any_weight = any_weight || !FeatureRows::key_of(0, row).binary;
+    }
+    block.size = start.back();
+    block.hashes = std::make_unique<std::uint64_t[]>(block.size);
+    if (any_weight) {
+      block.weights = std::make_unique<double[]>(block.size);
+    }
+    std::vector<FeatureView> views;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::copy(rows[i].hashes.begin(), rows[i].hashes.end(), block.hashes.get() + start[i]);
+      std::span<const double> weights;
+      if (any_weight) {
+        std::copy(rows[i].weights.begin(), rows[i].weights.end(), block.weights.get() + start[i]);
+        weights = {block.weights.get() + start[i], rows[i].hashes.size()};
+      }
+      views.emplace_back(
+          std::span<const std::uint64_t>(block.hashes.get() + start[i], rows[i].hashes.size()),
+          weights, rows[i].sum_of_weights);
+    }
+    adopted.adopt(std::move(block));
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const RowKey key = FeatureRows::key_of(fingerprints[i], rows[i]);
+      const std::uint32_t expected = copied->add(fingerprints[i], rows[i], key);
+      // Every seventh row from its vector, not the block: copied.
+      const FeatureView view = i % 7 == 0 ? FeatureView(rows[i]) : views[i];
+      ASSERT_EQ(adopted.add(fingerprints[i], view, key), expected)
+          << "batch " << batch << " row " << i;
+      if (i % 7 == 0 && expected + 1 == adopted.size()) {
+        copied_features += rows[i].hashes.size();
+      }
+    }
+  }
+  adopted.finish_adding();
+  ASSERT_EQ(adopted.size(), copied->size());
+  ASSERT_TRUE(adopted.weighted());
+  ASSERT_TRUE(copied->weighted());
+  EXPECT_EQ(adopted.hash_count(), copied->hash_count());
+  for (std::uint32_t node = 0; node < copied->size(); ++node) {
+    const FeatureView want = copied->features_of(node);
+    const FeatureView got = adopted.features_of(node);
+    ASSERT_TRUE(
+        std::equal(want.hashes.begin(), want.hashes.end(), got.hashes.begin(), got.hashes.end()))
+        << "node " << node;
+    ASSERT_TRUE(std::equal(want.weights.begin(), want.weights.end(), got.weights.begin(),
+                           got.weights.end()))
+        << "node " << node;
+    EXPECT_EQ(want.sum_of_weights, got.sum_of_weights);
+    EXPECT_EQ(adopted.fingerprint_of(node), copied->fingerprint_of(node));
+  }
+  // What the adopting rows hold: features and weights (16 bytes each), the
+  // adopted ones with at most a seventh more as unused room (the identical
+  // rows' left in the blocks), the copied ones in blocks of 32K features
+  // (the last one partly used, each a row's room short at most), and the
+  // nodes.
+  copied.reset();
+  const std::size_t held = memory_charged() - before;
+  const double features = 8.0 / 7 * static_cast<double>(adopted.hash_count() - copied_features) +
+                          static_cast<double>(copied_features + 32768 + 400);
+  EXPECT_GE(held, adopted.hash_count() * 16);
+  EXPECT_LE(static_cast<double>(held), 16 * features + 48.0 * static_cast<double>(adopted.size()));
 }
 
 }  // namespace

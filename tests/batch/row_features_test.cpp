@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -65,9 +66,28 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
           const std::size_t end = std::min(views.size(), begin + 97);
           builder.build(std::span(views).subspan(begin, end - begin), rows);
           ASSERT_EQ(rows.size(), end - begin);
+          // The first pass lays the features out in one block (as
+          // simhash_dedup does); the second does not, and its rows point
+          // into no block of the first.
+          FeatureBlock block;
+          if (pass == 0) {
+            block = builder.lay_out(rows);
+          }
+          bool weighted = false;
           for (std::size_t i = begin; i < end; ++i) {
             const RowFeatures& row = rows[i - begin];
             ASSERT_EQ(row.fingerprint, expected[i].fingerprint) << verification << " " << i;
+            weighted = weighted || (!row.features.empty() && !row.key.binary);
+            const FeatureView view = row.view();
+            EXPECT_EQ(row.laid_out.hashes.empty(), pass == 1 || row.features.empty());
+            ASSERT_TRUE(std::equal(view.hashes.begin(), view.hashes.end(),
+                                   expected[i].features.hashes.begin(),
+                                   expected[i].features.hashes.end()))
+                << verification << " " << i;
+            for (std::size_t j = 0; j < view.hashes.size(); ++j) {
+              EXPECT_EQ(view.weight(j), expected[i].features.weights[j]);
+            }
+            EXPECT_EQ(view.sum_of_weights, expected[i].features.sum_of_weights);
             EXPECT_EQ(row.features.hashes, expected[i].features.hashes);
             EXPECT_EQ(row.features.weights, expected[i].features.weights);
             EXPECT_EQ(row.features.sum_of_weights, expected[i].features.sum_of_weights);
@@ -78,6 +98,10 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
               EXPECT_EQ(row.key.hash, key.hash) << verification << " " << i;
               EXPECT_EQ(row.key.binary, key.binary) << verification << " " << i;
             }
+          }
+          if (pass == 0) {
+            // Weights laid out only where some row has one other than 1.
+            EXPECT_EQ(block.weights != nullptr, weighted) << verification;
           }
         }
       }

@@ -229,46 +229,57 @@ TEST(SimhashProgress, DedupWritesPhasesAndTotalsAtMostTwiceASecond) {
   EXPECT_EQ(captured_stderr([&] { db.exec(summary); }).first, "");
 }
 
-// simhash_dedup counts its query first, for the reading's total, only where
-// the count reads no row's values: a table's rows, or a WHERE on the rowid;
-// an ORDER BY (the rows handed over whole), a function or a WHERE on a
-// column are not counted, so the query does not run twice. Seen through
-// the statements the connection runs (sqlite3_trace_v2).
+// The text batch functions (simhash_dedup, simhash_verified_pairs and
+// _between) count a query first, for the reading's total, only where the
+// count reads no row's values: a table's rows, or a WHERE on the rowid; an
+// ORDER BY (the rows handed over whole), a function or a WHERE on a column
+// are not counted, so the query does not run twice. Seen through the
+// statements the connection runs (sqlite3_trace_v2).
 int record_statement(unsigned /*type*/, void* context, void* statement, void* /*sql*/) {
   static_cast<std::vector<std::string>*>(context)->emplace_back(
       sqlite3_sql(static_cast<sqlite3_stmt*>(statement)));
   return 0;
 }
 
-TEST(SimhashProgress, DedupCountsTheQueryOnlyWhereThatIsCheap) {
-  TestDatabase db;
-  fill_docs(db, 60, 7);
-  db.exec("SELECT simhash_progress(1)");
-  std::vector<std::string> statements;
-  ASSERT_EQ(sqlite3_trace_v2(db.handle(), SQLITE_TRACE_STMT, record_statement, &statements),
-            SQLITE_OK);
-  bool on = true;
-  const auto counted = [&](const std::string& query) {
-    statements.clear();
-    const auto run = captured_stderr([&] {
-      db.exec("SELECT count(*) FROM simhash_dedup('" + query + "', 0.8, NULL, NULL, 1)");
-    });
-    EXPECT_EQ(run.first.find("simhash_dedup: done in") != std::string::npos, on) << run.first;
-    EXPECT_FALSE(statements.empty()) << "the trace sees the query";
-    return std::count_if(statements.begin(), statements.end(), [](const std::string& sql) {
-      return sql.starts_with("SELECT count(*) FROM (");
-    });
-  };
-  EXPECT_EQ(counted("SELECT id, body FROM docs"), 1);
-  EXPECT_EQ(counted("SELECT id, body FROM docs WHERE id > 1000;"), 1);
-  EXPECT_EQ(counted("SELECT id, body FROM docs ORDER BY id"), 0);
-  EXPECT_EQ(counted("SELECT id, upper(body) FROM docs WHERE length(body) > 0"), 0);
-  EXPECT_EQ(counted("SELECT id, body FROM docs WHERE body LIKE ''%a%''"), 0);
-  // Off: nothing counted, whatever the query.
-  db.exec("SELECT simhash_progress(0)");
-  on = false;
-  EXPECT_EQ(counted("SELECT id, body FROM docs"), 0);
-  sqlite3_trace_v2(db.handle(), 0, nullptr, nullptr);
+TEST(SimhashProgress, BatchFunctionsCountTheQueryOnlyWhereThatIsCheap) {
+  for (const std::string function :
+       {"simhash_dedup", "simhash_verified_pairs", "simhash_verified_pairs_between"}) {
+    SCOPED_TRACE(function);
+    TestDatabase db;
+    fill_docs(db, 60, 7);
+    db.exec("SELECT simhash_progress(1)");
+    std::vector<std::string> statements;
+    ASSERT_EQ(sqlite3_trace_v2(db.handle(), SQLITE_TRACE_STMT, record_statement, &statements),
+              SQLITE_OK);
+    bool on = true;
+    // _between reads the query twice, as its new and its kept rows.
+    const int queries = function == "simhash_verified_pairs_between" ? 2 : 1;
+    const auto counted = [&](const std::string& query) {
+      statements.clear();
+      std::string call = std::string("SELECT count(*) FROM ").append(function).append("('");
+      call.append(query).append("', ");
+      if (queries == 2) {
+        call.append("'").append(query).append("', ");
+      }
+      call.append(function == "simhash_dedup" ? "0.8, NULL, NULL, 1)" : "0.8, NULL, 1)");
+      const auto run = captured_stderr([&] { db.exec(call); });
+      EXPECT_EQ(run.first.find(function + ": done in") != std::string::npos, on) << run.first;
+      EXPECT_FALSE(statements.empty()) << "the trace sees the query";
+      return std::count_if(statements.begin(), statements.end(), [](const std::string& sql) {
+        return sql.starts_with("SELECT count(*) FROM (");
+      });
+    };
+    EXPECT_EQ(counted("SELECT id, body FROM docs"), queries);
+    EXPECT_EQ(counted("SELECT id, body FROM docs WHERE id > 1000;"), queries);
+    EXPECT_EQ(counted("SELECT id, body FROM docs ORDER BY id"), 0);
+    EXPECT_EQ(counted("SELECT id, upper(body) FROM docs WHERE length(body) > 0"), 0);
+    EXPECT_EQ(counted("SELECT id, body FROM docs WHERE body LIKE ''%a%''"), 0);
+    // Off: nothing counted, whatever the query.
+    db.exec("SELECT simhash_progress(0)");
+    on = false;
+    EXPECT_EQ(counted("SELECT id, body FROM docs"), 0);
+    sqlite3_trace_v2(db.handle(), 0, nullptr, nullptr);
+  }
 }
 
 }  // namespace
