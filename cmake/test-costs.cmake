@@ -9,7 +9,7 @@
 # the ASan+UBSan build (the Release build's sweep put first too); only their
 # order matters. A name a build lacks is ignored.
 set_tests_properties([=[OutOfMemory.EveryAllocationPointFailsCleanly]=] PROPERTIES COST 130)
-set_tests_properties([=[DedupMemory.StaysWithinTheStatedBound]=] PROPERTIES COST 95)
+set_tests_properties([=[DedupMemory.StaysWithinTheStatedBound]=] PROPERTIES COST 28)
 set_tests_properties([=[BatchInterrupt.LongSearchesStopSoonAfterAnInterrupt]=] PROPERTIES COST 59)
 set_tests_properties([=[IndexCommands.InterruptStopsRebuildAndCheckLeavingTheIndexAsItWas]=]
                      PROPERTIES COST 49)
