@@ -17,6 +17,6 @@ set_tests_properties([=[SimilarPairs.OneTableEqualsBruteForce]=] PROPERTIES COST
 set_tests_properties([=[BatchInterrupt.EveryPhaseStopsWithinFiftyMilliseconds]=] PROPERTIES COST 29)
 set_tests_properties([=[VerifiedDedup.ThresholdJoinEqualsBruteForceOverEveryPair]=] PROPERTIES COST 16)
 set_tests_properties([=[SimhashDedup.GivesTheRecipesGroupsInIdOrder]=] PROPERTIES COST 24)
-set_tests_properties([=[VerifiedDedup.EqualsBruteForceOverRandomRows]=] PROPERTIES COST 24)
+set_tests_properties([=[VerifiedDedup.EqualsBruteForceOverRandomRows]=] PROPERTIES COST 8)
 set_tests_properties([=[Similarity.AgreesWithTheSameSimilaritiesInSql]=] PROPERTIES COST 23)
 set_tests_properties([=[BatchSql.MatchBruteForceAtSeveralRadiiAndBlockSettings]=] PROPERTIES COST 17)
