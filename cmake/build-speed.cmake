@@ -23,7 +23,8 @@ option(SIMHASH_PCH "Precompile GoogleTest's and the common standard headers for 
 # The builds that exist only to run the tests on another processor (the
 # cross builds under qemu-user) spend most of their compiling on the test
 # files at the build type's -O3 (-O1 took about a fifth less on a sample of
-# them: docs/development.md). A flag such
+# them: docs/development.md); the self-contained build's test programs too
+# (a tenth less there, with g++ on the host). A flag such
 # as -O1 here goes on the test programs' own files only (after the build
 # type's, so it wins); the engine library and the module they test are
 # compiled as users get them. Empty (the default): the build type's level.

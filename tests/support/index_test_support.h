@@ -22,23 +22,10 @@
 // flip_random_bits: one definition for every test in sql_tests (a second
 // inline copy here would be an ODR violation once both are linked).
 #include "batch_test_data.h"
+#include "sanitized_build.h"
 #include "test_database.h"
 
 namespace simhash::testing {
-
-// True in the sanitizer builds (ASan, TSan), which run several times slower.
-inline constexpr bool kSanitizedBuild =
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-    true;
-#else
-    false;
-#endif
-#else
-    false;
-#endif
 
 // Full sizes in the Release run; sanitizer builds use a fifth.
 inline int scaled(int full) { return kSanitizedBuild ? std::max(1, full / 5) : full; }
