@@ -130,6 +130,10 @@ NOT_MESSAGES = {
     # (src/batch/feature_rows.cpp, verified_dedup.cpp, src/fingerprint/feature_extractor.cpp)
     "simhash: a row added after the rows were finished",
     "simhash: counted_feature_vector after a count that stopped early",
+    "simhash: a block adopted after the rows were finished",
+    # a std::length_error past 2^32 features in one tokenized batch, which the
+    # batch's memory charge refuses long before (src/batch/feature_rows.cpp)
+    "simhash: a block of features too large",
 }
 
 ENGINE_PREFIX = "simhash: "
