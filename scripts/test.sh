@@ -59,43 +59,136 @@ timings=()
 # itself (docs/development.md).
 test_only_build=(-DSIMHASH_PCH=ON)
 
-# Runs a GoogleTest program ("$@") as $1 shards at once (GoogleTest's
-# GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX: every test in exactly one shard),
-# each shard's output kept in its own log and printed, shard by shard, once
-# all have finished; fails if any shard fails. For the stages that run one
-# test program directly rather than through ctest -j (the qemu-user ones,
-# the self-contained module's, ThreadSanitizer's): one process, mostly on
-# one thread, would leave the second core idle.
-sharded() {
-  local shards=$1
+# Runs GoogleTest programs in shards (GoogleTest's GTEST_TOTAL_SHARDS and
+# GTEST_SHARD_INDEX: every test in exactly one shard of its program), at most
+# $1 shards at a time, each next one starting as soon as one ends:
+#   shard_pool AT_ONCE SHARDS PROGRAM ARGS... [';;' SHARDS PROGRAM ARGS...]...
+# in the order given (put the longest program first). Each shard's output is
+# kept in its own log and printed, shard by shard, once all have finished;
+# fails if any shard fails. For the stages that run test programs directly
+# rather than through ctest -j (the qemu-user ones, the self-contained
+# module's, ThreadSanitizer's): one process, mostly on one thread, would
+# leave the second core idle, and a program's shards end unevenly (its few
+# slow tests fall in one), so the next program's shards fill the core the
+# first shard to end leaves, rather than waiting for the slowest
+# (docs/development.md has the figures).
+shard_pool() {
+  local at_once=$1
   shift
-  local logs pids=() i failed=0
-  logs=$(mktemp -d)
-  for ((i = 0; i < shards; i++)); do
-    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$@" >"$logs/$i.log" 2>&1 &
-    pids+=("$!")
+  local words=() starts=() lengths=() counts=() task_group=() task_index=()
+  local group i
+  while (($#)); do
+    counts+=("$1")
+    shift
+    starts+=("${#words[@]}")
+    i=0
+    while (($#)) && [ "$1" != ';;' ]; do
+      words+=("$1")
+      shift
+      i=$((i + 1))
+    done
+    lengths+=("$i")
+    if (($#)); then shift; fi
   done
-  for ((i = 0; i < shards; i++)); do
-    echo "-- shard $((i + 1)) of $shards: $*"
-    if ! wait "${pids[$i]}"; then
-      failed=1
-      echo "shard $((i + 1)) of $shards failed: $*" >&2
+  for group in "${!counts[@]}"; do
+    for ((i = 0; i < counts[group]; i++)); do
+      task_group+=("$group")
+      task_index+=("$i")
+    done
+  done
+  local logs next=0 failed=0 finished task
+  local -A running=() # pid -> task
+  local -a status=()
+  logs=$(mktemp -d)
+  while ((next < ${#task_group[@]} || ${#running[@]} > 0)); do
+    if ((next < ${#task_group[@]} && ${#running[@]} < at_once)); then
+      group=${task_group[$next]}
+      GTEST_TOTAL_SHARDS=${counts[$group]} GTEST_SHARD_INDEX=${task_index[$next]} \
+        "${words[@]:${starts[$group]}:${lengths[$group]}}" >"$logs/$next.log" 2>&1 &
+      running[$!]=$next
+      next=$((next + 1))
+      continue
     fi
-    cat "$logs/$i.log"
+    # wait -n on these pids only: a stage may have other jobs in the background.
+    if wait -n -p finished "${!running[@]}"; then
+      status[${running[$finished]}]=0
+    else
+      status[${running[$finished]}]=1
+    fi
+    unset "running[$finished]"
+  done
+  for task in "${!task_group[@]}"; do
+    group=${task_group[$task]}
+    echo "-- shard $((task_index[task] + 1)) of ${counts[$group]}:" \
+      "${words[*]:${starts[$group]}:${lengths[$group]}}"
+    cat "$logs/$task.log"
+    if [ "${status[$task]}" != 0 ]; then
+      failed=1
+      echo "shard $((task_index[task] + 1)) of ${counts[$group]} failed:" \
+        "${words[*]:${starts[$group]}:${lengths[$group]}}" >&2
+    fi
   done
   rm -rf "$logs"
   return "$failed"
+}
+
+# One program ("$@") as $1 shards, all at once.
+sharded() {
+  shard_pool "$1" "$@"
 }
 
 stage() {
   local name=$1
   shift
   local start=$SECONDS
+  current_stage=$name
   echo "== $name =="
   "$@"
   local took=$((SECONDS - start))
   timings+=("$(printf '%5d s  %s' "$took" "$name")")
   echo "== $name: ${took} s =="
+}
+
+# A stage that needs nothing built here and leaves a core idle for most of
+# its time starts in the background ($1: its name, the rest: its command)
+# beside the stages that follow, its output kept; joined (in a later stage)
+# waits for it, prints its output and its own time, and fails if it failed.
+# Its line in the stage times says it ran beside others (its seconds are
+# not to be added to theirs).
+current_stage=
+declare -A background_pids background_logs background_from
+background() {
+  local name=$1 log
+  shift
+  log=$(mktemp)
+  background_logs[$name]=$log
+  background_from[$name]=${current_stage:-nothing}
+  echo "== $name: started in the background =="
+  (
+    set +e
+    start=$SECONDS
+    (
+      set -e
+      "$@"
+    )
+    status=$?
+    echo "$((SECONDS - start))" >"$log.took"
+    exit "$status"
+  ) >"$log" 2>&1 &
+  background_pids[$name]=$!
+}
+
+joined() {
+  local name=$1 status=0 took
+  wait "${background_pids[$name]}" || status=$?
+  echo "== $name (in the background) =="
+  cat "${background_logs[$name]}"
+  took=$(cat "${background_logs[$name]}.took" 2>/dev/null || echo '?')
+  rm -f "${background_logs[$name]}" "${background_logs[$name]}.took"
+  timings+=("$(printf '%5s s  %s (in the background after "%s", beside the stages that followed)' \
+    "$took" "$name" "${background_from[$name]}")")
+  echo "== $name: ${took} s in the background =="
+  return "$status"
 }
 
 release_build() {
@@ -120,18 +213,24 @@ clang_build() {
   cmake --build build-clang -j"$jobs"
 }
 
+# The tests that run several threads at once (SQLite itself is not
+# instrumented; its mutexes are still seen through pthread).
+TSAN_SQL_TESTS='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*:*.TheThreadCountChangesNothing'
+
+# Only sql_tests, of the files of tests/sql/ that TSAN_SQL_TESTS needs (5 of
+# the 40: sql_test_files; tsan_tests checks that none is missing), as the
+# cross builds do (docs/development.md has the figures).
 tsan_build() {
   CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF "${test_only_build[@]}"
+    -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF "${test_only_build[@]}" \
+    -DSIMHASH_SQL_TEST_FILES="$(sql_test_files "$TSAN_SQL_TESTS")"
   cmake --build build-tsan -j"$jobs" --target sql_tests
 }
 
-# The tests that run several threads at once (SQLite itself is not
-# instrumented; its mutexes are still seen through pthread).
 # As two shards at once (docs/development.md has the figures).
 tsan_tests() {
-  TSAN_OPTIONS=halt_on_error=1 sharded "$jobs" build-tsan/sql_tests \
-    --gtest_filter='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*:*.TheThreadCountChangesNothing'
+  lists_what_release_does "$TSAN_SQL_TESTS" build-tsan/sql_tests
+  TSAN_OPTIONS=halt_on_error=1 sharded "$jobs" build-tsan/sql_tests --gtest_filter="$TSAN_SQL_TESTS"
 }
 
 # The self-contained module (build-selfcontained/simhash.so): ICU from
@@ -164,11 +263,14 @@ self_contained_tests() {
     echo "a test program of build-selfcontained/ loads ICU or xxHash" >&2
     return 1
   fi
-  # As many shards as cores, not more: the SQL tests include the interrupt
-  # and progress-handler timings, which ctest -j runs beside one other test
-  # only (four shards on two busy cores failed three of them).
-  sharded "$jobs" build-selfcontained/engine_tests --gtest_brief=1
-  sharded "$jobs" build-selfcontained/sql_tests --gtest_brief=1
+  # As many shards at a time as cores, not more: the SQL tests include the
+  # interrupt and progress-handler timings, which ctest -j runs beside one
+  # other test only (four shards at once on two busy cores failed three of
+  # them). The SQL tests in twice as many shards as cores, then the engine
+  # tests, each next shard starting as one ends: of two SQL shards, one ran
+  # 64 s and the other 36, the second core idle meanwhile.
+  shard_pool "$jobs" $((jobs * 2)) build-selfcontained/sql_tests --gtest_brief=1 ';;' \
+    "$jobs" build-selfcontained/engine_tests --gtest_brief=1
 }
 
 # An application with its own SQLite, as docs/embedding.md has it: -DSIMHASH_SQLITE_AMALGAMATION makes simhash_static compile against and
@@ -201,28 +303,56 @@ dqlite_failover() {
   timeout 200 python3 tests/dqlite/failover_test.py build/simhash_dqlite_node --timeout 150
 }
 
-# The files of tests/sql/ that define the suites a GoogleTest filter ($1)
+# The files of tests/sql/ that define the tests a GoogleTest filter ($1)
 # names in its positive part, as a ;-list for SIMHASH_SQL_TEST_FILES
-# (cmake/build-speed.cmake); empty where a pattern names no suite (such as
-# *Interrupt*), meaning every file. A suite's name is matched as declared:
-# TEST(Suite, ...), TEST_F or TEST_P at the start of a line. cross_tests
+# (cmake/build-speed.cmake): by suite, TEST(Suite, ...), TEST_F or TEST_P
+# at the start of a line; where the suite is a wildcard (*.Name), by the
+# test's name as declared, TEST(..., Name). Empty where a pattern names
+# neither (such as *Interrupt*), meaning every file. lists_what_release_does
 # checks the result: the program lists what the full one does.
 sql_test_files() {
-  local patterns pattern suite regex files=() file
+  local patterns pattern suite name regex files=() file
   IFS=: read -ra patterns <<<"${1%%-*}"
   for pattern in "${patterns[@]}"; do
     suite=${pattern#*/} # Plans/IndexDifferential.*: the instantiation's prefix
+    name=${suite#*.}
     suite=${suite%%.*}
-    if [ -z "$suite" ] || [ "${suite#\*}" != "$suite" ]; then
+    if [ -z "$suite" ]; then
       return 0
     fi
-    regex=${suite//\*/[A-Za-z0-9_]*}
-    regex=${regex//\?/[A-Za-z0-9_]}
-    for file in $(grep -lE "^\s*(TEST|TEST_F|TEST_P)\(\s*${regex}\s*," tests/sql/*.cpp); do
+    if [ "${suite#\*}" != "$suite" ]; then
+      # A wildcard suite: by the test's name, when it names one.
+      if [ "$name" = "$pattern" ] || [ -z "${name//[*?]/}" ] || [[ "$name" == *[!A-Za-z0-9_*?]* ]]; then
+        return 0
+      fi
+      name=${name//\*/[A-Za-z0-9_]*}
+      regex="[A-Za-z0-9_]+\s*,\s*${name//\?/[A-Za-z0-9_]}\s*\)"
+    else
+      suite=${suite//\*/[A-Za-z0-9_]*}
+      regex="${suite//\?/[A-Za-z0-9_]}\s*,"
+    fi
+    for file in $(grep -lE "^\s*(TEST|TEST_F|TEST_P)\(\s*${regex}" tests/sql/*.cpp); do
       files+=("$(basename "$file")")
     done
   done
   printf '%s\n' "${files[@]}" | sort -u | paste -sd ';'
+}
+
+# $1: a GoogleTest filter of SQL tests; the rest: the command of a sql_tests
+# built of the files sql_test_files chose for that filter. Fails unless it
+# lists the same tests under the filter as the Release build's program
+# (every file): the same names, or a test would silently not run. Without
+# the parameters' printed values, which show the target's byte order.
+lists_what_release_does() {
+  local filter=$1 ours theirs
+  shift
+  theirs=$(build/sql_tests --gtest_list_tests --gtest_filter="$filter" | sed 's/ *#.*//')
+  ours=$("$@" --gtest_list_tests --gtest_filter="$filter" | sed 's/ *#.*//')
+  if [ "$ours" != "$theirs" ]; then
+    echo "$* lacks SQL tests of its filter that build/sql_tests has:" >&2
+    diff <(echo "$theirs") <(echo "$ours") >&2 || true
+    return 1
+  fi
 }
 
 # $1: the Debian architecture, $2: the processor (cmake/$2-linux-gnu.cmake),
@@ -291,13 +421,37 @@ S390X_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:Plans/IndexDiff
 # against Debian's Node headers (--nodedir=/usr) once: the scratch project
 # (build/npm-scratch/) is kept, so later runs only pack and install the
 # tarball (seconds).
+npm_scratch=build/npm-scratch
+
+# better-sqlite3 12 supports Node 20 and later (Debian 12's own nodejs is
+# 18; NodeSource's 20 is what this was tested with).
+# A machine with an older Node skips the stage, saying so, rather than
+# failing every other stage's result with it.
+node_too_old() {
+  [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]
+}
+
+# better-sqlite3 into the scratch project, once. Its install compiles its
+# own SQLite, one C file: about 70 CPU s on one core, the rest idle (the
+# whole npm stage took 73 s). It needs only Node and the registry, so
+# scripts/test.sh runs it in the background from the ICU stage on, whose
+# configure script leaves a core idle too, and node_client joins it
+# (docs/development.md has the figures).
+better_sqlite3_install() {
+  if node_too_old; then
+    return 0
+  fi
+  mkdir -p "$npm_scratch"
+  [ -f "$npm_scratch/package.json" ] || (cd "$npm_scratch" && npm init -y >/dev/null)
+  if [ ! -f "$npm_scratch/node_modules/better-sqlite3/build/Release/better_sqlite3.node" ]; then
+    (cd "$npm_scratch" && npm install --no-audit --no-fund --save-exact --nodedir=/usr better-sqlite3@12.11.1)
+  fi
+}
+
 node_client() {
-  local scratch=build/npm-scratch tarball root=$PWD
-  # better-sqlite3 12 supports Node 20 and later (Debian 12's own nodejs is
-  # 18; NodeSource's 20 is what this was tested with).
-  # A machine with an older Node skips the stage, saying so, rather than
-  # failing every other stage's result with it.
-  if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+  local scratch=$npm_scratch tarball root=$PWD
+  joined "better-sqlite3 install (npm)"
+  if node_too_old; then
     echo "SKIPPED: better-sqlite3 12.11.1 needs Node 20 or later; this is Node $(node --version)" >&2
     return 0
   fi
@@ -315,11 +469,6 @@ node_client() {
     qemu-aarch64 -L /usr/aarch64-linux-gnu \
     -E "LD_LIBRARY_PATH=$root/.cross/aarch64-linux-gnu/usr/lib/aarch64-linux-gnu" \
     ./sql_tests --gtest_brief=1 --gtest_filter="$NPM_ARM64_SQL_TESTS")
-  mkdir -p "$scratch"
-  [ -f "$scratch/package.json" ] || (cd "$scratch" && npm init -y >/dev/null)
-  if [ ! -f "$scratch/node_modules/better-sqlite3/build/Release/better_sqlite3.node" ]; then
-    (cd "$scratch" && npm install --no-audit --no-fund --save-exact --nodedir=/usr better-sqlite3@12.11.1)
-  fi
   (cd "$scratch" && npm install --no-audit --no-fund --nodedir=/usr "$tarball")
   cp tests/node/test.js "$scratch/"
   (cd "$scratch" && node test.js "$root")
@@ -353,26 +502,18 @@ cross_tests() {
   fi
   local run=("$qemu" -L "/usr/$triple" -E "LD_LIBRARY_PATH=$PWD/.cross/$triple/usr/lib/$multiarch")
   # qemu-user hands its environment (the shard variables) to the program.
-  # Twice as many shards as cores, all at once: of two shards, one of the
+  # Twice as many shards as cores at a time: of two shards, one of the
   # aarch64 SQL subset ran 632 s and the other 388 (its few slow tests fall
-  # unevenly; a busy machine's wall clock); four even that out.
+  # unevenly; a busy machine's wall clock); four even that out. The SQL
+  # tests' shards first (the longest on aarch64 and s390x), then the
+  # engine tests', each next one starting as one ends.
   local shards=$((jobs * 2))
   # The SQL tests the filter selects, as the cross build's program has them
-  # (of the files cross_build chose) and as the Release build's has them
-  # (every file): the same names, or a test would silently not run. Without
-  # the parameters' printed values, which show the target's byte order.
-  local ours theirs
-  theirs=$(build/sql_tests --gtest_list_tests --gtest_filter="$2" | sed 's/ *#.*//')
-  ours=$(cd "build-$1" && "${run[@]}" ./sql_tests --gtest_list_tests --gtest_filter="$2" |
-    sed 's/ *#.*//')
-  if [ "$ours" != "$theirs" ]; then
-    echo "build-$1/sql_tests lacks SQL tests of its filter that build/sql_tests has:" >&2
-    diff <(echo "$theirs") <(echo "$ours") >&2 || true
-    return 1
-  fi
-  (cd "build-$1" && sharded "$shards" "${run[@]}" ./engine_tests --gtest_brief=1 --gtest_filter="${3:-*}")
-  (cd "build-$1" && SIMHASH_PORTABLE_DB=../build/portable.db sharded "$shards" "${run[@]}" ./sql_tests \
-    --gtest_brief=1 --gtest_filter="$2")
+  # (of the files cross_build chose) and as the Release build's has them.
+  lists_what_release_does "$2" "${run[@]}" "build-$1/sql_tests"
+  (cd "build-$1" && shard_pool "$shards" \
+    "$shards" env SIMHASH_PORTABLE_DB=../build/portable.db "${run[@]}" ./sql_tests --gtest_brief=1 \
+    --gtest_filter="$2" ';;' "$shards" "${run[@]}" ./engine_tests --gtest_brief=1 --gtest_filter="${3:-*}")
 }
 
 stage "Release build (g++)" release_build
@@ -391,6 +532,7 @@ stage "clang++ tests" ctest --test-dir build-clang --output-on-failure -j"$jobs"
   -E '^(OutOfMemory|DedupMemory)[.]'
 stage "ThreadSanitizer build" tsan_build
 stage "ThreadSanitizer tests" tsan_tests
+background "better-sqlite3 install (npm)" better_sqlite3_install
 stage "ICU for the self-contained module (static, PIC)" bash scripts/build-icu.sh
 stage "self-contained module build" self_contained_build
 stage "self-contained module tests" self_contained_tests
