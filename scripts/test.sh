@@ -35,11 +35,13 @@
 #     against hamming() and for no shared SQLite (two and a half minutes
 #     from an empty build directory on two busy cores, seconds once built);
 #   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
-#     SQL tests, running the tests that use several threads;
+#     SQL test files that hold the tests that use several threads (5 of the
+#     40), running those tests;
 #   the npm package (npm/, docs/node.md) with the self-contained x64 and the
 #     aarch64 modules, installed into a scratch project (build/npm-scratch/)
 #     next to better-sqlite3 12.11.1 from the npm registry (compiled there
-#     once, kept), and tests/node/test.js run in it;
+#     once, kept; in the background from the ICU stage on), and
+#     tests/node/test.js run in it;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
 #     replayed, then each target fuzzed for FUZZ_SECONDS (default 30).
 set -euo pipefail
