@@ -86,7 +86,13 @@ std::vector<Grouped> recipe_groups(TestDatabase& db, const std::string& threshol
 }
 
 TEST(SimhashDedup, GivesTheRecipesGroupsInIdOrder) {
+  // Under the sanitizers, which check the same code paths rather than more
+  // answers, the first seed's table only (every options, threshold and
+  // radius still compared).
   for (const std::uint64_t seed : {11, 12}) {
+    if (kSanitizedBuild && seed != 11) {
+      continue;
+    }
     TestDatabase db;
     fill_docs(db, 150, seed);
     for (const std::string options : {"n=3 weight=binary", "n=2 weight=tf", "unit=char n=4"}) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bound_query.h"
+#include "sanitized_build.h"
 #include "sql_test_texts.h"
 #include "test_database.h"
 
@@ -39,12 +40,23 @@ TEST(Similarity, AgreesWithTheSameSimilaritiesInSql) {
                                 " FROM (") +
                             kModel + ")";
   int compared = 0;
-  for (const std::string& options : sample_options()) {
+  const std::vector<std::string> all_options = sample_options();
+  for (std::size_t o = 0; o < all_options.size(); ++o) {
+    const std::string& options = all_options[o];
     for (std::size_t i = 0; i < texts.size(); ++i) {
       // Each text against itself, its neighbour in the list and a variant
-      // with a few words appended (a near-duplicate).
-      for (const std::string& other :
-           {texts[i], texts[(i + 1) % texts.size()], texts[i] + " and a few more words"}) {
+      // with a few words appended (a near-duplicate). Under the sanitizers,
+      // which check the same code paths rather than more answers, one of
+      // the three in turn: every text, every option and every kind of
+      // partner still meet, in a third of the pairs (the model in SQL over
+      // the licence texts is most of the test's time there).
+      const std::string others[] = {texts[i], texts[(i + 1) % texts.size()],
+                                    texts[i] + " and a few more words"};
+      for (std::size_t k = 0; k < std::size(others); ++k) {
+        if (kSanitizedBuild && k != (i + o) % std::size(others)) {
+          continue;
+        }
+        const std::string& other = others[k];
         ASSERT_EQ(bound_integer(db.handle(), agree, {texts[i], other, options}), 1)
             << "options '" << options << "' texts: " << texts[i].substr(0, 40) << " | "
             << other.substr(0, 40);
