@@ -100,7 +100,7 @@ shard_pool() {
   done
   local logs next=0 failed=0 finished task
   local -A running=() # pid -> task
-  local -a status=()
+  local -a shard_status=()
   logs=$(mktemp -d)
   while ((next < ${#task_group[@]} || ${#running[@]} > 0)); do
     if ((next < ${#task_group[@]} && ${#running[@]} < at_once)); then
@@ -113,9 +113,9 @@ shard_pool() {
     fi
     # wait -n on these pids only: a stage may have other jobs in the background.
     if wait -n -p finished "${!running[@]}"; then
-      status[${running[$finished]}]=0
+      shard_status[${running[$finished]}]=0
     else
-      status[${running[$finished]}]=1
+      shard_status[${running[$finished]}]=1
     fi
     unset "running[$finished]"
   done
@@ -124,7 +124,7 @@ shard_pool() {
     echo "-- shard $((task_index[task] + 1)) of ${counts[$group]}:" \
       "${words[*]:${starts[$group]}:${lengths[$group]}}"
     cat "$logs/$task.log"
-    if [ "${status[$task]}" != 0 ]; then
+    if [ "${shard_status[$task]}" != 0 ]; then
       failed=1
       echo "shard $((task_index[task] + 1)) of ${counts[$group]} failed:" \
         "${words[*]:${starts[$group]}:${lengths[$group]}}" >&2
@@ -173,16 +173,16 @@ background() {
       set -e
       "$@"
     )
-    status=$?
+    rc=$?
     echo "$((SECONDS - start))" >"$log.took"
-    exit "$status"
+    exit "$rc"
   ) >"$log" 2>&1 &
   background_pids[$name]=$!
 }
 
 joined() {
-  local name=$1 status=0 took
-  wait "${background_pids[$name]}" || status=$?
+  local name=$1 rc=0 took
+  wait "${background_pids[$name]}" || rc=$?
   echo "== $name (in the background) =="
   cat "${background_logs[$name]}"
   took=$(cat "${background_logs[$name]}.took" 2>/dev/null || echo '?')
@@ -190,7 +190,7 @@ joined() {
   timings+=("$(printf '%5s s  %s (in the background after "%s", beside the stages that followed)' \
     "$took" "$name" "${background_from[$name]}")")
   echo "== $name: ${took} s in the background =="
-  return "$status"
+  return "$rc"
 }
 
 release_build() {
