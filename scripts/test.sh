@@ -438,7 +438,9 @@ node_too_old() {
 # whole npm stage took 73 s). It needs only Node and the registry, so
 # scripts/test.sh runs it in the background from the ICU stage on, whose
 # configure script leaves a core idle too, and node_client joins it
-# (docs/development.md has the figures).
+# (docs/development.md has the figures). It has long ended before the next
+# timing tests (the self-contained module's): ICU and the self-contained
+# build take some six minutes of two cores, it about 80 CPU s of one.
 better_sqlite3_install() {
   if node_too_old; then
     return 0
