@@ -11,8 +11,8 @@
 // row, or laid out whole by a thread that built some of a batch's features
 // (FeatureBlock, row_features.h: a block per thread) and adopted: the new
 // rows its caller says lie there only point into it, so the thread adding
-// the rows copies no feature. All of it is
-// charged to the memory limit (memory_budget.h) before it grows.
+// the rows copies no feature. All of it is charged to the memory limit
+// (memory_budget.h) before it grows.
 #pragma once
 
 #include <cstddef>
@@ -65,7 +65,7 @@ class FeatureRows {
     return add(fingerprint, features, key_of(fingerprint, features), std::nullopt);
   }
   // Takes `blocks` as the blocks the next rows' features lie in (one batch's,
-  // one block per thread that laid them out; empty ones are skipped),
+  // one block per thread that laid them out; an empty one holds no row),
   // charged whole before they are taken. The blocks adopted before are
   // closed: each one whose identical rows (not kept: their node is an
   // earlier one) left more than an eighth of it unused has the rows kept
