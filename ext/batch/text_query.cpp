@@ -167,7 +167,7 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
                     std::string_view who, std::string_view argument,
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row,
                     const ProgressHook& progress,
-                    const std::function<void(FeatureBlock block)>& on_block) {
+                    const std::function<void(std::vector<FeatureBlock> blocks)>& on_blocks) {
   // The total only where counting is cheap (the header says why).
   const std::uint64_t total_rows =
       progress ? count_query_rows_if_cheap(db, statement).value_or(0) : 0;
@@ -234,13 +234,16 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
       batch.texts.emplace_back(batch.text_bytes.data() + start, batch.text_end[i] - start);
     }
   };
+  // The header says why one thread lays nothing out.
+  const bool lay_out = on_blocks && builder.threads() > 1;
   // Built batches are handed over in order, one behind the one building.
   // A text without a fingerprint may still have features (emoji or symbols
   // under unit=char): a join with no radius compares it too.
   const auto hand_over = [&](const std::vector<std::int64_t>& ids,
-                             const std::vector<RowFeatures>& rows, FeatureBlock& block) {
-    if (on_block) {
-      on_block(std::move(block));
+                             const std::vector<RowFeatures>& rows,
+                             std::vector<FeatureBlock>& blocks) {
+    if (lay_out) {
+      on_blocks(std::move(blocks));
     }
     for (std::size_t i = 0; i < ids.size(); ++i) {
       if (!rows[i].features.empty()) {
@@ -252,22 +255,23 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
   // one built until handed over), taking turns; each with its results.
   std::array<Batch, 2> batches;
   std::array<std::vector<RowFeatures>, 2> results;
-  std::array<FeatureBlock, 2> blocks;  // with on_block: the results laid out
+  // With lay_out: the results laid out, a block per thread.
+  std::array<std::vector<FeatureBlock>, 2> blocks;
   std::size_t building = 0;
   bool have_built = false;
   read(batches[building]);
   while (!batches[building].ids.empty()) {
     throw_if_interrupted(db);
     const std::size_t other = building ^ 1;
-    builder.build(batches[building].texts, results[building], [&] {
-      if (have_built) {
-        hand_over(batches[other].ids, results[other], blocks[other]);
-      }
-      read(batches[other]);
-    });
-    if (on_block) {
-      blocks[building] = builder.lay_out(results[building]);
-    }
+    builder.build(
+        batches[building].texts, results[building],
+        [&] {
+          if (have_built) {
+            hand_over(batches[other].ids, results[other], blocks[other]);
+          }
+          read(batches[other]);
+        },
+        lay_out ? &blocks[building] : nullptr);
     throw_if_interrupted(db);
     have_built = true;
     building = other;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "batch/row_features.h"
 #include "ext/common/sqlite_api.h"
@@ -44,14 +45,18 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
 // in text_query.cpp: a table's rows, not an ORDER BY over the text's row, a
 // function or a virtual table); else of no total, rather than run the query
 // twice. The rule is this one for every text batch function.
-// With `on_block`, the threads also lay each batch's features out in one
-// block (RowFeatureBuilder::lay_out), handed to on_block before the batch's
-// rows, whose view() points into it: what FeatureRows::adopt takes.
+// With `on_blocks`, on two threads or more, each thread also lays the
+// features it built out in a block of its own (RowFeatureBuilder::build),
+// handed to on_blocks before the batch's rows, whose view() points into
+// them (row.laid_out_block): what FeatureRows::adopt takes. On one thread
+// there is no other thread to take the copy off the caller's, and copying
+// only the rows kept costs less than laying all out: on_blocks is not
+// called.
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
                     std::string_view who, std::string_view argument,
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row,
                     const ProgressHook& progress = {},
-                    const std::function<void(FeatureBlock block)>& on_block = {});
+                    const std::function<void(std::vector<FeatureBlock> blocks)>& on_blocks = {});
 
 // The defaults the text batch functions share: the README recipe's
 // verification, set Jaccard of word 3-shingles at 0.8 or more, with symbol

@@ -95,12 +95,26 @@ void FeatureRows::add_weights() {
   laid_out_weights_ = 0;  // every block has them now: charged with the capacity
 }
 
-std::uint32_t FeatureRows::add(std::uint64_t fingerprint, FeatureView features, RowKey key) {
+std::uint32_t FeatureRows::add(std::uint64_t fingerprint, FeatureView features, RowKey key,
+                               std::optional<std::uint32_t> adopted_block) {
   if (features.hashes.empty()) {
     throw std::invalid_argument("simhash: a row to compare has no features");
   }
   if (finished_) {
     throw std::logic_error("simhash: a row added after the rows were finished");
+  }
+  // The block the caller says the features lie in (laid out there: they
+  // stay, with their weights when they have any but 1).
+  const std::size_t in_block =
+      adopted_block && *adopted_block < adopted_.size() ? adopted_[*adopted_block] : kNoBlock;
+  if (adopted_block) {
+    const std::less<const std::uint64_t*> before;
+    if (in_block == kNoBlock || before(features.hashes.data(), blocks_[in_block].hashes.get()) ||
+        before(blocks_[in_block].hashes.get() + blocks_[in_block].size,
+               features.hashes.data() + features.hashes.size()) ||
+        (!key.binary && !blocks_[in_block].weights)) {
+      throw std::logic_error("simhash: a row's features are not in the block adopted for it");
+    }
   }
   std::size_t at = lookup_.empty() ? 0 : first_slot(key.hash, lookup_.size());
   for (; !lookup_.empty() && lookup_[at].node != kEmpty; at = (at + 1) & (lookup_.size() - 1)) {
@@ -114,15 +128,7 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, FeatureView features, 
     throw std::length_error("simhash: too many distinct rows to compare");
   }
   const std::size_t size = features.hashes.size();
-  // A row laid out in the adopted block stays there (with its weights, when
-  // it has any but 1).
-  const std::less<const std::uint64_t*> before;
-  const bool in_adopted =
-      adopted_block_ != kNoBlock &&
-      !before(features.hashes.data(), blocks_[adopted_block_].hashes.get()) &&
-      !before(blocks_[adopted_block_].hashes.get() + blocks_[adopted_block_].size,
-              features.hashes.data() + size) &&
-      (key.binary || blocks_[adopted_block_].weights);
+  const bool in_adopted = in_block != kNoBlock;
   const bool new_block =
       !in_adopted && (append_block_ == kNoBlock ||
                       blocks_[append_block_].capacity - blocks_[append_block_].size < size);
@@ -156,8 +162,8 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, FeatureView features, 
   }
   const auto node = static_cast<std::uint32_t>(nodes_.size());
   if (in_adopted) {
-    const Block& block = blocks_[adopted_block_];
-    nodes_.push_back(Node{fingerprint, static_cast<std::uint32_t>(adopted_block_),
+    const Block& block = blocks_[in_block];
+    nodes_.push_back(Node{fingerprint, static_cast<std::uint32_t>(in_block),
                           static_cast<std::uint32_t>(features.hashes.data() - block.hashes.get()),
                           size, features.sum_of_weights});
   } else {
@@ -177,76 +183,115 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, FeatureView features, 
   return node;
 }
 
-void FeatureRows::adopt(FeatureBlock block) {
+void FeatureRows::adopt(std::vector<FeatureBlock> blocks) {
   if (finished_) {
     throw std::logic_error("simhash: a block adopted after the rows were finished");
   }
-  if (block.size >= std::numeric_limits<std::uint32_t>::max()) {
-    throw std::length_error("simhash: a block of features too large");
+  std::size_t size = 0;
+  std::size_t laid_out = 0;  // of them with weights
+  for (const FeatureBlock& block : blocks) {
+    if (block.size >= std::numeric_limits<std::uint32_t>::max()) {
+      throw std::length_error("simhash: a block of features too large");
+    }
+    size += block.size;
+    laid_out += block.weights ? block.size : 0;
   }
   close_adopted();
-  if (block.size == 0) {
-    return;
-  }
-  const std::size_t laid_out = block.weights ? block.size : 0;
-  charge_.grow_to(charged_bytes(capacity_ + block.size, laid_out_weights_ + laid_out, weighted_,
-                                nodes_.size()));
-  Block adopted{std::move(block.hashes), std::move(block.weights), block.size, block.size};
-  if (weighted_ && !adopted.weights) {
-    adopted.weights = std::make_unique_for_overwrite<double[]>(adopted.size);
-    std::fill_n(adopted.weights.get(), adopted.size, 1.0);
-  }
-  if (!weighted_) {
-    laid_out_weights_ += laid_out;
-  }
-  capacity_ += adopted.capacity;
-  blocks_.push_back(std::move(adopted));
-  adopted_block_ = blocks_.size() - 1;
+  charge_.grow_to(
+      charged_bytes(capacity_ + size, laid_out_weights_ + laid_out, weighted_, nodes_.size()));
   adopted_first_node_ = static_cast<std::uint32_t>(nodes_.size());
+  for (FeatureBlock& block : blocks) {
+    if (block.size == 0) {
+      adopted_.push_back(kNoBlock);
+      continue;
+    }
+    Block taken{std::move(block.hashes), std::move(block.weights), block.size, block.size};
+    if (!weighted_) {
+      laid_out_weights_ += taken.weights ? taken.size : 0;
+    } else if (!taken.weights) {
+      taken.weights = std::make_unique_for_overwrite<double[]>(taken.size);
+      std::fill_n(taken.weights.get(), taken.size, 1.0);
+    }
+    capacity_ += taken.capacity;
+    blocks_.push_back(std::move(taken));
+    adopted_.push_back(blocks_.size() - 1);
+  }
 }
 
 void FeatureRows::close_adopted() {
-  if (adopted_block_ == kNoBlock) {
+  // adopt() put its blocks side by side in blocks_: [first, last).
+  std::size_t first = blocks_.size();
+  std::size_t last = 0;
+  for (const std::size_t index : adopted_) {
+    if (index != kNoBlock) {
+      first = std::min(first, index);
+      last = std::max(last, index + 1);
+    }
+  }
+  adopted_.clear();
+  if (first >= last) {
     return;
   }
-  Block& block = blocks_[adopted_block_];
-  std::size_t used = 0;
+  // What the rows added since use of each.
+  std::vector<std::size_t> used(last - first, 0);
   for (std::size_t node = adopted_first_node_; node < nodes_.size(); ++node) {
-    used += nodes_[node].block == adopted_block_ ? nodes_[node].size : 0;
-  }
-  if (8 * used < 7 * block.capacity) {
-    // Mostly identical rows: their room goes, at the price of one copy.
-    const bool weights = block.weights != nullptr;
-    const std::size_t laid_out = weights && !weighted_ ? used : 0;
-    const std::size_t laid_out_before = weights && !weighted_ ? block.capacity : 0;
-    // The copy and the block together for a moment.
-    charge_.grow_to(
-        charged_bytes(capacity_ + used, laid_out_weights_ + laid_out, weighted_, nodes_.size()));
-    Block tight;
-    tight.hashes = std::make_unique_for_overwrite<std::uint64_t[]>(used);
-    if (weights) {
-      tight.weights = std::make_unique_for_overwrite<double[]>(used);
+    if (nodes_[node].block >= first && nodes_[node].block < last) {
+      used[nodes_[node].block - first] += nodes_[node].size;
     }
-    for (std::size_t node = adopted_first_node_; node < nodes_.size(); ++node) {
-      Node& moved = nodes_[node];
-      if (moved.block != adopted_block_) {
-        continue;
-      }
-      std::copy_n(block.hashes.get() + moved.offset, moved.size, tight.hashes.get() + tight.size);
-      if (weights) {
-        std::copy_n(block.weights.get() + moved.offset, moved.size,
-                    tight.weights.get() + tight.size);
-      }
-      moved.offset = static_cast<std::uint32_t>(tight.size);
-      tight.size += moved.size;
-    }
-    tight.capacity = used;
-    capacity_ -= block.capacity - used;
-    laid_out_weights_ -= laid_out_before - laid_out;
-    block = std::move(tight);
-    charge_.set(charged_bytes(capacity_, laid_out_weights_, weighted_, nodes_.size()));
   }
-  adopted_block_ = kNoBlock;
+  // The blocks mostly of identical rows: their room goes, at the price of
+  // one copy of the rows kept, the copies and the blocks together charged
+  // for a moment.
+  std::size_t copies = 0;
+  std::size_t laid_out = 0;  // of the copies, those with weights laid out
+  std::vector<bool> compact(used.size(), false);
+  bool any = false;  // a block to compact (to nothing where no row kept is in it)
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    if (8 * used[i] < 7 * blocks_[first + i].capacity) {
+      compact[i] = true;
+      any = true;
+      copies += used[i];
+      laid_out += blocks_[first + i].weights && !weighted_ ? used[i] : 0;
+    }
+  }
+  if (!any) {
+    return;
+  }
+  charge_.grow_to(
+      charged_bytes(capacity_ + copies, laid_out_weights_ + laid_out, weighted_, nodes_.size()));
+  std::vector<Block> tight(used.size());
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    if (compact[i] && used[i] > 0) {
+      tight[i].hashes = std::make_unique_for_overwrite<std::uint64_t[]>(used[i]);
+      if (blocks_[first + i].weights) {
+        tight[i].weights = std::make_unique_for_overwrite<double[]>(used[i]);
+      }
+      tight[i].capacity = used[i];
+    }
+  }
+  for (std::size_t node = adopted_first_node_; node < nodes_.size(); ++node) {
+    Node& moved = nodes_[node];
+    if (moved.block < first || moved.block >= last || !compact[moved.block - first]) {
+      continue;
+    }
+    Block& to = tight[moved.block - first];
+    const Block& from = blocks_[moved.block];
+    std::copy_n(from.hashes.get() + moved.offset, moved.size, to.hashes.get() + to.size);
+    if (to.weights) {
+      std::copy_n(from.weights.get() + moved.offset, moved.size, to.weights.get() + to.size);
+    }
+    moved.offset = static_cast<std::uint32_t>(to.size);
+    to.size += moved.size;
+  }
+  for (std::size_t i = 0; i < tight.size(); ++i) {
+    if (compact[i]) {
+      Block& block = blocks_[first + i];
+      capacity_ -= block.capacity - tight[i].capacity;
+      laid_out_weights_ -= block.weights && !weighted_ ? block.capacity - tight[i].capacity : 0;
+      block = std::move(tight[i]);
+    }
+  }
+  charge_.set(charged_bytes(capacity_, laid_out_weights_, weighted_, nodes_.size()));
 }
 
 void FeatureRows::finish_adding() {

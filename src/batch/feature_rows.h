@@ -8,15 +8,17 @@
 // (64 while it doubles).
 // The features are kept in blocks that never move (as in chunked_array.h:
 // no long copy while rows are added). A block is either filled here, row by
-// row, or laid out whole by the threads that built a batch's features
-// (FeatureBlock, row_features.h) and adopted: its new rows then only point
-// into it, so the thread adding the rows copies no feature. All of it is
-// charged to the memory limit (memory_budget.h) before it grows.
+// row, or laid out whole by a thread that built some of a batch's features
+// (FeatureBlock, row_features.h: a block per thread) and adopted: the new
+// rows its caller says lie there only point into it, so the thread adding
+// the rows copies no feature. All of it is charged to the memory limit
+// (memory_budget.h) before it grows.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -52,21 +54,25 @@ class FeatureRows {
 
   // The row's node: a new one, or the node of an identical earlier row.
   // `features` must not be empty (std::invalid_argument). `key` must be
-  // key_of(fingerprint, features).
-  // A row whose features lie in the block adopted last (adopt()) is not
-  // copied: a new node points into that block.
-  std::uint32_t add(std::uint64_t fingerprint, FeatureView features, RowKey key);
+  // key_of(fingerprint, features). With `adopted_block` the caller says
+  // that `features` lie in that block (its index among the blocks of the
+  // last adopt()): a new node then points into it, nothing is copied
+  // (std::logic_error when they do not lie there, or have weights other
+  // than 1 the block lacks). Without it the features are copied.
+  std::uint32_t add(std::uint64_t fingerprint, FeatureView features, RowKey key,
+                    std::optional<std::uint32_t> adopted_block);
   std::uint32_t add(std::uint64_t fingerprint, const FeatureVector& features) {
-    return add(fingerprint, features, key_of(fingerprint, features));
+    return add(fingerprint, features, key_of(fingerprint, features), std::nullopt);
   }
-  // Takes `block` as the block the next rows' features lie in (their views
-  // point into it), charged whole before it is taken. The block adopted
-  // before is closed: when its identical rows (not kept: their node is an
-  // earlier one) left more than an eighth of it unused, the rows kept are
-  // copied into a block of their size, so unused room stays under a
-  // seventh of what is kept (the memory bound's 8 bytes a feature become
-  // at most 9.2). std::logic_error after finish_adding().
-  void adopt(FeatureBlock block);
+  // Takes `blocks` as the blocks the next rows' features lie in (one batch's,
+  // one block per thread that laid them out; an empty one holds no row),
+  // charged whole before they are taken. The blocks adopted before are
+  // closed: each one whose identical rows (not kept: their node is an
+  // earlier one) left more than an eighth of it unused has the rows kept
+  // copied into a block of their size, so unused room stays under a seventh
+  // of what is kept (the memory bound's 8 bytes a feature become at most
+  // 9.2). std::logic_error after finish_adding().
+  void adopt(std::vector<FeatureBlock> blocks);
   // Frees what only add() needs, the table that finds identical rows (about
   // 40 bytes a distinct row) and the node array's spare room, and gives
   // their charge back: a join holds the rows long after the last is added.
@@ -119,7 +125,7 @@ class FeatureRows {
                             std::size_t nodes) const;
   // Gives every block weights (1 where none was laid out).
   void add_weights();
-  // Copies the adopted block's kept rows into one of their size when they
+  // Copies each adopted block's kept rows into one of their size when they
   // use less than 7/8 of it (the header's adopt()).
   void close_adopted();
   MemoryCharge charge_;               // first: given back after everything below is freed
@@ -127,11 +133,12 @@ class FeatureRows {
   std::size_t laid_out_weights_ = 0;  // capacity of the blocks adopted with weights
   std::vector<Node> nodes_;
   std::vector<Block> blocks_;
-  // The block rows are appended to (the last one filled here), and the one
-  // adopted last with its first node: kNoBlock for none.
+  // The block rows are appended to (the last one filled here): kNoBlock for
+  // none. The blocks adopted last, by their index in that adopt() call
+  // (kNoBlock for an empty one), and the first node added after it.
   static constexpr std::size_t kNoBlock = static_cast<std::size_t>(-1);
   std::size_t append_block_ = kNoBlock;
-  std::size_t adopted_block_ = kNoBlock;
+  std::vector<std::size_t> adopted_;
   std::uint32_t adopted_first_node_ = 0;
   std::size_t hash_count_ = 0;
   bool weighted_ = false;

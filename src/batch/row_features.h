@@ -30,11 +30,14 @@ struct RowFeatures {
   // FeatureRows::key_of(fingerprint or 0, features), built on the threads
   // so that the thread adding the rows only looks it up.
   RowKey key;
-  // The same features in the batch's block, once lay_out() put them there.
+  // The same features in one of the batch's blocks, when build() laid them
+  // out: `laid_out_block` is that block's index among the blocks it gave
+  // (what FeatureRows::add is told), nullopt when not laid out.
   FeatureView laid_out;
+  std::optional<std::uint32_t> laid_out_block;
 
   // The features where they lie: in the batch's block once laid out.
-  FeatureView view() const { return laid_out.hashes.empty() ? FeatureView(features) : laid_out; }
+  FeatureView view() const { return laid_out_block ? laid_out : FeatureView(features); }
 };
 
 class RowFeatureBuilder {
@@ -52,14 +55,17 @@ class RowFeatureBuilder {
   // between batches. The caller's thread runs meanwhile() (when given)
   // while the others start building, then builds with them: the way to
   // read the next batch while this one is built.
+  // With `blocks`, each thread also lays the features of the rows it built
+  // out end to end in a block of its own, once no text is left for it (in
+  // the same parallel region: no second barrier, and the block's pages are
+  // first touched by that thread), and points each row's `laid_out` into
+  // it: `blocks` gets one block per thread (empty where a thread built no
+  // features), what FeatureRows::adopt takes, so that the thread adding the
+  // rows copies nothing. A block has weights only when some row of it has
+  // a weight other than 1.
   void build(std::span<const std::string_view> texts, std::vector<RowFeatures>& rows,
-             const std::function<void()>& meanwhile = {});
-  // Copies the features of `rows` (as build() left them) end to end into
-  // one block, on the threads, and points each row's `laid_out` into it:
-  // the block a FeatureRows adopts, so that the thread adding the rows
-  // copies nothing (and the block's pages are first touched here). The
-  // weights go with it only when some row has a weight other than 1.
-  FeatureBlock lay_out(std::vector<RowFeatures>& rows);
+             const std::function<void()>& meanwhile = {},
+             std::vector<FeatureBlock>* blocks = nullptr);
 
  private:
   struct Worker;

@@ -42,7 +42,7 @@ constexpr std::size_t kVerifiesPerRange = 64;
 }  // namespace
 
 void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, FeatureView features,
-                        RowKey key) {
+                        RowKey key, std::optional<std::uint32_t> adopted_block) {
   if (features.hashes.empty()) {
     throw std::invalid_argument("simhash: a row to dedup has no features");
   }
@@ -54,7 +54,7 @@ void VerifiedDedup::add(std::int64_t id, std::uint64_t fingerprint, FeatureView 
     throw std::length_error("simhash: too many rows to dedup");
   }
   charge_.grow_to((ids_.size() + 1) * 2 * (sizeof(std::int64_t) + sizeof(std::uint32_t)));
-  node_of_.push_back(nodes_.add(fingerprint, features, key));
+  node_of_.push_back(nodes_.add(fingerprint, features, key, adopted_block));
   ids_.push_back(id);
 }
 

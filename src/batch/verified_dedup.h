@@ -52,15 +52,17 @@ class VerifiedDedup {
   // Rows with the same fingerprint and the same features are kept as one
   // (their links are the same), so exact duplicates cost one comparison.
   void add(std::int64_t id, std::uint64_t fingerprint, const FeatureVector& features) {
-    add(id, fingerprint, features, FeatureRows::key_of(fingerprint, features));
+    add(id, fingerprint, features, FeatureRows::key_of(fingerprint, features), std::nullopt);
   }
   // The same with the key computed already (row_features.h builds it on
   // the tokenizing threads): `key` must be FeatureRows::key_of(fingerprint,
-  // features). Features that lie in the block adopted last are not copied.
-  void add(std::int64_t id, std::uint64_t fingerprint, FeatureView features, RowKey key);
-  // The block the next rows' features lie in, laid out by the threads that
+  // features). With `adopted_block`, the features lie in that block of the
+  // last adopt() and are not copied (FeatureRows::add).
+  void add(std::int64_t id, std::uint64_t fingerprint, FeatureView features, RowKey key,
+           std::optional<std::uint32_t> adopted_block);
+  // The blocks the next rows' features lie in, laid out by the threads that
   // built them (FeatureRows::adopt): those rows are added without a copy.
-  void adopt(FeatureBlock block) { nodes_.adopt(std::move(block)); }
+  void adopt(std::vector<FeatureBlock> blocks) { nodes_.adopt(std::move(blocks)); }
   // Called after the last add(): frees what only adding needs (the lookup
   // of identical rows, about 40 bytes a distinct row, and the arrays' spare
   // room, up to half of them), so the groupings below run in less memory.

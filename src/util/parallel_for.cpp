@@ -22,6 +22,13 @@ void parallel_for(
     std::size_t count, std::size_t grain, unsigned threads,
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
     const std::function<void()>& meanwhile) {
+  parallel_for(count, grain, threads, body, meanwhile, {});
+}
+
+void parallel_for(
+    std::size_t count, std::size_t grain, unsigned threads,
+    const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
+    const std::function<void()>& meanwhile, const std::function<void(unsigned worker)>& finish) {
   grain = std::max<std::size_t>(grain, 1);
   const std::size_t ranges = (count + grain - 1) / grain;
   threads =
@@ -38,6 +45,9 @@ void parallel_for(
       for (std::size_t range = next++; range < ranges && !failed; range = next++) {
         const std::size_t begin = range * grain;
         body(worker, begin, std::min(count, begin + grain));
+      }
+      if (finish && !failed) {
+        finish(worker);
       }
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex);

@@ -27,6 +27,15 @@ void parallel_for(
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
     const std::function<void()>& meanwhile);
 
+// The same, and each thread, once no range is left for it, runs
+// finish(worker) before the join: work on what that thread did (laying out
+// its results), which so overlaps the other threads' last ranges instead of
+// waiting behind a barrier of its own. Not run once a body has thrown.
+void parallel_for(
+    std::size_t count, std::size_t grain, unsigned threads,
+    const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
+    const std::function<void()>& meanwhile, const std::function<void(unsigned worker)>& finish);
+
 // The threads the machine can run at once (at least 1).
 unsigned hardware_threads();
 

@@ -10,7 +10,9 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -141,7 +143,7 @@ TEST(FeatureRows, FindsTheIdenticalEarlierRowAmongCollidingKeys) {
     if (fingerprint < 4) {
       key.hash = fingerprint % 2;
     }
-    const std::uint32_t node = rows.add(fingerprint, features, key);
+    const std::uint32_t node = rows.add(fingerprint, features, key, std::nullopt);
     const auto [at, added] = model.emplace(std::pair(fingerprint, content), node);
     if (!added) {
       ++reused;
@@ -156,19 +158,22 @@ TEST(FeatureRows, FindsTheIdenticalEarlierRowAmongCollidingKeys) {
 }
 
 // Rows whose features lie in adopted blocks (laid out as RowFeatureBuilder
-// does, identical rows included, some blocks weighted, some rows copied in
-// between) get the same nodes and the same features as rows copied one by
-// one: batches of mostly identical rows (compacted when the next block comes)
-// and of few, binary before the first weight and after, the last block
-// closed by finish_adding(). Memory: the stored features stay within 8/7 of
-// the distinct rows' (twice with weights), plus the blocks rows were copied
-// into.
+// does: a batch's rows in ranges of 16 over three threads' blocks, one more
+// block empty, identical rows included, some blocks weighted, some rows
+// copied in between) get the same nodes and the same features as rows
+// copied one by one: batches of mostly identical rows (compacted when the
+// next blocks come) and of few, binary before the first weight and after,
+// the last blocks closed by finish_adding(). Memory: the stored features
+// stay within 8/7 of the distinct rows' (twice with weights), plus the
+// blocks rows were copied into. A row said to lie in a block it does not
+// lie in is refused.
 TEST(FeatureRows, AdoptedBlocksGiveWhatCopiesGive) {
   std::mt19937_64 random(12);
   const std::size_t before = memory_charged();
   FeatureRows adopted;
   auto copied = std::make_unique<FeatureRows>();
-  std::size_t copied_features = 0;  // of new rows added from their vectors
+  std::size_t copied_features = 0;       // of new rows added from their vectors
+  constexpr std::uint32_t kThreads = 4;  // the last one lays out nothing
   for (int batch = 0; batch < 60; ++batch) {
     // Few contents in some batches (mostly identical rows), many in others;
     // weights other than 1 from batch 30 on, in some batches.
@@ -181,8 +186,11 @@ TEST(FeatureRows, AdoptedBlocksGiveWhatCopiesGive) {
       std::mt19937_64 of_content(content);
       FeatureVector features;
       const std::uint64_t size = 1 + of_content() % 40;
+      // In a weighted batch only some rows have weights other than 1, so
+      // that some threads' blocks have weights and others not.
+      const bool row_weighted = weighted && content % 2 == 0;
       for (std::uint64_t i = 0; i < size; ++i) {
-        const double weight = weighted && of_content() % 3 == 0 ? 2.0 : 1.0;
+        const double weight = row_weighted && of_content() % 3 == 0 ? 2.0 : 1.0;
         features.hashes.push_back(i * 1000 + of_content() % 1000);
         features.weights.push_back(weight);
         features.sum_of_weights += weight;
@@ -190,41 +198,64 @@ TEST(FeatureRows, AdoptedBlocksGiveWhatCopiesGive) {
       fingerprints.push_back(content % 16);
       rows.push_back(std::move(features));
     }
-    // Laid out as RowFeatureBuilder::lay_out does: weights only when some
-    // row has one other than 1.
-    FeatureBlock block;
-    std::vector<std::size_t> start{0};
-    bool any_weight = false;
-    for (const FeatureVector& row : rows) {
-      start.push_back(start.back() + row.hashes.size());
-      any_weight = any_weight || !FeatureRows::key_of(0, row).binary;
+    // Laid out as RowFeatureBuilder does: the ranges of 16 rows dealt to
+    // the threads, each thread's rows end to end in its block, weights only
+    // where some row of the block has one other than 1.
+    const auto thread_of = [](std::size_t row) {
+      return static_cast<std::uint32_t>((row / 16) % (kThreads - 1));
+    };
+    std::vector<FeatureBlock> blocks(kThreads);
+    std::vector<bool> any_weight(kThreads, false);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      blocks[thread_of(i)].size += rows[i].hashes.size();
+      any_weight[thread_of(i)] =
+          any_weight[thread_of(i)] || !FeatureRows::key_of(0, rows[i]).binary;
     }
-    block.size = start.back();
-    block.hashes = std::make_unique<std::uint64_t[]>(block.size);
-    if (any_weight) {
-      block.weights = std::make_unique<double[]>(block.size);
+    for (std::uint32_t t = 0; t + 1 < kThreads; ++t) {
+      blocks[t].hashes = std::make_unique<std::uint64_t[]>(blocks[t].size);
+      if (any_weight[t]) {
+        blocks[t].weights = std::make_unique<double[]>(blocks[t].size);
+      }
     }
+    std::vector<std::size_t> filled(kThreads, 0);
     std::vector<FeatureView> views;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      std::copy(rows[i].hashes.begin(), rows[i].hashes.end(), block.hashes.get() + start[i]);
+      FeatureBlock& block = blocks[thread_of(i)];
+      const std::size_t start = filled[thread_of(i)];
+      std::copy(rows[i].hashes.begin(), rows[i].hashes.end(), block.hashes.get() + start);
       std::span<const double> weights;
-      if (any_weight) {
-        std::copy(rows[i].weights.begin(), rows[i].weights.end(), block.weights.get() + start[i]);
-        weights = {block.weights.get() + start[i], rows[i].hashes.size()};
+      if (block.weights) {
+        std::copy(rows[i].weights.begin(), rows[i].weights.end(), block.weights.get() + start);
+        weights = {block.weights.get() + start, rows[i].hashes.size()};
       }
       views.emplace_back(
-          std::span<const std::uint64_t>(block.hashes.get() + start[i], rows[i].hashes.size()),
+          std::span<const std::uint64_t>(block.hashes.get() + start, rows[i].hashes.size()),
           weights, rows[i].sum_of_weights);
+      filled[thread_of(i)] += rows[i].hashes.size();
     }
-    adopted.adopt(std::move(block));
+    adopted.adopt(std::move(blocks));
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const RowKey key = FeatureRows::key_of(fingerprints[i], rows[i]);
-      const std::uint32_t expected = copied->add(fingerprints[i], rows[i], key);
+      const std::uint32_t expected = copied->add(fingerprints[i], rows[i], key, std::nullopt);
+      if (i == 5 && batch == 1) {
+        // Said to lie in the wrong block, in the empty one, in none there
+        // is, or in its block while its features are the vector's: refused.
+        const std::uint32_t other = (thread_of(i) + 1) % (kThreads - 1);
+        for (const std::uint32_t wrong : {other, kThreads - 1, kThreads}) {
+          EXPECT_THROW(adopted.add(fingerprints[i], views[i], key, wrong), std::logic_error);
+        }
+        EXPECT_THROW(adopted.add(fingerprints[i], FeatureView(rows[i]), key, thread_of(i)),
+                     std::logic_error);
+        EXPECT_EQ(adopted.size(), copied->size() - (expected + 1 == copied->size() ? 1 : 0));
+      }
       // Every seventh row from its vector, not the block: copied.
-      const FeatureView view = i % 7 == 0 ? FeatureView(rows[i]) : views[i];
-      ASSERT_EQ(adopted.add(fingerprints[i], view, key), expected)
+      const bool copy = i % 7 == 0;
+      const FeatureView view = copy ? FeatureView(rows[i]) : views[i];
+      ASSERT_EQ(adopted.add(fingerprints[i], view, key,
+                            copy ? std::nullopt : std::optional<std::uint32_t>(thread_of(i))),
+                expected)
           << "batch " << batch << " row " << i;
-      if (i % 7 == 0 && expected + 1 == adopted.size()) {
+      if (copy && expected + 1 == adopted.size()) {
         copied_features += rows[i].hashes.size();
       }
     }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -64,22 +65,34 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
       for (int pass = 0; pass < 2; ++pass) {
         for (std::size_t begin = 0; begin < views.size(); begin += 97) {
           const std::size_t end = std::min(views.size(), begin + 97);
-          builder.build(std::span(views).subspan(begin, end - begin), rows);
-          ASSERT_EQ(rows.size(), end - begin);
-          // The first pass lays the features out in one block (as
+          // The first pass lays the features out, a block per thread (as
           // simhash_dedup does); the second does not, and its rows point
           // into no block of the first.
-          FeatureBlock block;
-          if (pass == 0) {
-            block = builder.lay_out(rows);
-          }
+          std::vector<FeatureBlock> blocks;
+          builder.build(std::span(views).subspan(begin, end - begin), rows, {},
+                        pass == 0 ? &blocks : nullptr);
+          ASSERT_EQ(rows.size(), end - begin);
+          ASSERT_EQ(blocks.size(), pass == 0 ? threads : 0U);
+          // Each block holds its rows end to end, all of it used.
+          std::vector<std::size_t> laid_out(blocks.size(), 0);
+          std::vector<bool> block_weighted(blocks.size(), false);
           bool weighted = false;
           for (std::size_t i = begin; i < end; ++i) {
             const RowFeatures& row = rows[i - begin];
             ASSERT_EQ(row.fingerprint, expected[i].fingerprint) << verification << " " << i;
             weighted = weighted || (!row.features.empty() && !row.key.binary);
             const FeatureView view = row.view();
-            EXPECT_EQ(row.laid_out.hashes.empty(), pass == 1 || row.features.empty());
+            EXPECT_EQ(row.laid_out_block.has_value(), pass == 0 && !row.features.empty());
+            if (row.laid_out_block) {
+              ASSERT_LT(*row.laid_out_block, blocks.size());
+              const FeatureBlock& block = blocks[*row.laid_out_block];
+              ASSERT_GE(view.hashes.data(), block.hashes.get());
+              ASSERT_LE(view.hashes.data() + view.hashes.size(), block.hashes.get() + block.size);
+              EXPECT_EQ(view.weights.empty(), block.weights == nullptr);
+              laid_out[*row.laid_out_block] += view.hashes.size();
+              block_weighted[*row.laid_out_block] =
+                  block_weighted[*row.laid_out_block] || !row.key.binary;
+            }
             ASSERT_TRUE(std::equal(view.hashes.begin(), view.hashes.end(),
                                    expected[i].features.hashes.begin(),
                                    expected[i].features.hashes.end()))
@@ -99,9 +112,10 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
               EXPECT_EQ(row.key.binary, key.binary) << verification << " " << i;
             }
           }
-          if (pass == 0) {
+          for (std::size_t b = 0; b < blocks.size(); ++b) {
+            EXPECT_EQ(blocks[b].size, laid_out[b]) << verification;
             // Weights laid out only where some row has one other than 1.
-            EXPECT_EQ(block.weights != nullptr, weighted) << verification;
+            EXPECT_EQ(blocks[b].weights != nullptr, block_weighted[b]) << verification;
           }
         }
       }
@@ -126,6 +140,37 @@ TEST(ParallelFor, CoversEveryIndexOnceAndRethrowsTheFirstError) {
                  std::runtime_error);
   }
   parallel_for(0, 4, 2, [](unsigned, std::size_t, std::size_t) { FAIL() << "no work"; });
+}
+
+// finish(worker) runs once on each thread that took part, after its last
+// range (what RowFeatureBuilder lays its rows out in): every range a thread
+// took is done when it runs, on that thread.
+TEST(ParallelFor, FinishRunsOnceOnEachThreadAfterItsRanges) {
+  for (const unsigned threads : {1U, 2U, 5U}) {
+    std::vector<std::vector<std::size_t>> taken(threads);
+    std::vector<int> finished(threads, 0);
+    std::vector<std::size_t> done_at_finish(threads, 0);
+    std::atomic<bool> meanwhile_ran{false};
+    parallel_for(
+        1000, 7, threads,
+        [&](unsigned worker, std::size_t begin, std::size_t) {
+          EXPECT_EQ(finished[worker], 0) << "a range after finish";
+          taken[worker].push_back(begin);
+        },
+        [&] { meanwhile_ran = true; },
+        [&](unsigned worker) {
+          ++finished[worker];
+          done_at_finish[worker] = taken[worker].size();
+        });
+    EXPECT_TRUE(meanwhile_ran);
+    std::size_t ranges = 0;
+    for (unsigned worker = 0; worker < threads; ++worker) {
+      EXPECT_EQ(finished[worker], 1) << threads << " threads, worker " << worker;
+      EXPECT_EQ(done_at_finish[worker], taken[worker].size());
+      ranges += taken[worker].size();
+    }
+    EXPECT_EQ(ranges, (1000U + 6) / 7);
+  }
 }
 
 }  // namespace

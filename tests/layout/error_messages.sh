@@ -131,6 +131,7 @@ NOT_MESSAGES = {
     "simhash: a row added after the rows were finished",
     "simhash: counted_feature_vector after a count that stopped early",
     "simhash: a block adopted after the rows were finished",
+    "simhash: a row's features are not in the block adopted for it",
     # a std::length_error past 2^32 features in one tokenized batch, which the
     # batch's memory charge refuses long before (src/batch/feature_rows.cpp)
     "simhash: a block of features too large",
