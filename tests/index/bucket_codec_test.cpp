@@ -331,10 +331,14 @@ TEST(BucketCodec, IdReaderAgreesWithABitByBitReference) {
       for (std::size_t i = 0; i < count; ++i) {
         entries.push_back({id, 0});
         const std::uint64_t gap = 1 + ((random() >> 1) >> (63 - scale));
-        if (gap >= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() - id)) {
+        // The room above id, in unsigned arithmetic (id may be negative).
+        const std::uint64_t room =
+            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) -
+            static_cast<std::uint64_t>(id);
+        if (gap >= room) {
           break;
         }
-        id += static_cast<std::int64_t>(gap);
+        id = static_cast<std::int64_t>(static_cast<std::uint64_t>(id) + gap);
       }
       std::string blob;
       encode_bucket(entries, 1, blob);
