@@ -107,6 +107,13 @@ class IndexStorage {
   void search_above_k(std::uint64_t query, const MultiProbePlan& plan, std::int64_t rows,
                       std::vector<IndexHit>& out);
   void probe(std::uint64_t query, int radius, std::vector<IndexHit>& out);
+  // probe(query, k, out) for the `count` nearest: the copies' buckets are
+  // read in table order, and the reading stops once the copies read prove
+  // `count` rows (those whose prefixes are pairwise disjoint, m of them,
+  // find every row within m - 1 bits: one of the m prefixes is unchanged).
+  // `out` then holds at least `count` rows and every row nearer than its
+  // count-th; else it is what probe() appends.
+  void probe_nearest(std::uint64_t query, std::size_t count, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   // The `count` rows nearest to `query` at any distance, ties by rowid, by
   // one pass over the data table keeping only `count` of them; sorted.
@@ -204,7 +211,9 @@ class IndexStorage {
   void with_current_layout(std::vector<IndexHit>& out, Read read);
   // Reads the stored buckets `row_ids` (ids of distinct buckets under
   // layout_) in chunks of kProbeChunk, calling visit(row_id, data, size) for
-  // each that exists; false if the stored bucket bits differ from layout_.
+  // each that exists (a visit that returns false stops the reading: the
+  // buckets after it are not read); false if the stored bucket bits differ
+  // from layout_.
   template <typename Visit>
   bool read_buckets(std::span<const std::int64_t> row_ids, Visit visit);
   // What a row of a statement that reads buckets (its first part

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <span>
+#include <type_traits>
 
 #include "ext/common/radius_argument.h"
 #include "ext/index/index_shadow_tables.h"
@@ -200,8 +201,15 @@ bool IndexStorage::read_buckets(std::span<const std::int64_t> row_ids, Visit vis
         throw_malformed(row_id);
       }
       ++next_part;
-      visit(row_id, static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
-            static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
+      const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1));
+      const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 1));
+      if constexpr (std::is_same_v<decltype(visit(row_id, data, size)), bool>) {
+        if (!visit(row_id, data, size)) {
+          return true;  // the bits were checked with the first row read
+        }
+      } else {
+        visit(row_id, data, size);
+      }
     }
     if (!bits_checked && layout_.bits() != BucketLayout::kDefaultBucketBits) {
       return false;
@@ -218,6 +226,50 @@ bool IndexStorage::probe_with_layout(std::uint64_t query, int radius, std::vecto
                           throw_malformed(row_id);
                         }
                       });
+}
+
+void IndexStorage::probe_nearest(std::uint64_t query, std::size_t count,
+                                 std::vector<IndexHit>& out) {
+  const int k = plan_.k();
+  if (!pending_.empty() || count == 0) {
+    probe(query, k, out);  // pending rows are not in the buckets' order
+    return;
+  }
+  const std::size_t first = out.size();
+  with_current_layout(out, [&] {
+    bucket_probe_.probe_rows(query, row_ids_);
+    // Tables read so far whose prefixes are pairwise disjoint (greedily, in
+    // table order), and the rows found within the radius they prove.
+    std::uint64_t taken = 0;
+    int disjoint = 0;
+    int next_table = 0;
+    std::size_t proven = 0;
+    std::size_t counted = first;
+    return read_buckets(
+        row_ids_, [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+          if (!bucket_probe_.probe_bucket(query, k, row_id, data, size, out)) {
+            throw_malformed(row_id);
+          }
+          // Every table up to this one has been read (an absent bucket is empty).
+          const int radius_before = disjoint - 1;
+          for (const int table = layout_.table_of(row_id); next_table <= table; ++next_table) {
+            const std::uint64_t mask = plan_.prefix_mask(next_table);
+            if ((mask & taken) == 0) {
+              taken |= mask;
+              ++disjoint;
+            }
+          }
+          const int radius = std::min(disjoint - 1, k);
+          if (radius != radius_before) {
+            counted = first;  // the rows found before count again at the new radius
+            proven = 0;
+          }
+          for (; counted < out.size(); ++counted) {
+            proven += out[counted].distance <= radius ? 1 : 0;
+          }
+          return proven < count;
+        });
+  });
 }
 
 bool IndexStorage::multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,

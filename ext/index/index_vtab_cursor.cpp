@@ -73,8 +73,11 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
   };
   for (int radius = first; radius <= bound; radius = next_radius(radius, cursor.hits.size())) {
     cursor.hits.clear();
-    if (radius == first) {
-      storage.probe(query, radius, cursor.hits);  // first <= k
+    if (radius == first && first == storage.plan().k()) {
+      // Stops early once the copies read hold `count` rows (near duplicates).
+      storage.probe_nearest(query, count, cursor.hits);
+    } else if (radius == first) {
+      storage.probe(query, radius, cursor.hits);  // first < k
     } else {
       // Each radius's plan is made once, for the cost check and the search.
       if (!rows || radius >= kMaxRadius) {

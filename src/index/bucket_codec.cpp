@@ -63,6 +63,32 @@ inline std::uint64_t load_rest(const unsigned char* data, int rest_bytes, bool f
   return rest;
 }
 
+// The bits of `data` (`size` bytes, `total` bits) from `position` on, least
+// significant first, and in `valid` how many of them it holds (up to
+// 64 - position % 8: one 8-byte load where 8 bytes remain); the bits above
+// those are zero. Inline here, not a member call through the module's PLT:
+// it runs once a Rice code.
+inline std::uint64_t peek_bits(const unsigned char* data, std::uint64_t size, std::uint64_t total,
+                               std::uint64_t position, int& valid) {
+  const std::uint64_t byte = position / 8;
+  const int shift = static_cast<int>(position % 8);
+  std::uint64_t word = 0;
+  if (byte + 8 <= size) {
+    std::memcpy(&word, data + byte, sizeof word);
+    if constexpr (std::endian::native == std::endian::big) {
+      word = swap_bytes(word);
+    }
+    valid = 64 - shift;
+    return word >> shift;
+  }
+  // The last bytes: as many as remain (fewer than 8), the bits past them zero.
+  for (std::uint64_t at = byte; at < size; ++at) {
+    word |= static_cast<std::uint64_t>(data[at]) << (8 * (at - byte));
+  }
+  valid = position >= total ? 0 : static_cast<int>(total - position);
+  return word >> shift;
+}
+
 // Packs bit fields least significant bit first.
 class BitWriter {
  public:
@@ -251,42 +277,60 @@ void BucketView::find_close(std::uint64_t query_rest, std::uint64_t prefix_mask,
 BucketIdReader::BucketIdReader(const BucketView& view)
     : data_(view.ids_), end_(view.end_), remaining_(view.count_) {}
 
-bool BucketIdReader::refill_and_read(int bits, std::uint64_t& value) {  // bits <= 32
-  while (buffered_ < bits) {
-    if (data_ == end_) {
-      return false;
-    }
-    buffer_ |= static_cast<std::uint64_t>(*data_++) << buffered_;
-    buffered_ += 8;
+bool BucketIdReader::start() {
+  if (data_ == end_ || *data_ > 63) {
+    return false;
   }
-  value = buffer_ & low_mask(bits);
-  buffer_ >>= bits;
-  buffered_ -= bits;
+  rice_ = *data_++;
+  std::uint64_t raw = 0;
+  data_ = get_varint(data_, end_, raw);
+  if (data_ == nullptr) {
+    data_ = end_;
+    return false;
+  }
+  previous_ = unzigzag(raw);
+  total_ = static_cast<std::uint64_t>(end_ - data_) * 8;
+  started_ = true;
   return true;
 }
 
 bool BucketIdReader::read_unary(std::uint64_t& value) {
   value = 0;
   for (;;) {
-    if (buffered_ == 0) {
-      if (data_ == end_) {
-        return false;
-      }
-      buffer_ = *data_++;
-      buffered_ = 8;
+    int valid = 0;
+    const std::uint64_t word =
+        peek_bits(data_, static_cast<std::uint64_t>(end_ - data_), total_, position_, valid);
+    if (valid == 0) {
+      return false;
     }
-    // Bits above buffered_ are zero, so this counts at most buffered_ ones.
-    const int ones = std::countr_one(buffer_);
-    if (ones < buffered_) {
+    // Bits above `valid` are zero, so this counts at most `valid` ones.
+    const int ones = std::countr_one(word);
+    if (ones < valid) {
       value += static_cast<std::uint64_t>(ones);
-      buffer_ >>= ones + 1;
-      buffered_ -= ones + 1;
+      position_ += static_cast<std::uint64_t>(ones) + 1;
       return true;
     }
-    value += static_cast<std::uint64_t>(buffered_);
-    buffer_ = 0;
-    buffered_ = 0;
+    value += static_cast<std::uint64_t>(valid);
+    position_ += static_cast<std::uint64_t>(valid);
   }
+}
+
+bool BucketIdReader::read_bits(int bits, std::uint64_t& value) {
+  if (total_ - position_ < static_cast<std::uint64_t>(bits)) {
+    return false;
+  }
+  value = 0;
+  // peek gives at least 57 bits where 8 bytes remain: two cover 63.
+  for (int have = 0; have < bits;) {
+    int valid = 0;
+    const std::uint64_t word =
+        peek_bits(data_, static_cast<std::uint64_t>(end_ - data_), total_, position_, valid);
+    const int take = std::min(valid, bits - have);
+    value |= (word & low_mask(take)) << have;
+    have += take;
+    position_ += static_cast<std::uint64_t>(take);
+  }
+  return true;
 }
 
 bool BucketIdReader::next(std::int64_t& id) {
@@ -295,28 +339,28 @@ bool BucketIdReader::next(std::int64_t& id) {
   }
   failed_ = true;  // until this id is read completely
   if (!started_) {
-    if (data_ == end_ || *data_ > 63) {
+    if (!start()) {
       return false;
     }
-    rice_ = *data_++;
-    std::uint64_t raw = 0;
-    data_ = get_varint(data_, end_, raw);
-    if (data_ == nullptr) {
-      data_ = end_;
-      return false;
-    }
-    previous_ = unzigzag(raw);
-    started_ = true;
   } else {
     std::uint64_t quotient = 0;
     std::uint64_t low = 0;
-    std::uint64_t high = 0;
-    if (!read_unary(quotient) || quotient > (~std::uint64_t{0} >> rice_) ||
-        !refill_and_read(std::min(rice_, 32), low) ||
-        !refill_and_read(std::max(rice_ - 32, 0), high)) {
+    int valid = 0;
+    const std::uint64_t word =
+        peek_bits(data_, static_cast<std::uint64_t>(end_ - data_), total_, position_, valid);
+    const int ones = std::countr_one(word);
+    if (ones + 1 + rice_ <= valid) {
+      // The whole code in this word: the usual case.
+      quotient = static_cast<std::uint64_t>(ones);
+      low = rice_ == 0 ? 0 : (word >> (ones + 1)) & low_mask(rice_);  // ones < 63 then
+      position_ += static_cast<std::uint64_t>(ones + 1 + rice_);
+    } else if (!read_unary(quotient) || !read_bits(rice_, low)) {
       return false;
     }
-    const std::uint64_t value = (quotient << rice_) | (high << 32) | low;
+    if (quotient > (~std::uint64_t{0} >> rice_)) {
+      return false;
+    }
+    const std::uint64_t value = (quotient << rice_) | low;
     // The gap is value + 1 and must keep the id within int64.
     const std::uint64_t room =
         static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) -
@@ -336,9 +380,9 @@ bool BucketIdReader::skip_to_clean_end() {
   // Only the lengths of the codes matter here: the unary quotient, its
   // zero and rice_ low bits (the first id is read first, as it sets rice_).
   // The id range checks of next() are left out: they guard ids a reported
-  // row would carry, and none of these is reported. The bits are walked by
-  // position, 8 bytes at a time where 8 remain: this runs on every bucket a
-  // probe reports a row from, so it must cost little next to the probe.
+  // row would carry, and none of these is reported. This runs on every
+  // bucket a probe reports a row from, so it must cost little next to the
+  // probe.
   if (!started_) {
     std::int64_t id = 0;
     if (!next(id)) {
@@ -348,50 +392,47 @@ bool BucketIdReader::skip_to_clean_end() {
   if (failed_) {
     return false;
   }
-  // The unread bits: the top buffered_ bits of the bytes just before data_.
-  const std::size_t held_bytes = static_cast<std::size_t>(buffered_ + 7) / 8;
-  const unsigned char* base = data_ - held_bytes;
-  const std::uint64_t total = static_cast<std::uint64_t>(end_ - base) * 8;
-  std::uint64_t position = held_bytes * 8 - static_cast<std::uint64_t>(buffered_);
-  const auto bit_at = [&](std::uint64_t at) { return (base[at / 8] >> (at % 8)) & 1; };
   for (; remaining_ > 0; --remaining_) {
-    if (position / 8 + 8 <= total / 8) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, base + position / 8, sizeof word);
-      if constexpr (std::endian::native == std::endian::big) {
-        word = swap_bytes(word);
+    int valid = 0;
+    const std::uint64_t word =
+        peek_bits(data_, static_cast<std::uint64_t>(end_ - data_), total_, position_, valid);
+    const int ones = std::countr_one(word);
+    if (ones < valid) {
+      position_ += static_cast<std::uint64_t>(ones) + 1 + static_cast<std::uint64_t>(rice_);
+    } else {
+      std::uint64_t quotient = 0;
+      if (!read_unary(quotient)) {
+        failed_ = true;
+        return false;
       }
-      word >>= position % 8;
-      const int ones = std::countr_one(word);
-      if (ones < 64 - static_cast<int>(position % 8)) {
-        position += static_cast<std::uint64_t>(ones) + 1 + static_cast<std::uint64_t>(rice_);
-        continue;
-      }
+      position_ += static_cast<std::uint64_t>(rice_);
     }
-    // Near the end (or a run of ones past the word): bit by bit.
-    while (position < total && bit_at(position) == 1) {
-      ++position;
-    }
-    if (position >= total) {
+    if (position_ > total_) {
       failed_ = true;
       return false;
     }
-    position += 1 + static_cast<std::uint64_t>(rice_);
   }
-  // Exactly the section's bytes: the last byte's unused bits are zero.
-  if (position > total || total - position >= 8 ||
-      (position < total && (base[position / 8] >> (position % 8)) != 0)) {
+  if (!at_clean_end()) {
     failed_ = true;
     return false;
   }
-  data_ = end_;
-  buffer_ = 0;
-  buffered_ = 0;
   return true;
 }
 
 bool BucketIdReader::at_clean_end() const {
-  return !failed_ && remaining_ == 0 && data_ == end_ && buffered_ < 8 && buffer_ == 0;
+  if (failed_ || remaining_ != 0) {
+    return false;
+  }
+  if (!started_) {
+    return data_ == end_;
+  }
+  // Exactly the section's bytes: fewer than 8 bits left, all zero.
+  if (position_ > total_ || total_ - position_ >= 8) {
+    return false;
+  }
+  int valid = 0;
+  return position_ == total_ ||
+         peek_bits(data_, static_cast<std::uint64_t>(end_ - data_), total_, position_, valid) == 0;
 }
 
 bool decode_bucket(const unsigned char* data, std::size_t size, int rest_bytes,

@@ -116,7 +116,10 @@ class BucketView {
   int rest_bytes_ = 0;
 };
 
-// Reads a bucket's ids in order (the id section only).
+// Reads a bucket's ids in order (the id section only). The Rice codes are
+// read by bit position, one 8-byte load per code where 8 bytes remain (a
+// code of the usual sizes fits in one): decoding ids is most of what a probe
+// into a crowded bucket and a load of the packed codes cost (perf, issue 37).
 class BucketIdReader {
  public:
   explicit BucketIdReader(const BucketView& view);
@@ -129,13 +132,18 @@ class BucketIdReader {
   bool skip_to_clean_end();
 
  private:
-  bool refill_and_read(int bits, std::uint64_t& value);
+  // The Rice byte and the first id (a zigzag varint); false if malformed.
+  bool start();
+  // The length of the unary quotient (one bits) at position_ and its zero;
+  // false if the section ends first.
   bool read_unary(std::uint64_t& value);
+  // `bits` (<= 63) bits at position_; false if the section ends first.
+  bool read_bits(int bits, std::uint64_t& value);
 
-  const unsigned char* data_;
+  const unsigned char* data_;  // the Rice byte; once started, the codes' first byte
   const unsigned char* end_;
-  std::uint64_t buffer_ = 0;  // unread bits, least significant first
-  int buffered_ = 0;
+  std::uint64_t position_ = 0;  // bits of the codes read
+  std::uint64_t total_ = 0;     // bits the codes' bytes hold
   int rice_ = 0;
   std::size_t remaining_;
   std::int64_t previous_ = 0;

@@ -93,10 +93,12 @@ class MultiProbePlan {
   double search_cost(std::int64_t rows) const;
   // Decoding one copy's buckets into that memory (PackedCodes::add_bucket,
   // page faults and SQLite's blob reads included), in this model's units:
-  // at 1M real fingerprints a load measured ~110 ms of CPU, about six random
-  // queries that end in the packed scan (15-20 ms each, which the model
-  // prices at 8.5 ms), so a load is priced at six such scans, ~50 ns a row.
-  static constexpr double kCodeLoadCost = 50;
+  // measured ~100 ns a row, at 1M real fingerprints (100-134 ms of CPU on a
+  // fresh connection, before and after the word-at-a-time id decoding: the
+  // decoding is a small part; SQLite's first reads of the pages and the
+  // page faults on the fresh arrays are most) as at 10M (~1 s). It was
+  // priced at 50, half of that, which made loads come too early.
+  static constexpr double kCodeLoadCost = 100;
   bool cheaper_than_cached_scan(std::int64_t rows) const;
   // The smallest radius within which `rows` uniform fingerprints put at
   // least `wanted` rows around a query (64 if none does): where the n

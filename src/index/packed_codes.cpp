@@ -52,16 +52,26 @@ bool PackedCodes::add_bucket(const BucketLayout& layout, std::int64_t row_id,
     reserve(std::max(total, 2 * ids_.capacity()));
   }
   const auto bucket = static_cast<std::uint64_t>(row_id - layout.first_row_id(table_));
-  BucketIdReader ids(view);
-  for (std::size_t index = 0; index < view.count(); ++index) {
-    std::int64_t id = 0;
-    if (!ids.next(id)) {
-      return false;
-    }
-    ids_.push_back(id);
-    keys_.push_back(layout.key_of(table_, bucket, view.rest(index)));
+  // Written in place, not pushed back one by one (the load is priced per
+  // row: MultiProbePlan::kCodeLoadCost); a malformed bucket leaves nothing.
+  const std::size_t first = ids_.size();
+  ids_.resize(total);
+  keys_.resize(total);
+  std::int64_t* ids = ids_.data() + first;
+  std::uint64_t* keys = keys_.data() + first;
+  const std::uint64_t high_bits = layout.key_of(table_, bucket, 0);
+  BucketIdReader reader(view);
+  bool sound = true;
+  for (std::size_t index = 0; index < view.count() && sound; ++index) {
+    sound = reader.next(ids[index]);
+    keys[index] = high_bits | view.rest(index);
   }
-  return ids.at_clean_end();
+  if (!sound || !reader.at_clean_end()) {
+    ids_.resize(first);
+    keys_.resize(first);
+    return false;
+  }
+  return true;
 }
 
 namespace {

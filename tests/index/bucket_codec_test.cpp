@@ -251,6 +251,156 @@ TEST(BucketCodec, SkippingToTheEndAgreesWithDecoding) {
   EXPECT_LE(only_decoding_refused, damaged / 50) << damaged;
 }
 
+// The id section read one bit at a time, as docs/format.md states it: the
+// reference BucketIdReader's word-at-a-time reading must agree with. Sets
+// `ids` to the ids read before the first failure; true if all `count` were
+// read and the section ends with them (fewer than 8 zero bits left).
+bool reference_ids(const unsigned char* section, std::size_t size, std::size_t count,
+                   std::vector<std::int64_t>& ids) {
+  ids.clear();
+  if (size == 0 || section[0] > 63) {
+    return false;
+  }
+  const int rice = section[0];
+  std::size_t at = 1;
+  std::uint64_t raw = 0;
+  for (int shift = 0;; shift += 7) {
+    if (at == size || shift >= 64) {
+      return false;
+    }
+    raw |= static_cast<std::uint64_t>(section[at] & 0x7f) << shift;
+    if ((section[at++] & 0x80) == 0) {
+      break;
+    }
+  }
+  std::int64_t id = static_cast<std::int64_t>(raw >> 1) ^ -static_cast<std::int64_t>(raw & 1);
+  ids.push_back(id);
+  const std::uint64_t total = (size - at) * 8;
+  std::uint64_t position = 0;
+  const auto bit = [&](std::uint64_t p) { return (section[at + p / 8] >> (p % 8)) & 1; };
+  while (ids.size() < count) {
+    std::uint64_t quotient = 0;
+    while (position < total && bit(position) == 1) {
+      ++quotient;
+      ++position;
+    }
+    if (position == total || total - position - 1 < static_cast<std::uint64_t>(rice)) {
+      return false;
+    }
+    ++position;  // the unary code's zero
+    std::uint64_t low = 0;
+    for (int b = 0; b < rice; ++b, ++position) {
+      low |= static_cast<std::uint64_t>(bit(position)) << b;
+    }
+    if (quotient > (~std::uint64_t{0} >> rice)) {
+      return false;
+    }
+    const std::uint64_t value = (quotient << rice) | low;
+    if (value >= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) -
+                     static_cast<std::uint64_t>(id)) {
+      return false;
+    }
+    id = static_cast<std::int64_t>(static_cast<std::uint64_t>(id) + value + 1);
+    ids.push_back(id);
+  }
+  for (; position < total; ++position) {
+    if (bit(position) != 0 || total - position >= 8) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// BucketIdReader reads the Rice codes a word at a time: on sound and damaged
+// id sections (random bytes, runs of ones longer than a word, Rice
+// parameters up to 63, sections of every length near 8 bytes) it reads the
+// ids the bit-by-bit reference reads, fails where it fails, and finds the
+// same clean end.
+TEST(BucketCodec, IdReaderAgreesWithABitByBitReference) {
+  std::mt19937_64 random(2037);
+  int sound = 0;
+  int refused = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::size_t count = 1 + random() % (trial % 3 == 0 ? 4 : 60);
+    std::string section;
+    if (trial % 2 == 0) {
+      // A sound section: gaps of one scale, so that every Rice parameter comes up.
+      const int scale = static_cast<int>(random() % 64);
+      std::vector<BucketEntry> entries;
+      std::int64_t id = static_cast<std::int64_t>(random() >> (random() % 64));
+      for (std::size_t i = 0; i < count; ++i) {
+        entries.push_back({id, 0});
+        const std::uint64_t gap = 1 + ((random() >> 1) >> (63 - scale));
+        // The room above id, in unsigned arithmetic (id may be negative).
+        const std::uint64_t room =
+            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) -
+            static_cast<std::uint64_t>(id);
+        if (gap >= room) {
+          break;
+        }
+        id = static_cast<std::int64_t>(static_cast<std::uint64_t>(id) + gap);
+      }
+      std::string blob;
+      encode_bucket(entries, 1, blob);
+      BucketView view;
+      ASSERT_TRUE(view.parse(reinterpret_cast<const unsigned char*>(blob.data()), blob.size(), 1));
+      count = entries.size();  // < 128: a one-byte count, then one-byte rests
+      section = blob.substr(1 + count);
+      if (trial % 4 == 2 && !section.empty()) {  // one byte changed, kept, cut or added
+        const std::size_t at = random() % section.size();
+        const int change = static_cast<int>(random() % 3);
+        if (change == 0) {
+          section[at] = static_cast<char>(section[at] ^ (1 << (random() % 8)));
+        } else if (change == 1) {
+          section.pop_back();
+        } else {
+          section.push_back(static_cast<char>(random() % 2 ? 0 : random()));
+        }
+      }
+    } else {
+      // Random bytes after a Rice byte: long runs of ones where bytes are 0xff.
+      section.push_back(static_cast<char>(random() % 70));
+      const std::size_t bytes = random() % 24;
+      for (std::size_t i = 0; i < bytes; ++i) {
+        const unsigned kind = random() % 4;
+        section.push_back(static_cast<char>(kind == 0 ? 0xff : kind == 1 ? 0 : random()));
+      }
+    }
+    // The view: `count` one-byte rests, then the section.
+    std::string blob(1, static_cast<char>(count));
+    blob.append(count, '\0');
+    blob += section;
+    BucketView view;
+    if (!view.parse(reinterpret_cast<const unsigned char*>(blob.data()), blob.size(), 1)) {
+      continue;  // the header's size check refused it first
+    }
+    std::vector<std::int64_t> expected;
+    const bool clean = reference_ids(reinterpret_cast<const unsigned char*>(section.data()),
+                                     section.size(), count, expected);
+    BucketIdReader reader(view);
+    std::vector<std::int64_t> read;
+    std::int64_t id = 0;
+    while (read.size() < count && reader.next(id)) {
+      read.push_back(id);
+    }
+    ASSERT_EQ(read, expected) << trial;
+    ASSERT_EQ(read.size() == count && reader.at_clean_end(), clean) << trial;
+    BucketIdReader skipper(view);
+    if (skipper.next(id)) {
+      // Skipping checks lengths only, not the id range: it may accept more.
+      const bool skipped = skipper.skip_to_clean_end();
+      if (clean) {
+        ASSERT_TRUE(skipped) << trial;
+      }
+    }
+    sound += clean;
+    refused += !clean;
+  }
+  // Both kinds came up often enough for the comparison to mean something.
+  EXPECT_GT(sound, 3000);
+  EXPECT_GT(refused, 3000);
+}
+
 TEST(BucketCodec, FindCloseMatchesBruteForce) {
   std::mt19937_64 random(31);
   for (int rest_bits : {48, 55, 60}) {

@@ -245,6 +245,71 @@ TEST_F(Nearest, TheCountArgumentMeansTheNearestEverywhere) {
 
 // A table named nearest keeps its command column; its count column is
 // nearest_count.
+// Near duplicates: the probe within k stops once the copies it has read
+// prove the n nearest (a copy's bucket finds every row within 0 bits, two
+// disjoint copies' every row within 1, ...). Clusters of exact duplicates
+// and of rows 1-3 bits apart around a few centres, queried at and near the
+// centres for counts that end the reading after each copy, against a
+// hamming() scan; also with a pending row nearer than the stored ones.
+TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("CREATE TABLE plain(id INTEGER PRIMARY KEY, fp INTEGER)");
+  std::mt19937_64 random(4137);
+  std::vector<std::uint64_t> centres;
+  for (int c = 0; c < 6; ++c) {
+    centres.push_back(random());
+  }
+  db.exec("BEGIN");
+  std::int64_t id = 1;
+  for (const std::uint64_t centre : centres) {
+    for (int copy = 0; copy < 40; ++copy) {
+      // A quarter exact duplicates, half one bit away, the rest 2-3 (ties
+      // at each distance, and rows one bit away in every copy's prefix).
+      const int flips = copy % 4 == 0 ? 0 : copy % 4 != 3 ? 1 : 2 + static_cast<int>(random() % 2);
+      insert_into_near_and_plain(db, (id++ * 7919) % 100003,
+                                 flip_random_bits(centre, flips, random));
+    }
+  }
+  for (int other = 0; other < 600; ++other) {
+    insert_into_near_and_plain(db, (id++ * 7919) % 100003, random());
+  }
+  db.exec("COMMIT");
+  const auto check = [&](std::int64_t query) {
+    for (const int count : {1, 5, 10, 11, 12, 16, 20, 25, 30, 41, 60}) {
+      const std::vector<std::string> expected = rows_of(
+          db.handle(),
+          std::string(
+              "SELECT id, hamming(fp, ?1) AS distance FROM plain ORDER BY distance, id LIMIT ") +
+              std::to_string(count),
+          query);
+      const std::string n = std::to_string(count);
+      EXPECT_EQ(
+          rows_of(
+              db.handle(),
+              std::string("SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = ") + n,
+              query),
+          expected)
+          << count;
+      EXPECT_EQ(rows_of(db.handle(),
+                        std::string("SELECT rowid, distance FROM near(?1, 64, ") + n + ")", query),
+                expected)
+          << count;
+    }
+  };
+  for (const std::uint64_t centre : centres) {
+    for (int flips = 0; flips <= 3; ++flips) {
+      check(static_cast<std::int64_t>(flip_random_bits(centre, flips, random)));
+    }
+  }
+  // A pending row at the centre: the reading does not stop early then.
+  db.exec("BEGIN");
+  insert_into_near_and_plain(db, 200001, centres[0]);
+  check(static_cast<std::int64_t>(centres[0]));
+  db.exec("ROLLBACK");
+  check(static_cast<std::int64_t>(centres[0]));
+}
+
 TEST(NearestColumn, ATableNamedNearestNamesItsCountColumnNearestCount) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE nearest USING simhash_index(k=3)");
