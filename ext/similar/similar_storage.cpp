@@ -344,6 +344,11 @@ std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double t
   }
   extractor_.counted_feature_vector(vector_);
   const CheckPoint check = [this] { throw_if_interrupted(db_); };
+  // The row handle of read_row_pieces lives for this search only.
+  struct CloseOnExit {
+    Blob& blob;
+    ~CloseOnExit() { blob.reset(); }
+  } close_blob{row_blob_};
   return find_similar(vector_.hashes, threshold, *this, check, counts);
 }
 
@@ -445,6 +450,59 @@ void SimilarStorage::read_row(std::int64_t id, std::vector<std::uint64_t>& out) 
     throw SqliteError(SQLITE_CORRUPT_VTAB, prefix(name_) + "a posting names row " +
                                                std::to_string(id) + ", which is not stored");
   }
+}
+
+void SimilarStorage::read_row_pieces(
+    std::int64_t id, std::uint64_t size,
+    const std::function<bool(std::span<const std::uint64_t>)>& on_piece) {
+  if (size > kWholeRowFeatures) {
+    int rc = SQLITE_OK;
+    if (row_blob_) {
+      rc = sqlite3_blob_reopen(row_blob_.get(), id);
+    } else {
+      sqlite3_blob* opened = nullptr;
+      const std::string rows = name_ + "_rows";
+      rc = sqlite3_blob_open(db_, schema_.c_str(), rows.c_str(), "features", id, 0, &opened);
+      row_blob_.reset(opened);
+    }
+    if (rc == SQLITE_OK) {
+      const int bytes = sqlite3_blob_bytes(row_blob_.get());
+      if (static_cast<std::uint64_t>(bytes) != 8 * size) {
+        damaged(id, "its postings give size " + std::to_string(size) + " but it holds " +
+                        std::to_string(bytes) + " bytes of features");
+      }
+      for (int at = 0; at < bytes;) {
+        const int piece = std::min(bytes - at, static_cast<int>(8 * kRowPieceFeatures));
+        piece_bytes_.resize(static_cast<std::size_t>(piece));
+        if (const int read = sqlite3_blob_read(row_blob_.get(), piece_bytes_.data(), piece, at);
+            read != SQLITE_OK) {
+          row_blob_.reset();
+          throw_sqlite(db_, read);
+        }
+        const auto* data = reinterpret_cast<const unsigned char*>(piece_bytes_.data());
+        const std::uint64_t before = piece_.empty() ? 0 : piece_.back();
+        if (!decode_features({data, piece_bytes_.size()}, piece_) ||
+            (at > 0 && piece_.front() <= before)) {
+          damaged(id, "its features are not ascending 8-byte hashes");
+        }
+        at += piece;
+        if (!on_piece(piece_)) {
+          break;
+        }
+      }
+      return;
+    }
+    // No handle on the row (a row that is not there, features that are not
+    // a BLOB, ...): a failed reopen leaves the handle unusable. The whole
+    // read below finds and names the fault.
+    row_blob_.reset();
+  }
+  read_row(id, piece_);
+  if (piece_.size() != size) {
+    damaged(id, "its postings give size " + std::to_string(size) + " but it holds " +
+                    std::to_string(piece_.size()) + " features");
+  }
+  on_piece(piece_);
 }
 
 std::string SimilarStorage::integrity_problem() {

@@ -78,6 +78,14 @@ class SimilarStore {
           on_row) = 0;
   // Row `id`'s ascending hashes into `out`.
   virtual void read_row(std::int64_t id, std::vector<std::uint64_t>& out) = 0;
+  // Row `id`'s ascending hashes, `size` of them (its posting's size), in
+  // pieces: on_piece with each next piece, in order, while it returns true.
+  // The verification of a candidate reads it so: a long row is left once its
+  // verdict is known, and the pieces after it are never read (the glue reads
+  // a long row's bytes from the file a piece at a time). By default the
+  // whole row, as one piece.
+  virtual void read_row_pieces(std::int64_t id, std::uint64_t size,
+                               const std::function<bool(std::span<const std::uint64_t>)>& on_piece);
   // Whether the store keeps, per feature, how many rows hold it (of any
   // size); then feature_count is that number, one lookup, and the search
   // ranks by it instead of counting postings (count_postings).
@@ -97,6 +105,7 @@ struct SimilarCounts {
   std::uint64_t probed_features = 0;  // features whose postings were read
   std::uint64_t postings = 0;         // postings read
   std::uint64_t checked = 0;          // rows verified
+  std::uint64_t row_features = 0;     // features of verified rows read (pieces whole)
   std::uint64_t pruned = 0;           // candidates dropped by their count of probed features
   std::uint64_t ranking_steps = 0;    // kept counts looked up, or postings counted to rank
   bool scanned_sizes = false;         // verified the rows of the size range instead
