@@ -283,6 +283,15 @@ def checked_inserts(path, real, held_out):
             pages_written.append((after["wchar"] - io["wchar"]) / page_size)
         if mode != "autocommit":
             conn.execute("ROLLBACK")
+        slowest = int(os.environ.get("SLOWEST", "0"))
+        if slowest and mode != "autocommit":
+            # What the slowest inserts were: their words, their pages, the
+            # rows at 0.8 (asked after the round, on a warm cache).
+            order = sorted(range(len(group)), key=lambda k: -times[k])[:slowest]
+            for k in order:
+                (found,) = conn.execute("SELECT count(*) FROM sim(?, 0.8)", (group[k],)).fetchone()
+                print(f"    slow: {times[k]:.0f} us, {pages_read[k]:.0f} pages, "
+                      f"{len(group[k].split())} words, {found} rows at 0.8: {group[k][:60]!r}")
         print(f"checked insert through the refuse recipe, {len(group)} real texts not stored, "
               f"{mode}: cpu median {statistics.median(times):.0f} us, p90 "
               f"{percentile(times, 0.9):.0f}, p99 {percentile(times, 0.99):.0f}, max "

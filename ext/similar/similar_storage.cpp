@@ -138,12 +138,9 @@ SimilarStorage::SimilarStorage(sqlite3* db, std::string schema, std::string name
       extractor_(config.options) {}
 
 sqlite3_stmt* SimilarStorage::statement(Kind kind) {
-  // Every statement names the schema and the table as (schema, name)
-  // pairs, the select of a size range twice.
-  return statements_[kind].get_with(db_, [&] {
-    return format_sql(kSimilarStatementSql[kind], schema_.c_str(), name_.c_str(), schema_.c_str(),
-                      name_.c_str());
-  });
+  // Every statement names the schema and the table, once.
+  return statements_[kind].get_with(
+      db_, [&] { return format_sql(kSimilarStatementSql[kind], schema_.c_str(), name_.c_str()); });
 }
 
 void SimilarStorage::damaged(std::int64_t id, const std::string& problem) const {
@@ -428,20 +425,15 @@ std::uint64_t SimilarStorage::count_rows(SizeRange sizes, std::uint64_t limit) {
   return static_cast<std::uint64_t>(sqlite3_column_int64(count, 0));
 }
 
-void SimilarStorage::read_rows(
-    SizeRange sizes,
-    const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>& on_row) {
+void SimilarStorage::read_row_sizes(
+    SizeRange sizes, const std::function<void(std::int64_t id, std::uint64_t size)>& on_row) {
   sqlite3_stmt* select = statement(kSelectRows);
   ResetOnExit reset(select);
   sqlite3_bind_int64(select, 1, size_bound(sizes.lowest));
   sqlite3_bind_int64(select, 2, size_bound(sizes.highest));
-  std::vector<std::uint64_t> hashes;
   while (step_row(db_, select)) {
-    const std::int64_t id = sqlite3_column_int64(select, 0);
-    if (!decode_features(blob_of(select, 1), hashes)) {
-      damaged(id, "its features are not ascending 8-byte hashes");
-    }
-    on_row(id, hashes);
+    on_row(sqlite3_column_int64(select, 0),
+           static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(select, 1))));
   }
 }
 

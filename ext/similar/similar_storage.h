@@ -44,10 +44,12 @@ bool is_similar_shadow_suffix(const char* suffix);
 // much again in the lookup by feature).
 inline constexpr std::size_t kDefaultFlushAfter = std::size_t{1} << 21;
 
-// Rows of more features than this are read in pieces (read_row_pieces):
-// 4 KiB of features, about what fits on a 4 KiB page without spilling.
+// Rows of more features than this (4 KiB of them, about what a 4 KiB page
+// holds without spilling) are read in pieces (read_row_pieces) of
+// kRowPieceFeatures (1 KiB: a piece reads at most one more page, so the
+// verification stops within a page of its verdict).
 inline constexpr std::uint64_t kWholeRowFeatures = 512;
-inline constexpr std::size_t kRowPieceFeatures = 512;
+inline constexpr std::size_t kRowPieceFeatures = 128;
 
 struct SimilarConfig {
   double threshold = 0.5;
@@ -117,9 +119,9 @@ class SimilarStorage final : public SimilarStore {
       std::uint64_t feature, SizeRange sizes,
       const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) override;
   std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) override;
-  void read_rows(SizeRange sizes,
-                 const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
-                     on_row) override;
+  void read_row_sizes(
+      SizeRange sizes,
+      const std::function<void(std::int64_t id, std::uint64_t size)>& on_row) override;
   void read_row(std::int64_t id, std::vector<std::uint64_t>& out) override;
   // A row of more than kWholeRowFeatures is read from the file a piece of
   // kRowPieceFeatures at a time (sqlite3_blob_read): its bytes spill onto

@@ -265,20 +265,26 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
   if (query.empty() || plan.probe_count == 0) {
     return matches;
   }
-  const FeatureView query_view(query, {}, static_cast<double>(query.size()));
   std::size_t verified = 0;
-  const auto verify = [&](std::int64_t id, std::span<const std::uint64_t> hashes) {
+  // A row's size is known before a feature of it is read (its posting's, or
+  // its entry among the sizes): the verification reads the row only until
+  // its verdict is known (PieceVerifier).
+  const auto verify = [&](std::int64_t id, std::uint64_t size) {
     ++count.checked;
-    count.row_features += hashes.size();
-    const FeatureView row(hashes, {}, static_cast<double>(hashes.size()));
-    if (const auto similarity = set_jaccard_if_at_least(query_view, row, threshold)) {
+    PieceVerifier verifier(query, size, threshold);
+    store.read_row_pieces(id, size, [&](std::span<const std::uint64_t> piece) {
+      const bool more = verifier.take(piece);
+      count.row_features += piece.size();
+      return more;
+    });
+    if (const auto similarity = verifier.similarity(threshold)) {
       matches.push_back({id, *similarity});
     }
     check_after_every(verified++, kRowsBetweenChecks, check);
   };
   const auto verify_sizes = [&] {
     count.scanned_sizes = true;
-    store.read_rows(plan.sizes, verify);
+    store.read_row_sizes(plan.sizes, verify);
   };
 
   // A candidate per posting read: a row found in h of the probed lists.
@@ -356,21 +362,7 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
       if (hits + not_probed < shared_at_least) {
         ++count.pruned;
       } else {
-        // The row's size is its posting's: the verification knows the
-        // sides' sizes before it reads a feature, and reads only until its
-        // verdict is known.
-        ++count.checked;
-        PieceVerifier verifier(query, candidates[begin].size, threshold);
-        store.read_row_pieces(candidates[begin].id, candidates[begin].size,
-                              [&](std::span<const std::uint64_t> piece) {
-                                const bool more = verifier.take(piece);
-                                count.row_features += piece.size();
-                                return more;
-                              });
-        if (const auto similarity = verifier.similarity(threshold)) {
-          matches.push_back({candidates[begin].id, *similarity});
-        }
-        check_after_every(verified++, kRowsBetweenChecks, check);
+        verify(candidates[begin].id, candidates[begin].size);
       }
       begin = end;
     }
