@@ -23,7 +23,8 @@ and write calls over the page size: pages from the OS, cached or not).
 INSERTS_ONLY=1 skips the query table (a kept SIMILAR_DB only); KEEP_WORK=1
 reuses the copy when it is there and keeps it (the rolled-back rounds leave
 it as it was; with AUTOCOMMIT=0 nothing is committed); JOURNAL=wal sets the
-copy's journal mode before the rounds.
+copy's journal mode before the rounds; SLOWEST=N lists the N slowest
+inserts of each rolled-back round (CPU, pages, words, rows at 0.8).
 The scan check compares the first CHECKED queries' answers at both
 thresholds with one simhash_jaccard scan of every stored text.
 
