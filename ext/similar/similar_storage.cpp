@@ -148,6 +148,11 @@ void SimilarStorage::damaged(std::int64_t id, const std::string& problem) const 
                     prefix(name_) + "row " + std::to_string(id) + " is damaged: " + problem);
 }
 
+void SimilarStorage::wrong_size(std::int64_t id, std::uint64_t size, std::uint64_t bytes) const {
+  damaged(id, "its size is " + std::to_string(size) + " but it holds " + std::to_string(bytes) +
+                  " bytes of features");
+}
+
 void SimilarStorage::features_of(StoredText text, std::vector<std::uint64_t>& out) {
   out.clear();
   if (!text) {
@@ -460,8 +465,7 @@ void SimilarStorage::read_row_pieces(
     if (rc == SQLITE_OK) {
       const int bytes = sqlite3_blob_bytes(row_blob_.get());
       if (static_cast<std::uint64_t>(bytes) != 8 * size) {
-        damaged(id, "its postings give size " + std::to_string(size) + " but it holds " +
-                        std::to_string(bytes) + " bytes of features");
+        wrong_size(id, size, static_cast<std::uint64_t>(bytes));
       }
       for (int at = 0; at < bytes;) {
         const int piece = std::min(bytes - at, static_cast<int>(8 * kRowPieceFeatures));
@@ -491,8 +495,7 @@ void SimilarStorage::read_row_pieces(
   }
   read_row(id, piece_);
   if (piece_.size() != size) {
-    damaged(id, "its postings give size " + std::to_string(size) + " but it holds " +
-                    std::to_string(piece_.size()) + " features");
+    wrong_size(id, size, 8 * piece_.size());
   }
   on_piece(piece_);
 }

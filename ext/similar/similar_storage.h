@@ -160,6 +160,8 @@ class SimilarStorage final : public SimilarStore {
  private:
   sqlite3_stmt* statement(Kind kind);
   [[noreturn]] void damaged(std::int64_t id, const std::string& problem) const;
+  // A row whose features are not the `size` its posting or sizes entry gives.
+  [[noreturn]] void wrong_size(std::int64_t id, std::uint64_t size, std::uint64_t bytes) const;
   // Reads row `id` into `out`; false when there is none.
   bool load_row(std::int64_t id, std::vector<std::uint64_t>& out);
   void write_row(std::int64_t id, std::span<const std::uint64_t> hashes);

@@ -607,8 +607,8 @@ TEST(SimilarTable, LongRowsAtExactlyTheThresholdAreFoundAndTheirDamageNamed) {
   db.exec("BEGIN");
   db.exec("UPDATE sim_rows SET features = substr(features, 1, 8 * 899) WHERE id = 1");
   EXPECT_EQ(db.error(select + "0.8)"),
-            "simhash_similar sim: row 1 is damaged: its postings give size 900 but it holds 7192 "
-            "bytes of features");
+            "simhash_similar sim: row 1 is damaged: its size is 900 but it holds 7192 bytes of "
+            "features");
   db.exec("ROLLBACK");
   db.exec("BEGIN");
   db.exec(
