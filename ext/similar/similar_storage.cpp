@@ -472,8 +472,7 @@ void SimilarStorage::read_row_pieces(
         piece_bytes_.resize(static_cast<std::size_t>(piece));
         if (const int read = sqlite3_blob_read(row_blob_.get(), piece_bytes_.data(), piece, at);
             read != SQLITE_OK) {
-          row_blob_.reset();
-          throw_sqlite(db_, read);
+          throw_sqlite(db_, read);  // search() closes the handle
         }
         const auto* data = reinterpret_cast<const unsigned char*>(piece_bytes_.data());
         const std::uint64_t before = piece_.empty() ? 0 : piece_.back();

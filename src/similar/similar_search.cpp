@@ -174,8 +174,6 @@ class PieceVerifier {
     return !out_of_reach() && next_ < query_.size();
   }
 
-  std::size_t read() const { return read_; }
-
   // The similarity, when the pieces taken decide it at the threshold or above.
   std::optional<double> similarity(double threshold) const {
     if (overlap_ < needed_) {
