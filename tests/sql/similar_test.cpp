@@ -265,7 +265,7 @@ TEST(SimilarTable, EqualsTheScanThroughRandomWritesCharacters) {
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesOnLongTexts) {
   // Texts of about 600 words: most rows hold more than kWholeRowFeatures,
   // and their verification reads them from the file in pieces.
-  run_random_workload("n=3 weight=binary", 7, 3000, 600, false, 0, 200);
+  run_random_workload("n=3 weight=binary", 7, 3000, 600, false, 0, 120);
 }
 
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesInFormat1) {
