@@ -17,7 +17,14 @@ environment, N real texts not stored are inserted one statement each
 through the refuse recipe into a copy of the database (work.db beside it,
 or SIMILAR_WORK),
 in a transaction rolled back (twice: a first round on cold pages, a second
-of other texts on warm ones) and in autocommit: the checked insert's CPU.
+of other texts on warm ones) and in autocommit: the checked insert's CPU,
+wall, and the pages it read and wrote (/proc/self/io's bytes through read
+and write calls over the page size: pages from the OS, cached or not).
+INSERTS_ONLY=1 skips the query table (a kept SIMILAR_DB only); KEEP_WORK=1
+reuses the copy when it is there and keeps it (the rolled-back rounds leave
+it as it was; with AUTOCOMMIT=0 nothing is committed); JOURNAL=wal sets the
+copy's journal mode before the rounds; SLOWEST=N lists the N slowest
+inserts of each rolled-back round (CPU, pages, words, rows at 0.8).
 The scan check compares the first CHECKED queries' answers at both
 thresholds with one simhash_jaccard scan of every stored text.
 
@@ -114,6 +121,10 @@ def main():
     conn.execute(f"PRAGMA cache_size = -{cache_mib * 1024}")
     if kept and reusable(conn):
         print(f"reusing {path} (made by an earlier run with these rows)")
+        if os.environ.get("INSERTS_ONLY") == "1":
+            conn.close()
+            checked_inserts(path, real, held_out)
+            return
         measure(conn, path, rows, texts, real, generator, words, held_out)
         return
     if kept:
@@ -208,11 +219,16 @@ def checked_inserts(path, real, held_out):
     # SIMILAR_WORK names the copy (two sessions sharing one kept database
     # must not write the same copy).
     work = os.environ.get("SIMILAR_WORK") or os.path.join(os.path.dirname(path), "work.db")
-    shutil.copyfile(path, work)
+    keep_work = os.environ.get("KEEP_WORK") == "1"
+    if not (keep_work and os.path.exists(work)):
+        shutil.copyfile(path, work)
     conn = sqlite3.connect(work, isolation_level=None)
     conn.enable_load_extension(True)
     conn.load_extension(extension)
     conn.execute(f"PRAGMA cache_size = -{cache_mib * 1024}")
+    journal = os.environ.get("JOURNAL", "")
+    if journal:
+        print(f"journal_mode {conn.execute(f'PRAGMA journal_mode = {journal}').fetchone()[0]}")
     recipes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sql", "recipes")
     follow = open(os.path.join(recipes, "similar_follow_table.sql")).read()
     # The final backfill adds rows sim lacks; it has them all (loaded as docs).
@@ -236,30 +252,65 @@ def checked_inserts(path, real, held_out):
     (top,) = conn.execute("SELECT max(id) FROM docs").fetchone()
     for text in rounds[0][:50]:  # untimed: the cache warm
         conn.execute("SELECT count(*) FROM sim(?, 0.8)", (text,)).fetchall()
-    for mode, group in (("in one transaction, rolled back, first round (cold pages)", rounds[0]),
-                        ("in one transaction, rolled back, second round (warm)", rounds[1]),
-                        ("autocommit", rounds[0])):
+    modes = [("in one transaction, rolled back, first round (cold pages)", rounds[0]),
+             ("in one transaction, rolled back, second round (warm)", rounds[1])]
+    if os.environ.get("AUTOCOMMIT", "1") == "1":
+        modes.append(("autocommit", rounds[0]))
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    for mode, group in modes:
         if not group:
             continue
         if mode != "autocommit":
             conn.execute("BEGIN")
         times = []
+        walls = []
+        # Pages read from and written to the files (SQLite's reads and writes
+        # go through read/pwrite: /proc/self/io counts their bytes).
+        pages_read = []
+        pages_written = []
         refused = 0
         for i, text in enumerate(group, top + 1):
+            io = process_io()
+            wall = time.perf_counter()
             cpu = time.thread_time()
             try:
                 conn.execute("INSERT INTO docs(id, body) VALUES (?, ?)", (i, text))
             except sqlite3.IntegrityError:
                 refused += 1
             times.append(1e6 * (time.thread_time() - cpu))
+            walls.append(1e6 * (time.perf_counter() - wall))
+            after = process_io()
+            pages_read.append((after["rchar"] - io["rchar"]) / page_size)
+            pages_written.append((after["wchar"] - io["wchar"]) / page_size)
         if mode != "autocommit":
             conn.execute("ROLLBACK")
+        slowest = int(os.environ.get("SLOWEST", "0"))
+        if slowest and mode != "autocommit":
+            # What the slowest inserts were: their words, their pages, the
+            # rows at 0.8 (asked after the round, on a warm cache).
+            order = sorted(range(len(group)), key=lambda k: -times[k])[:slowest]
+            for k in order:
+                (found,) = conn.execute("SELECT count(*) FROM sim(?, 0.8)", (group[k],)).fetchone()
+                print(f"    slow: {times[k]:.0f} us, {pages_read[k]:.0f} pages, "
+                      f"{len(group[k].split())} words, {found} rows at 0.8: {group[k][:60]!r}")
         print(f"checked insert through the refuse recipe, {len(group)} real texts not stored, "
               f"{mode}: cpu median {statistics.median(times):.0f} us, p90 "
               f"{percentile(times, 0.9):.0f}, p99 {percentile(times, 0.99):.0f}, max "
-              f"{max(times):.0f}; {refused} refused")
+              f"{max(times):.0f}; wall median {statistics.median(walls):.0f} us, p99 "
+              f"{percentile(walls, 0.99):.0f}; {refused} refused")
+        print(f"  pages read: {sum(pages_read):.0f} in all, median {statistics.median(pages_read):.0f}"
+              f", p99 {percentile(pages_read, 0.99):.0f}; pages written: median "
+              f"{statistics.median(pages_written):.0f}, p90 {percentile(pages_written, 0.9):.0f}")
     conn.close()
-    os.remove(work)
+    if not keep_work:
+        os.remove(work)
+
+
+def process_io():
+    """This process's /proc/self/io counters (rchar, wchar: bytes through
+    read and write calls, the OS cache's included)."""
+    with open("/proc/self/io") as io:
+        return {k: int(v) for k, v in (line.split(": ") for line in io)}
 
 
 def reusable(conn):

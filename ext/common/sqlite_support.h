@@ -21,6 +21,11 @@ struct StatementFinalizer {
 };
 using Statement = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
 
+struct BlobCloser {
+  void operator()(sqlite3_blob* blob) const { sqlite3_blob_close(blob); }
+};
+using Blob = std::unique_ptr<sqlite3_blob, BlobCloser>;
+
 struct SqliteFree {
   void operator()(void* memory) const { sqlite3_free(memory); }
 };

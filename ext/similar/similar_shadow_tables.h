@@ -36,8 +36,7 @@ inline constexpr const char* kCreateSimilarTables =
 inline constexpr const char* kSelectSimilarConfig = "SELECT key, value FROM \"%w\".\"%w_config\"";
 
 // The statements a table keeps prepared, in SimilarStorage::Kind order
-// (similar_storage.cpp checks the count); each gets the schema and name
-// pair twice, the select of a size range's rows using both.
+// (similar_storage.cpp checks the count); each gets the schema and name.
 inline constexpr const char* kSimilarStatementSql[] = {
     // kInsertRow, kDeleteRow, kSelectRow, kMaxId: the rows table.
     "INSERT INTO \"%w\".\"%w_rows\"(id, size, features) VALUES (?1, ?2, ?3)",
@@ -53,11 +52,10 @@ inline constexpr const char* kSimilarStatementSql[] = {
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size "
     "BETWEEN ?2 AND ?3 LIMIT ?4)",
     "SELECT id, size FROM \"%w\".\"%w_postings\" WHERE feature = ?1 AND size BETWEEN ?2 AND ?3",
-    // kCountRows (of a size range, up to a limit), kSelectRows (of a size range).
+    // kCountRows (of a size range, up to a limit), kSelectRows (a size range's ids and sizes).
     "SELECT count(*) FROM (SELECT 1 FROM \"%w\".\"%w_sizes\" WHERE size BETWEEN ?1 AND ?2 "
     "LIMIT ?3)",
-    "SELECT id, features FROM \"%w\".\"%w_rows\" WHERE id IN (SELECT id FROM \"%w\".\"%w_sizes\" "
-    "WHERE size BETWEEN ?1 AND ?2)",
+    "SELECT id, size FROM \"%w\".\"%w_sizes\" WHERE size BETWEEN ?1 AND ?2",
     // kInsertSize, kDeleteSize, kHasSize, kHasPosting.
     "INSERT INTO \"%w\".\"%w_sizes\"(size, id) VALUES (?1, ?2)",
     "DELETE FROM \"%w\".\"%w_sizes\" WHERE size = ?1 AND id = ?2",

@@ -138,17 +138,19 @@ SimilarStorage::SimilarStorage(sqlite3* db, std::string schema, std::string name
       extractor_(config.options) {}
 
 sqlite3_stmt* SimilarStorage::statement(Kind kind) {
-  // Every statement names the schema and the table as (schema, name)
-  // pairs, the select of a size range twice.
-  return statements_[kind].get_with(db_, [&] {
-    return format_sql(kSimilarStatementSql[kind], schema_.c_str(), name_.c_str(), schema_.c_str(),
-                      name_.c_str());
-  });
+  // Every statement names the schema and the table, once.
+  return statements_[kind].get_with(
+      db_, [&] { return format_sql(kSimilarStatementSql[kind], schema_.c_str(), name_.c_str()); });
 }
 
 void SimilarStorage::damaged(std::int64_t id, const std::string& problem) const {
   throw SqliteError(SQLITE_CORRUPT_VTAB,
                     prefix(name_) + "row " + std::to_string(id) + " is damaged: " + problem);
+}
+
+void SimilarStorage::wrong_size(std::int64_t id, std::uint64_t size, std::uint64_t bytes) const {
+  damaged(id, "its size is " + std::to_string(size) + " but it holds " + std::to_string(bytes) +
+                  " bytes of features");
 }
 
 void SimilarStorage::features_of(StoredText text, std::vector<std::uint64_t>& out) {
@@ -344,6 +346,11 @@ std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double t
   }
   extractor_.counted_feature_vector(vector_);
   const CheckPoint check = [this] { throw_if_interrupted(db_); };
+  // The row handle of read_row_pieces lives for this search only.
+  struct CloseOnExit {
+    Blob& blob;
+    ~CloseOnExit() { blob.reset(); }
+  } close_blob{row_blob_};
   return find_similar(vector_.hashes, threshold, *this, check, counts);
 }
 
@@ -423,20 +430,15 @@ std::uint64_t SimilarStorage::count_rows(SizeRange sizes, std::uint64_t limit) {
   return static_cast<std::uint64_t>(sqlite3_column_int64(count, 0));
 }
 
-void SimilarStorage::read_rows(
-    SizeRange sizes,
-    const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>& on_row) {
+void SimilarStorage::read_row_sizes(
+    SizeRange sizes, const std::function<void(std::int64_t id, std::uint64_t size)>& on_row) {
   sqlite3_stmt* select = statement(kSelectRows);
   ResetOnExit reset(select);
   sqlite3_bind_int64(select, 1, size_bound(sizes.lowest));
   sqlite3_bind_int64(select, 2, size_bound(sizes.highest));
-  std::vector<std::uint64_t> hashes;
   while (step_row(db_, select)) {
-    const std::int64_t id = sqlite3_column_int64(select, 0);
-    if (!decode_features(blob_of(select, 1), hashes)) {
-      damaged(id, "its features are not ascending 8-byte hashes");
-    }
-    on_row(id, hashes);
+    on_row(sqlite3_column_int64(select, 0),
+           static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(select, 1))));
   }
 }
 
@@ -445,6 +447,56 @@ void SimilarStorage::read_row(std::int64_t id, std::vector<std::uint64_t>& out) 
     throw SqliteError(SQLITE_CORRUPT_VTAB, prefix(name_) + "a posting names row " +
                                                std::to_string(id) + ", which is not stored");
   }
+}
+
+void SimilarStorage::read_row_pieces(
+    std::int64_t id, std::uint64_t size,
+    const std::function<bool(std::span<const std::uint64_t>)>& on_piece) {
+  if (size > kWholeRowFeatures) {
+    int rc = SQLITE_OK;
+    if (row_blob_) {
+      rc = sqlite3_blob_reopen(row_blob_.get(), id);
+    } else {
+      sqlite3_blob* opened = nullptr;
+      const std::string rows = name_ + "_rows";
+      rc = sqlite3_blob_open(db_, schema_.c_str(), rows.c_str(), "features", id, 0, &opened);
+      row_blob_.reset(opened);
+    }
+    if (rc == SQLITE_OK) {
+      const int bytes = sqlite3_blob_bytes(row_blob_.get());
+      if (static_cast<std::uint64_t>(bytes) != 8 * size) {
+        wrong_size(id, size, static_cast<std::uint64_t>(bytes));
+      }
+      for (int at = 0; at < bytes;) {
+        const int piece = std::min(bytes - at, static_cast<int>(8 * kRowPieceFeatures));
+        piece_bytes_.resize(static_cast<std::size_t>(piece));
+        if (const int read = sqlite3_blob_read(row_blob_.get(), piece_bytes_.data(), piece, at);
+            read != SQLITE_OK) {
+          throw_sqlite(db_, read);  // search() closes the handle
+        }
+        const auto* data = reinterpret_cast<const unsigned char*>(piece_bytes_.data());
+        const std::uint64_t before = piece_.empty() ? 0 : piece_.back();
+        if (!decode_features({data, piece_bytes_.size()}, piece_) ||
+            (at > 0 && piece_.front() <= before)) {
+          damaged(id, "its features are not ascending 8-byte hashes");
+        }
+        at += piece;
+        if (!on_piece(piece_)) {
+          break;
+        }
+      }
+      return;
+    }
+    // No handle on the row (a row that is not there, features that are not
+    // a BLOB, ...): a failed reopen leaves the handle unusable. The whole
+    // read below finds and names the fault.
+    row_blob_.reset();
+  }
+  read_row(id, piece_);
+  if (piece_.size() != size) {
+    wrong_size(id, size, 8 * piece_.size());
+  }
+  on_piece(piece_);
 }
 
 std::string SimilarStorage::integrity_problem() {

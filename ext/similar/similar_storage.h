@@ -44,6 +44,13 @@ bool is_similar_shadow_suffix(const char* suffix);
 // much again in the lookup by feature).
 inline constexpr std::size_t kDefaultFlushAfter = std::size_t{1} << 21;
 
+// Rows of more features than this (4 KiB of them, about what a 4 KiB page
+// holds without spilling) are read in pieces (read_row_pieces) of
+// kRowPieceFeatures (1 KiB: a piece reads at most one more page, so the
+// verification stops within a page of its verdict).
+inline constexpr std::uint64_t kWholeRowFeatures = 512;
+inline constexpr std::size_t kRowPieceFeatures = 128;
+
 struct SimilarConfig {
   double threshold = 0.5;
   SimhashOptions options;
@@ -112,10 +119,17 @@ class SimilarStorage final : public SimilarStore {
       std::uint64_t feature, SizeRange sizes,
       const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) override;
   std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) override;
-  void read_rows(SizeRange sizes,
-                 const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
-                     on_row) override;
+  void read_row_sizes(
+      SizeRange sizes,
+      const std::function<void(std::int64_t id, std::uint64_t size)>& on_row) override;
   void read_row(std::int64_t id, std::vector<std::uint64_t>& out) override;
+  // A row of more than kWholeRowFeatures is read from the file a piece of
+  // kRowPieceFeatures at a time (sqlite3_blob_read): its bytes spill onto
+  // overflow pages, which SQLite reads in order, so the pieces left unread
+  // are pages never read. Shorter rows are read whole (one page).
+  void read_row_pieces(
+      std::int64_t id, std::uint64_t size,
+      const std::function<bool(std::span<const std::uint64_t>)>& on_piece) override;
   bool keeps_feature_counts() override { return config_.format >= kSimilarFormat; }
   std::uint64_t feature_count(std::uint64_t feature) override;
 
@@ -146,6 +160,8 @@ class SimilarStorage final : public SimilarStore {
  private:
   sqlite3_stmt* statement(Kind kind);
   [[noreturn]] void damaged(std::int64_t id, const std::string& problem) const;
+  // A row whose features are not the `size` its posting or sizes entry gives.
+  [[noreturn]] void wrong_size(std::int64_t id, std::uint64_t size, std::uint64_t bytes) const;
   // Reads row `id` into `out`; false when there is none.
   bool load_row(std::int64_t id, std::vector<std::uint64_t>& out);
   void write_row(std::int64_t id, std::span<const std::uint64_t> hashes);
@@ -171,6 +187,11 @@ class SimilarStorage final : public SimilarStore {
   // Its savepoint marks and flushing (ext/common/savepoint_marks.h).
   PendingWrites<PendingPostings> pending_writes_{pending_};
   std::vector<PendingPostings::Net> net_;  // scratch of the postings reads
+  // The handle read_row_pieces moves from row to row (sqlite3_blob_reopen);
+  // open only during a search, since an open handle is a statement running.
+  Blob row_blob_;
+  std::string piece_bytes_;
+  std::vector<std::uint64_t> piece_;
 };
 
 }  // namespace simhash::sql

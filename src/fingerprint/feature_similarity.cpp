@@ -79,14 +79,24 @@ double containment(const FeatureVector& a, const FeatureVector& b) {
   return containment(FeatureView(a), FeatureView(b));
 }
 
-std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold) {
-  const std::size_t size_a = a.hashes.size();
-  const std::size_t size_b = b.hashes.size();
+std::size_t set_jaccard_needed_overlap(std::size_t size_a, std::size_t size_b, double threshold) {
   // J >= t  <=>  overlap >= t (|a| + |b|) / (1 + t); an integer overlap is
   // at least a number when it is at least its ceiling.
   const double bound =
       threshold * (1 - 1e-9) * static_cast<double>(size_a + size_b) / (1 + threshold) - 1e-6;
-  const std::size_t needed_overlap = bound <= 0 ? 0 : static_cast<std::size_t>(std::ceil(bound));
+  return bound <= 0 ? 0 : static_cast<std::size_t>(std::ceil(bound));
+}
+
+double set_jaccard_of_overlap(std::size_t overlap, std::size_t size_a, std::size_t size_b) {
+  // Summed one by one, as weighted_jaccard adds each minimum of 1: exact.
+  return jaccard_of(static_cast<double>(overlap), FeatureView({}, {}, static_cast<double>(size_a)),
+                    FeatureView({}, {}, static_cast<double>(size_b)));
+}
+
+std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold) {
+  const std::size_t size_a = a.hashes.size();
+  const std::size_t size_b = b.hashes.size();
+  const std::size_t needed_overlap = set_jaccard_needed_overlap(size_a, size_b, threshold);
   std::size_t overlap = 0;
   std::size_t i = 0;
   std::size_t j = 0;

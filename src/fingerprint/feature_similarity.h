@@ -72,4 +72,12 @@ double containment(const FeatureVector& a, const FeatureVector& b);
 // low, so that no rounding stops a merge weighted_jaccard would accept.
 std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold);
 
+// Its two halves, for a merge that reads one side a piece at a time
+// (simhash_similar's verification of long stored rows): the overlap two sets
+// of these sizes need for a set Jaccard of at least `threshold` (taken a
+// little low, as above), and the set Jaccard of an overlap, computed as
+// weighted_jaccard computes it, so the number is the same to the bit.
+std::size_t set_jaccard_needed_overlap(std::size_t size_a, std::size_t size_b, double threshold);
+double set_jaccard_of_overlap(std::size_t overlap, std::size_t size_a, std::size_t size_b);
+
 }  // namespace simhash

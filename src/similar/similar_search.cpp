@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <compare>
+#include <optional>
 #include <utility>
 
 #include "fingerprint/feature_similarity.h"
@@ -137,7 +138,74 @@ std::vector<Ranked> rank_by_postings(std::span<const std::uint64_t> query, const
   return keep_rarest(std::move(ranked), plan.probe_count);
 }
 
+// Verifies a candidate row of `size` features as its pieces come
+// (SimilarStore::read_row_pieces): the merge of set_jaccard_if_at_least, on
+// the same overlap bound and the same number, that also tells its reader
+// when to stop. It stops once the overlap is out of reach (the shared
+// features so far plus the fewer left on either side fall below what the
+// threshold needs), and once the query's features are all passed (no later
+// feature of the row can be shared: the overlap, and so the similarity, is
+// final). A row whose features all come is decided as the whole merge would.
+class PieceVerifier {
+ public:
+  PieceVerifier(std::span<const std::uint64_t> query, std::uint64_t size, double threshold)
+      : query_(query),
+        size_(static_cast<std::size_t>(size)),
+        needed_(set_jaccard_needed_overlap(query.size(), size_, threshold)) {}
+
+  // Takes the next piece; false once the verdict is known.
+  bool take(std::span<const std::uint64_t> piece) {
+    for (const std::uint64_t hash : piece) {
+      if (out_of_reach()) {
+        return false;
+      }
+      while (next_ < query_.size() && query_[next_] < hash) {
+        ++next_;
+      }
+      if (next_ == query_.size()) {
+        return false;  // final: nothing of the row from here on is in the query
+      }
+      if (query_[next_] == hash) {
+        ++overlap_;
+        ++next_;
+      }
+      ++read_;
+    }
+    return !out_of_reach() && next_ < query_.size();
+  }
+
+  // The similarity, when the pieces taken decide it at the threshold or above.
+  std::optional<double> similarity(double threshold) const {
+    if (overlap_ < needed_) {
+      return std::nullopt;
+    }
+    const double similarity = set_jaccard_of_overlap(overlap_, query_.size(), size_);
+    return similarity >= threshold ? std::optional<double>(similarity) : std::nullopt;
+  }
+
+ private:
+  bool out_of_reach() const {
+    const std::size_t row_left = size_ > read_ ? size_ - read_ : 0;
+    return overlap_ + std::min(query_.size() - next_, row_left) < needed_;
+  }
+
+  std::span<const std::uint64_t> query_;
+  std::size_t size_;
+  std::size_t needed_;
+  std::size_t next_ = 0;  // the first query feature not yet passed
+  std::size_t overlap_ = 0;
+  std::size_t read_ = 0;  // the row's features taken
+};
+
 }  // namespace
+
+void SimilarStore::read_row_pieces(
+    std::int64_t id, std::uint64_t /*size*/,
+    const std::function<bool(std::span<const std::uint64_t>)>& on_piece) {
+  std::vector<std::uint64_t> hashes;
+  read_row(id, hashes);
+  on_piece(hashes);
+}
 
 SimilarPlan plan_similar_query(std::size_t query_size, double threshold) {
   const auto size = static_cast<double>(query_size);
@@ -195,19 +263,26 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
   if (query.empty() || plan.probe_count == 0) {
     return matches;
   }
-  const FeatureView query_view(query, {}, static_cast<double>(query.size()));
   std::size_t verified = 0;
-  const auto verify = [&](std::int64_t id, std::span<const std::uint64_t> hashes) {
+  // A row's size is known before a feature of it is read (its posting's, or
+  // its entry among the sizes): the verification reads the row only until
+  // its verdict is known (PieceVerifier).
+  const auto verify = [&](std::int64_t id, std::uint64_t size) {
     ++count.checked;
-    const FeatureView row(hashes, {}, static_cast<double>(hashes.size()));
-    if (const auto similarity = set_jaccard_if_at_least(query_view, row, threshold)) {
+    PieceVerifier verifier(query, size, threshold);
+    store.read_row_pieces(id, size, [&](std::span<const std::uint64_t> piece) {
+      const bool more = verifier.take(piece);
+      count.row_features += piece.size();
+      return more;
+    });
+    if (const auto similarity = verifier.similarity(threshold)) {
       matches.push_back({id, *similarity});
     }
     check_after_every(verified++, kRowsBetweenChecks, check);
   };
   const auto verify_sizes = [&] {
     count.scanned_sizes = true;
-    store.read_rows(plan.sizes, verify);
+    store.read_row_sizes(plan.sizes, verify);
   };
 
   // A candidate per posting read: a row found in h of the probed lists.
@@ -272,7 +347,6 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
               [](const Posting& a, const Posting& b) { return a.id < b.id; });
     const auto query_size = static_cast<double>(query.size());
     const auto not_probed = static_cast<double>(query.size() - probed_lists);
-    std::vector<std::uint64_t> hashes;
     for (std::size_t begin = 0; begin < candidates.size();) {
       std::size_t end = begin + 1;
       while (end < candidates.size() && candidates[end].id == candidates[begin].id) {
@@ -286,8 +360,7 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
       if (hits + not_probed < shared_at_least) {
         ++count.pruned;
       } else {
-        store.read_row(candidates[begin].id, hashes);
-        verify(candidates[begin].id, hashes);
+        verify(candidates[begin].id, candidates[begin].size);
       }
       begin = end;
     }

@@ -71,13 +71,19 @@ class SimilarStore {
       const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) = 0;
   // The rows with a size in `sizes`, counted up to `limit`.
   virtual std::uint64_t count_rows(SizeRange sizes, std::uint64_t limit) = 0;
-  // Calls on_row for each of them with its ascending hashes.
-  virtual void read_rows(
-      SizeRange sizes,
-      const std::function<void(std::int64_t id, std::span<const std::uint64_t> hashes)>&
-          on_row) = 0;
+  // Calls on_row with each of them: its id and size.
+  virtual void read_row_sizes(
+      SizeRange sizes, const std::function<void(std::int64_t id, std::uint64_t size)>& on_row) = 0;
   // Row `id`'s ascending hashes into `out`.
   virtual void read_row(std::int64_t id, std::vector<std::uint64_t>& out) = 0;
+  // Row `id`'s ascending hashes, `size` of them (as its posting or
+  // read_row_sizes gave it), in pieces: on_piece with each next piece, in
+  // order, while it returns true. The verification reads every row so: a
+  // long row is left once its verdict is known, and the pieces after it are
+  // never read (the glue reads a long row's bytes from the file a piece at a
+  // time). By default the whole row, as one piece.
+  virtual void read_row_pieces(std::int64_t id, std::uint64_t size,
+                               const std::function<bool(std::span<const std::uint64_t>)>& on_piece);
   // Whether the store keeps, per feature, how many rows hold it (of any
   // size); then feature_count is that number, one lookup, and the search
   // ranks by it instead of counting postings (count_postings).
@@ -97,6 +103,7 @@ struct SimilarCounts {
   std::uint64_t probed_features = 0;  // features whose postings were read
   std::uint64_t postings = 0;         // postings read
   std::uint64_t checked = 0;          // rows verified
+  std::uint64_t row_features = 0;     // features of verified rows read (pieces whole)
   std::uint64_t pruned = 0;           // candidates dropped by their count of probed features
   std::uint64_t ranking_steps = 0;    // kept counts looked up, or postings counted to rank
   bool scanned_sizes = false;         // verified the rows of the size range instead
@@ -123,14 +130,17 @@ inline constexpr std::uint64_t kRankingCap = 256;
 // Size ranges of at most kDirectRows rows, plus one row per
 // kFeaturesPerDirectRow query features, are verified row by row without
 // ranking the query's features (a huge query text meets few rows of its
-// size). Ranking costs a B-tree lookup per query feature, verifying a row
-// a lookup and a merge of about as many features as the query has: for a
-// long text (thousands of features) a hundred rows of its sizes cost less
-// than the ranking (on the 1M benchmark: 15 ms ranked against 4 ms scanned
-// for a 7,300-feature text with 102 rows of its sizes), and touch fewer
-// pages when they are not cached.
+// size). Ranking a long query costs a B-tree seek per feature of its sample
+// (2 p + 64 of them, p about a fifth of its features at t = 0.8), a page
+// each where the pages are not cached; verifying a row costs its leaf page
+// and, for a long row, the pieces read before its verdict is known
+// (SimilarStore::read_row_pieces), most often one or two pages. On the 1M
+// benchmark a 3,400-feature licence with 166 rows of its sizes read 841
+// pages ranked and 465 verified directly in pieces (bench/BENCH.md, "Issue
+// 32: the cold checked insert's long rows"); at one row per 32 features
+// (before the pieces) it was ranked.
 inline constexpr std::uint64_t kDirectRows = 16;
-inline constexpr std::uint64_t kFeaturesPerDirectRow = 32;
+inline constexpr std::uint64_t kFeaturesPerDirectRow = 8;
 // Where the store keeps counts, a query is ranked, first, on a sample of
 // 2 p + kRankingSample of its features (p the plan's probe_count), by their
 // postings in the size range counted up to kFirstRankingCap: its hashes are

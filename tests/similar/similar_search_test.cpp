@@ -85,16 +85,37 @@ class ModelStore : public SimilarStore {
     }
     return std::min(count, limit);
   }
-  void read_rows(
-      SizeRange sizes,
-      const std::function<void(std::int64_t, std::span<const std::uint64_t>)>& on_row) override {
+  void read_row_sizes(SizeRange sizes,
+                      const std::function<void(std::int64_t, std::uint64_t)>& on_row) override {
     for (const auto& [id, hashes] : rows_) {
       if (in(sizes, hashes.size())) {
-        on_row(id, hashes);
+        on_row(id, hashes.size());
       }
     }
   }
   void read_row(std::int64_t id, Hashes& out) override { out = rows_.at(id); }
+  // With a piece size, rows are handed to the verification in pieces of it
+  // (as the glue reads long rows), and the features handed out are counted.
+  void set_piece(std::size_t piece) { piece_ = piece; }
+  std::uint64_t features_handed = 0;
+  void read_row_pieces(
+      std::int64_t id, std::uint64_t size,
+      const std::function<bool(std::span<const std::uint64_t>)>& on_piece) override {
+    if (piece_ == 0) {
+      SimilarStore::read_row_pieces(id, size, on_piece);
+      return;
+    }
+    const Hashes& row = rows_.at(id);
+    EXPECT_EQ(row.size(), size) << "a posting's size is its row's";
+    for (std::size_t at = 0; at < row.size(); at += piece_) {
+      const std::span<const std::uint64_t> piece(row.data() + at,
+                                                 std::min(piece_, row.size() - at));
+      features_handed += piece.size();
+      if (!on_piece(piece)) {
+        return;
+      }
+    }
+  }
   bool keeps_feature_counts() override { return kept_counts_; }
   std::uint64_t feature_count(std::uint64_t feature) override {
     const auto found = counts_.find(feature);
@@ -110,6 +131,7 @@ class ModelStore : public SimilarStore {
   std::map<std::uint64_t, std::set<std::pair<std::uint64_t, std::int64_t>>> postings_;
   std::map<std::uint64_t, std::uint64_t> counts_;
   bool kept_counts_;
+  std::size_t piece_ = 0;
 };
 
 // Every row's similarity to `query` (each row's vector made once).
@@ -236,9 +258,10 @@ TEST(SimilarCodec, BytesAreLittleEndianOnEveryMachine) {
 // copy or a fresh set) answered as the scan answers, similarity bit for bit.
 void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t seed,
                   bool* saw_scan = nullptr, bool* saw_postings = nullptr, bool kept_counts = false,
-                  bool wrong_counts = false, bool* saw_sample = nullptr) {
+                  bool wrong_counts = false, bool* saw_sample = nullptr, std::size_t piece = 0) {
   SetMaker maker(universe, seed);
   ModelStore store(kept_counts);
+  store.set_piece(piece);
   std::vector<Hashes> bases;
   std::int64_t id = 0;
   for (int family = 0; family < 40; ++family) {
@@ -330,15 +353,86 @@ TEST(FindSimilar, EqualsTheScanOnLongSetsRankedOnASample) {
   EXPECT_TRUE(sample);
 }
 
+TEST(FindSimilar, EqualsTheScanReadingRowsInPieces) {
+  // The verification takes a candidate's features a piece at a time and
+  // stops once its verdict is known: the same answers, similarities bit for
+  // bit, with pieces of one feature, a few and many, short sets and long.
+  for (const std::size_t piece : {1, 7, 64}) {
+    bool scan = false;  // the rows of the sizes verified in pieces too
+    expect_exact(60, 40, 54, &scan, nullptr, false, false, nullptr, piece);
+    EXPECT_TRUE(scan);
+    expect_exact(100000, 60, 51, nullptr, nullptr, false, false, nullptr, piece);
+    expect_exact(100000, 900, 52, nullptr, nullptr, true, false, nullptr, piece);
+    expect_exact(2000, 300, 53, nullptr, nullptr, true, true, nullptr, piece);
+  }
+}
+
+// Rows of 900 features against a query of 900 at t = 0.8, where 800 shared
+// features give exactly 0.8 (800 / 1000) and 799 fall short. Row 1 holds
+// 100 features of its own, below every shared one in hash order, so its merge
+// meets the bound with no slack at all (none shared so far, 800 left on
+// either side, 800 needed): it must be read to its end and found at exactly
+// t. Row 2 holds 101 of its own and 799 shared: out of reach after its own
+// 101, its other pieces are never read. Row 3 holds the 800 shared and 100
+// above every query feature: its similarity (0.8 too) is final once the
+// query's last feature is passed, and its last pieces are not read. 300 rows of the
+// same size (none of the query's features) keep the search on its postings
+// (181 probed, 243 postings) rather than verifying the rows of the sizes.
+TEST(FindSimilar, LongRowsAtExactlyTheThresholdAreFoundWhileOthersAreReadInPart) {
+  const auto range = [](std::uint64_t first, std::uint64_t count) {
+    Hashes hashes;
+    for (std::uint64_t k = 0; k < count; ++k) {
+      hashes.push_back(first + k);
+    }
+    return hashes;
+  };
+  const auto joined = [](Hashes a, const Hashes& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    std::sort(a.begin(), a.end());
+    return a;
+  };
+  const Hashes shared = range(10001, 800);
+  const Hashes query = joined(range(1, 100), shared);
+  for (const bool kept_counts : {false, true}) {
+    ModelStore store(kept_counts);
+    store.set_piece(16);
+    store.add(1, joined(range(101, 100), shared));
+    store.add(2, joined(range(201, 101), range(10001, 799)));
+    store.add(3, joined(shared, range(20001, 100)));
+    // The shared feature row 2 lacks, held by another row: every shared
+    // feature is then in three rows, and the probes (the first of them by
+    // hash) find row 2 often enough to pass the count filter.
+    store.add(4, joined(range(10800, 1), range(3000000, 899)));
+    for (std::int64_t id = 1000; id < 1300; ++id) {
+      store.add(id, range(1000000 + 1000 * static_cast<std::uint64_t>(id), 900));
+    }
+    SimilarCounts counts;
+    const auto found = find_similar(query, 0.8, store, {}, &counts);
+    EXPECT_EQ(found, (std::vector<SimilarMatch>{{1, 0.8}, {3, 0.8}}));
+    EXPECT_EQ(found, at_least(all_similarities(store, query), 0.8));
+    EXPECT_FALSE(counts.scanned_sizes);
+    EXPECT_EQ(counts.checked, 3U);
+    // Row 1 whole (900); row 2 its first 7 pieces (101 of its own, then
+    // out of reach); row 3 its first 50 (its 800th feature is the query's last).
+    EXPECT_EQ(store.features_handed, 900U + 112U + 800U);
+    EXPECT_EQ(counts.row_features, store.features_handed);
+    // Just below: row 1 is out of reach when one shared feature is missing
+    // from the query (799 of 999 is below 0.8).
+    Hashes less = query;
+    less.erase(std::find(less.begin(), less.end(), std::uint64_t{10500}));
+    EXPECT_EQ(find_similar(less, 0.8, store), at_least(all_similarities(store, less), 0.8));
+  }
+}
+
 // A long query's rows of its sizes: verified directly up to kDirectRows plus
-// one per kFeaturesPerDirectRow query features (16 + 640 / 32 = 36), ranked
+// one per kFeaturesPerDirectRow query features (16 + 640 / 8 = 96), ranked
 // beyond (the query's features are in no row: nothing to read).
 TEST(FindSimilar, LongQueriesVerifyAFewDozenRowsOfTheirSizesDirectly) {
   Hashes query;
   for (std::uint64_t k = 1; k <= 640; ++k) {
     query.push_back(k);
   }
-  for (const std::int64_t rows : {36, 37}) {
+  for (const std::int64_t rows : {96, 97}) {
     ModelStore store(true);
     for (std::int64_t id = 1; id <= rows; ++id) {
       Hashes own;
@@ -349,9 +443,9 @@ TEST(FindSimilar, LongQueriesVerifyAFewDozenRowsOfTheirSizesDirectly) {
     }
     SimilarCounts counts;
     EXPECT_TRUE(find_similar(query, 0.8, store, {}, &counts).empty());
-    EXPECT_EQ(counts.scanned_sizes, rows == 36) << rows;
-    EXPECT_EQ(counts.checked, rows == 36 ? 36U : 0U) << rows;
-    EXPECT_EQ(counts.ranking_steps > 0, rows == 37) << rows;
+    EXPECT_EQ(counts.scanned_sizes, rows == 96) << rows;
+    EXPECT_EQ(counts.checked, rows == 96 ? 96U : 0U) << rows;
+    EXPECT_EQ(counts.ranking_steps > 0, rows == 97) << rows;
   }
 }
 

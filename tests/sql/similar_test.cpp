@@ -106,7 +106,7 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 // with it the workload also counts the queries that saw postings flushed
 // inside an open savepoint, and expects some.
 void run_random_workload(const std::string& options, std::uint64_t seed, int vocabulary, int length,
-                         bool format1 = false, std::size_t flush_after = 0) {
+                         bool format1 = false, std::size_t flush_after = 0, int steps = 800) {
   TempDatabaseFile file("similar_differential");
   const TextFamilies families(vocabulary, 30, length, seed);
   std::mt19937_64 random(seed);
@@ -142,7 +142,7 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
   std::int64_t postings_at_begin = 0;
   int flushed_inside = 0;
   const auto stored_postings = [&] { return db->integer("SELECT count(*) FROM sim_postings"); };
-  for (int step = 0; step < 800; ++step) {
+  for (int step = 0; step < steps; ++step) {
     const auto what = random() % 100;
     // An id in use now or before (next_id itself is not yet taken).
     const auto used_id = [&] {
@@ -260,6 +260,12 @@ TEST(SimilarTable, EqualsTheScanThroughRandomWritesWords) {
 
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesCharacters) {
   run_random_workload("unit=char n=4 weight=binary", 4, 100, 6);
+}
+
+TEST(SimilarTable, EqualsTheScanThroughRandomWritesOnLongTexts) {
+  // Texts of about 600 words: most rows hold more than kWholeRowFeatures,
+  // and their verification reads them from the file in pieces.
+  run_random_workload("n=3 weight=binary", 7, 3000, 600, false, 0, 120);
 }
 
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesInFormat1) {
@@ -551,6 +557,68 @@ TEST(SimilarTable, PendingRemovalsDoNotHideTheRowsLeftOfACommonFeature) {
   db.exec("ROLLBACK");
   EXPECT_EQ(db.rows(std::string("SELECT count(*) FROM sim('") + text + "', 0.8)"),
             (std::vector<Row>{{"20"}}));
+}
+
+// Words "<prefix>0" .. of `count`, one text.
+std::string numbered_words(const std::string& prefix, int first, int count) {
+  std::string text;
+  for (int k = first; k < first + count; ++k) {
+    text.append(prefix).append(std::to_string(k)).append(" ");
+  }
+  return text;
+}
+
+// Long rows (900 word features, read from the file in pieces) at exactly the
+// threshold: row 1 shares 800 words with the query, 800 / 1000 = 0.8; row 2
+// shares 799 (0.798...). 200 other rows of the size keep the search on its
+// postings (81 features probed, 162 postings) rather than on the rows of the
+// sizes, so rows 1 and 2 are read as candidates, in pieces. Then damage the
+// pieces' reader must name: a row cut short, and two hashes swapped across
+// the boundary of its first two pieces.
+TEST(SimilarTable, LongRowsAtExactlyTheThresholdAreFoundAndTheirDamageNamed) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, body TEXT)");
+  const std::string shared = numbered_words("s", 0, 800);
+  const std::string query = numbered_words("q", 0, 100) + shared;
+  std::vector<std::pair<int, std::string>> texts = {
+      {1, numbered_words("a", 0, 100) + shared},
+      {2, numbered_words("b", 0, 101) + numbered_words("s", 1, 799)}};
+  for (int id = 10; id < 210; ++id) {
+    texts.emplace_back(id, numbered_words(std::string("f") + std::to_string(id) + "x", 0, 900));
+  }
+  db.exec("BEGIN");
+  for (const auto& [id, text] : texts) {
+    db.exec(std::string("INSERT INTO sim(rowid, text) VALUES (") + std::to_string(id) + ", '" +
+            text + "')");
+    db.exec(std::string("INSERT INTO docs(id, body) VALUES (") + std::to_string(id) + ", '" + text +
+            "')");
+  }
+  db.exec("COMMIT");
+  ASSERT_EQ(db.integer("SELECT size FROM sim_rows WHERE id = 1"), 900);
+  const std::string select = std::string("SELECT rowid, similarity FROM sim('") + query + "', ";
+  EXPECT_EQ(db.rows(select + "0.8)"), (std::vector<Row>{{"1", "0.8"}}));
+  SimilarModel model(db, "n=1 weight=binary");
+  for (const double t : {0.79, 0.8, 0.81}) {
+    model.expect_same(query, t, "long rows");
+  }
+  EXPECT_EQ(model.found(), 2U + 1U + 0U);
+
+  db.exec("BEGIN");
+  db.exec("UPDATE sim_rows SET features = substr(features, 1, 8 * 899) WHERE id = 1");
+  EXPECT_EQ(db.error(select + "0.8)"),
+            "simhash_similar sim: row 1 is damaged: its size is 900 but it holds 7192 bytes of "
+            "features");
+  db.exec("ROLLBACK");
+  db.exec("BEGIN");
+  db.exec(
+      "UPDATE sim_rows SET features = substr(features, 1, 8 * 511) || "
+      "substr(features, 8 * 512 + 1, 8) || substr(features, 8 * 511 + 1, 8) || "
+      "substr(features, 8 * 513 + 1) WHERE id = 1");
+  EXPECT_EQ(db.error(select + "0.8)"),
+            "simhash_similar sim: row 1 is damaged: its features are not ascending 8-byte hashes");
+  db.exec("ROLLBACK");
+  EXPECT_EQ(db.rows(select + "0.8)"), (std::vector<Row>{{"1", "0.8"}}));
 }
 
 // The stored bytes: each hash 8 bytes little-endian, ascending as unsigned,
