@@ -191,19 +191,20 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
       db, statement.get(), builder, kName, "the query",
       [&](std::int64_t id, const RowFeatures& row) {
         if (row.fingerprint) {
-          dedup.add(id, *row.fingerprint, row.view(), row.key, row.laid_out_block);
+          dedup.add(id, *row.fingerprint, row.view(), row.key, row.laid_out_block());
         } else if (!radius_) {
           // No radius: every pair at the threshold, so this row too; its
           // fingerprint is a placeholder, its distances NULL.
-          dedup.add(id, 0, row.view(), row.key, row.laid_out_block);
+          dedup.add(id, 0, row.view(), row.key, row.laid_out_block());
           without_fingerprint_.insert(id);
         }
         // Within a radius a row without a fingerprint has no candidates,
         // as in the recipe's index.
       },
       progress.hook(),
-      // The threads lay each batch's features out in blocks the new rows
-      // point into: the thread adding the rows copies none.
+      // Where the threads would wait for the caller, they lay their rows'
+      // features out in blocks the new rows point into: the thread adding
+      // the rows copies none of those.
       [&](std::vector<FeatureBlock> blocks) { dedup.adopt(std::move(blocks)); });
   // The join and the grouping need neither the lookup of identical rows nor
   // the arrays' spare room: about 40 bytes a distinct row and 12 a row.

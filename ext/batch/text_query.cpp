@@ -236,13 +236,17 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
   };
   // The header says why one thread lays nothing out.
   const bool lay_out = on_blocks && builder.threads() > 1;
+  const auto laid_out_any = [](const std::vector<FeatureBlock>& blocks) {
+    return std::any_of(blocks.begin(), blocks.end(),
+                       [](const FeatureBlock& block) { return block.size > 0; });
+  };
   // Built batches are handed over in order, one behind the one building.
   // A text without a fingerprint may still have features (emoji or symbols
   // under unit=char): a join with no radius compares it too.
   const auto hand_over = [&](const std::vector<std::int64_t>& ids,
                              const std::vector<RowFeatures>& rows,
                              std::vector<FeatureBlock>& blocks) {
-    if (lay_out) {
+    if (lay_out && laid_out_any(blocks)) {
       on_blocks(std::move(blocks));
     }
     for (std::size_t i = 0; i < ids.size(); ++i) {

@@ -45,13 +45,14 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
 // in text_query.cpp: a table's rows, not an ORDER BY over the text's row, a
 // function or a virtual table); else of no total, rather than run the query
 // twice. The rule is this one for every text batch function.
-// With `on_blocks`, on two threads or more, each thread also lays the
-// features it built out in a block of its own (RowFeatureBuilder::build),
-// handed to on_blocks before the batch's rows, whose view() points into
-// them (row.laid_out_block): what FeatureRows::adopt takes. On one thread
-// there is no other thread to take the copy off the caller's, and copying
-// only the rows kept costs less than laying all out: on_blocks is not
-// called.
+// With `on_blocks`, a thread other than the caller's whose texts of a batch
+// run out while the caller still reads also lays the features it built out
+// in a block of its own (RowFeatureBuilder::build, LayOut's rule), handed
+// to on_blocks before the batch's rows, whose view() points into them
+// (row.laid_out_block()): what FeatureRows::adopt takes. Where the caller
+// is not the bound (one thread, or few cores for the tokenizing) nothing
+// is laid out: copying only the rows kept costs less than laying all out,
+// and on_blocks is then not called.
 void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& builder,
                     std::string_view who, std::string_view argument,
                     const std::function<void(std::int64_t id, const RowFeatures& row)>& on_row,

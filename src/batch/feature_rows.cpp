@@ -6,7 +6,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <functional>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -104,15 +104,21 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, FeatureView features, 
     throw std::logic_error("simhash: a row added after the rows were finished");
   }
   // The block the caller says the features lie in (laid out there: they
-  // stay, with their weights when they have any but 1).
-  const std::size_t in_block =
-      adopted_block && *adopted_block < adopted_.size() ? adopted_[*adopted_block] : kNoBlock;
+  // stay, with their weights when they have any but 1), and their offset in
+  // it: one subtraction both finds the offset the node keeps and checks the
+  // claim (a pointer before the block wraps to an offset past its end).
+  std::size_t in_block = kNoBlock;
+  std::size_t offset = 0;
   if (adopted_block) {
-    const std::less<const std::uint64_t*> before;
-    if (in_block == kNoBlock || before(features.hashes.data(), blocks_[in_block].hashes.get()) ||
-        before(blocks_[in_block].hashes.get() + blocks_[in_block].size,
-               features.hashes.data() + features.hashes.size()) ||
-        (!key.binary && !blocks_[in_block].weights)) {
+    in_block = *adopted_block < adopted_.size() ? adopted_[*adopted_block] : kNoBlock;
+    const Block* block = in_block == kNoBlock ? nullptr : &blocks_[in_block];
+    const std::uintptr_t distance = block == nullptr
+                                        ? 0
+                                        : reinterpret_cast<std::uintptr_t>(features.hashes.data()) -
+                                              reinterpret_cast<std::uintptr_t>(block->hashes.get());
+    offset = distance / sizeof(std::uint64_t);
+    if (block == nullptr || distance % sizeof(std::uint64_t) != 0 || offset > block->size ||
+        block->size - offset < features.hashes.size() || (!key.binary && !block->weights)) {
       throw std::logic_error("simhash: a row's features are not in the block adopted for it");
     }
   }
@@ -162,10 +168,8 @@ std::uint32_t FeatureRows::add(std::uint64_t fingerprint, FeatureView features, 
   }
   const auto node = static_cast<std::uint32_t>(nodes_.size());
   if (in_adopted) {
-    const Block& block = blocks_[in_block];
     nodes_.push_back(Node{fingerprint, static_cast<std::uint32_t>(in_block),
-                          static_cast<std::uint32_t>(features.hashes.data() - block.hashes.get()),
-                          size, features.sum_of_weights});
+                          static_cast<std::uint32_t>(offset), size, features.sum_of_weights});
   } else {
     Block& block = blocks_[append_block_];
     nodes_.push_back(Node{fingerprint, static_cast<std::uint32_t>(append_block_),

@@ -2,10 +2,13 @@
 // Texts are handed out a few at a time (kTextsPerRange), so one long text
 // does not leave the other threads idle for long. A thread lays out the
 // rows it built once no text is left for it (parallel_for's finish), so the
-// copy fills the time it would wait for the others' last texts, and the
-// caller's reading of the next batch overlaps it as it overlaps the
-// building (issue 33: a second loop after the building, with its own
-// barrier, made 2 threads ~10% slower).
+// copy fills the time it would wait, and the caller's reading of the next
+// batch overlaps it as it overlaps the building (issue 33: a second loop
+// after the building, with its own barrier, made 2 threads ~10% slower).
+// It does so only while the caller is still reading: where the caller has
+// joined the building, the threads are the bound, and a copy on them (of
+// every row, where the caller copies only the rows it keeps) would hold the
+// caller at the join.
 #include "batch/row_features.h"
 
 #include <algorithm>
@@ -63,9 +66,8 @@ FeatureBlock RowFeatureBuilder::Worker::lay_out(std::vector<RowFeatures>& rows,
       }
       weights = {block.weights.get() + start, size};
     }
-    rows[i].laid_out =
-        FeatureView({block.hashes.get() + start, size}, weights, features.sum_of_weights);
-    rows[i].laid_out_block = index;
+    rows[i].laid_out = RowFeatures::LaidOut{
+        FeatureView({block.hashes.get() + start, size}, weights, features.sum_of_weights), index};
     start += size;
   }
   return block;
@@ -83,7 +85,7 @@ RowFeatureBuilder::~RowFeatureBuilder() = default;
 void RowFeatureBuilder::build(std::span<const std::string_view> texts,
                               std::vector<RowFeatures>& rows,
                               const std::function<void()>& meanwhile,
-                              std::vector<FeatureBlock>* blocks) {
+                              std::vector<FeatureBlock>* blocks, LayOut lay_out) {
   rows.resize(texts.size());
   if (blocks != nullptr) {
     blocks->clear();
@@ -97,8 +99,7 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
       [&](unsigned worker, std::size_t begin, std::size_t end) {
         Worker& extractors = *workers_[worker];
         for (std::size_t i = begin; i < end; ++i) {
-          rows[i].laid_out = FeatureView();  // into the last batch's block, if any
-          rows[i].laid_out_block.reset();
+          rows[i].laid_out.reset();  // into the last batch's block, if any
           rows[i].fingerprint = extractors.fingerprints.fingerprint_and_feature_vector(
               texts[i], extractors.verification, rows[i].features);
           if (!rows[i].fingerprint) {
@@ -116,8 +117,8 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
         }
       },
       meanwhile,
-      [&](unsigned worker) {
-        if (blocks != nullptr) {
+      [&](unsigned worker, bool caller_busy) {
+        if (blocks != nullptr && (caller_busy || lay_out == LayOut::kEveryThread)) {
           (*blocks)[worker] = workers_[worker]->lay_out(rows, worker);
         }
       });

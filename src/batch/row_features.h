@@ -31,13 +31,35 @@ struct RowFeatures {
   // so that the thread adding the rows only looks it up.
   RowKey key;
   // The same features in one of the batch's blocks, when build() laid them
-  // out: `laid_out_block` is that block's index among the blocks it gave
-  // (what FeatureRows::add is told), nullopt when not laid out.
-  FeatureView laid_out;
-  std::optional<std::uint32_t> laid_out_block;
+  // out: the view into it and that block's index among the blocks build()
+  // gave (what FeatureRows::add is told).
+  struct LaidOut {
+    FeatureView features;
+    std::uint32_t block = 0;
+  };
+  std::optional<LaidOut> laid_out;
 
   // The features where they lie: in the batch's block once laid out.
-  FeatureView view() const { return laid_out_block ? laid_out : FeatureView(features); }
+  FeatureView view() const { return laid_out ? laid_out->features : FeatureView(features); }
+  // The block FeatureRows::add is told they lie in, if any.
+  std::optional<std::uint32_t> laid_out_block() const {
+    return laid_out ? std::optional<std::uint32_t>(laid_out->block) : std::nullopt;
+  }
+};
+
+// Which threads lay out the rows they built (build()'s `blocks`).
+enum class LayOut {
+  // A thread other than the caller's whose texts run out while the caller's
+  // thread is still in meanwhile(): the caller is the bound (reading and
+  // adding rows on many cores), so the copy fills time that thread would
+  // wait. Where the caller joins the building before the texts run out
+  // (few cores: the tokenizing is the bound) nothing is laid out, and the
+  // thread adding the rows copies only those it keeps, which costs less
+  // than laying every row out (issue 33: 2 threads ~8% slower so).
+  kWhileTheCallerIsBusy,
+  // Every thread, every batch (what the layout's tests check whatever the
+  // timing).
+  kEveryThread,
 };
 
 class RowFeatureBuilder {
@@ -55,17 +77,19 @@ class RowFeatureBuilder {
   // between batches. The caller's thread runs meanwhile() (when given)
   // while the others start building, then builds with them: the way to
   // read the next batch while this one is built.
-  // With `blocks`, each thread also lays the features of the rows it built
-  // out end to end in a block of its own, once no text is left for it (in
-  // the same parallel region: no second barrier, and the block's pages are
-  // first touched by that thread), and points each row's `laid_out` into
-  // it: `blocks` gets one block per thread (empty where a thread built no
-  // features), what FeatureRows::adopt takes, so that the thread adding the
-  // rows copies nothing. A block has weights only when some row of it has
-  // a weight other than 1.
+  // With `blocks`, the threads `lay_out` names also lay the features of the
+  // rows they built out end to end in a block of their own, once no text is
+  // left for them (in the same parallel region: no second barrier, and the
+  // block's pages are first touched by that thread), and point each row's
+  // `laid_out` into it: `blocks` gets one block per thread (empty where a
+  // thread laid out nothing), what FeatureRows::adopt takes, so that the
+  // thread adding the rows copies none of those. A block has weights only
+  // when some row of it has a weight other than 1. Which rows are laid out
+  // depends on the timing (kWhileTheCallerIsBusy); the features do not.
   void build(std::span<const std::string_view> texts, std::vector<RowFeatures>& rows,
              const std::function<void()>& meanwhile = {},
-             std::vector<FeatureBlock>* blocks = nullptr);
+             std::vector<FeatureBlock>* blocks = nullptr,
+             LayOut lay_out = LayOut::kWhileTheCallerIsBusy);
 
  private:
   struct Worker;

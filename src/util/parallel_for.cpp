@@ -28,26 +28,29 @@ void parallel_for(
 void parallel_for(
     std::size_t count, std::size_t grain, unsigned threads,
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
-    const std::function<void()>& meanwhile, const std::function<void(unsigned worker)>& finish) {
+    const std::function<void()>& meanwhile,
+    const std::function<void(unsigned worker, bool caller_busy)>& finish) {
   grain = std::max<std::size_t>(grain, 1);
   const std::size_t ranges = (count + grain - 1) / grain;
   threads =
       static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(ranges, 1)));
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
+  std::atomic<bool> caller_busy{static_cast<bool>(meanwhile)};
   std::exception_ptr first_error;
   std::mutex error_mutex;
   const auto work = [&](unsigned worker) {
     try {
       if (worker == 0 && meanwhile) {
         meanwhile();
+        caller_busy = false;
       }
       for (std::size_t range = next++; range < ranges && !failed; range = next++) {
         const std::size_t begin = range * grain;
         body(worker, begin, std::min(count, begin + grain));
       }
       if (finish && !failed) {
-        finish(worker);
+        finish(worker, worker != 0 && caller_busy);
       }
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex);

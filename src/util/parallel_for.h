@@ -28,13 +28,18 @@ void parallel_for(
     const std::function<void()>& meanwhile);
 
 // The same, and each thread, once no range is left for it, runs
-// finish(worker) before the join: work on what that thread did (laying out
-// its results), which so overlaps the other threads' last ranges instead of
-// waiting behind a barrier of its own. Not run once a body has thrown.
+// finish(worker, caller_busy) before the join: work on what that thread did
+// (laying out its results), which so overlaps the other threads' last
+// ranges instead of waiting behind a barrier of its own. `caller_busy`: the
+// caller's thread was still in meanwhile() when this thread's ranges ran
+// out, so the loop waits for the caller, not for this thread, and work done
+// now costs no wall time (always false for worker 0). Not run once a body
+// has thrown.
 void parallel_for(
     std::size_t count, std::size_t grain, unsigned threads,
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
-    const std::function<void()>& meanwhile, const std::function<void(unsigned worker)>& finish);
+    const std::function<void()>& meanwhile,
+    const std::function<void(unsigned worker, bool caller_busy)>& finish);
 
 // The threads the machine can run at once (at least 1).
 unsigned hardware_threads();

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "parsed_options.h"
@@ -61,18 +63,31 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
     for (const unsigned threads : {1U, 2U, 3U, 4U}) {
       RowFeatureBuilder builder(options_of(""), options_of(verification), threads);
       std::vector<RowFeatures> rows;
-      // Twice, in uneven batches: buffers reused between batches stay right.
-      for (int pass = 0; pass < 2; ++pass) {
+      // Three times, in uneven batches: buffers reused between batches stay
+      // right.
+      for (int pass = 0; pass < 3; ++pass) {
         for (std::size_t begin = 0; begin < views.size(); begin += 97) {
           const std::size_t end = std::min(views.size(), begin + 97);
-          // The first pass lays the features out, a block per thread (as
-          // simhash_dedup does); the second does not, and its rows point
-          // into no block of the first.
+          // The first pass lays the features out, a block per thread; the
+          // second does not, and its rows point into no block of the first;
+          // the third lays out as simhash_dedup does, a thread's rows only
+          // where its texts ran out while the caller was in meanwhile()
+          // (here a pause: which rows that is depends on the timing).
           std::vector<FeatureBlock> blocks;
-          builder.build(std::span(views).subspan(begin, end - begin), rows, {},
-                        pass == 0 ? &blocks : nullptr);
+          builder.build(
+              std::span(views).subspan(begin, end - begin), rows,
+              [pass] {
+                if (pass == 2) {
+                  std::this_thread::sleep_for(std::chrono::microseconds(300));
+                }
+              },
+              pass == 1 ? nullptr : &blocks,
+              pass == 0 ? LayOut::kEveryThread : LayOut::kWhileTheCallerIsBusy);
           ASSERT_EQ(rows.size(), end - begin);
-          ASSERT_EQ(blocks.size(), pass == 0 ? threads : 0U);
+          ASSERT_EQ(blocks.size(), pass == 1 ? 0U : threads);
+          if (pass == 2) {
+            EXPECT_EQ(blocks[0].size, 0U) << "the caller's thread lays nothing out";
+          }
           // Each block holds its rows end to end, all of it used.
           std::vector<std::size_t> laid_out(blocks.size(), 0);
           std::vector<bool> block_weighted(blocks.size(), false);
@@ -82,16 +97,22 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
             ASSERT_EQ(row.fingerprint, expected[i].fingerprint) << verification << " " << i;
             weighted = weighted || (!row.features.empty() && !row.key.binary);
             const FeatureView view = row.view();
-            EXPECT_EQ(row.laid_out_block.has_value(), pass == 0 && !row.features.empty());
-            if (row.laid_out_block) {
-              ASSERT_LT(*row.laid_out_block, blocks.size());
-              const FeatureBlock& block = blocks[*row.laid_out_block];
+            if (pass != 2) {
+              EXPECT_EQ(row.laid_out.has_value(), pass == 0 && !row.features.empty());
+            }
+            EXPECT_EQ(row.laid_out_block().has_value(), row.laid_out.has_value());
+            if (row.laid_out) {
+              EXPECT_FALSE(row.features.empty());
+              const std::uint32_t b = row.laid_out->block;
+              ASSERT_LT(b, blocks.size());
+              const FeatureBlock& block = blocks[b];
               ASSERT_GE(view.hashes.data(), block.hashes.get());
               ASSERT_LE(view.hashes.data() + view.hashes.size(), block.hashes.get() + block.size);
               EXPECT_EQ(view.weights.empty(), block.weights == nullptr);
-              laid_out[*row.laid_out_block] += view.hashes.size();
-              block_weighted[*row.laid_out_block] =
-                  block_weighted[*row.laid_out_block] || !row.key.binary;
+              laid_out[b] += view.hashes.size();
+              block_weighted[b] = block_weighted[b] || !row.key.binary;
+            } else {
+              EXPECT_EQ(view.hashes.data(), row.features.hashes.data());
             }
             ASSERT_TRUE(std::equal(view.hashes.begin(), view.hashes.end(),
                                    expected[i].features.hashes.begin(),
@@ -158,7 +179,7 @@ TEST(ParallelFor, FinishRunsOnceOnEachThreadAfterItsRanges) {
           taken[worker].push_back(begin);
         },
         [&] { meanwhile_ran = true; },
-        [&](unsigned worker) {
+        [&](unsigned worker, bool) {
           ++finished[worker];
           done_at_finish[worker] = taken[worker].size();
         });
@@ -170,6 +191,52 @@ TEST(ParallelFor, FinishRunsOnceOnEachThreadAfterItsRanges) {
       ranges += taken[worker].size();
     }
     EXPECT_EQ(ranges, (1000U + 6) / 7);
+  }
+}
+
+// finish's caller_busy says whether the caller's thread was still in
+// meanwhile() when that thread's ranges ran out (RowFeatureBuilder lays out
+// only then): true where meanwhile() outlasts the loop, false where the
+// caller joined the loop first, always false for the caller's own finish.
+// Each case forced by waiting on the other thread (bounded, so that a
+// broken loop fails instead of hanging).
+TEST(ParallelFor, FinishSaysWhetherTheCallerWasStillBusy) {
+  const auto wait_for = [](const std::atomic<bool>& flag) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!flag && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+    }
+    return flag.load();
+  };
+  for (const bool caller_slow : {true, false}) {
+    std::atomic<bool> helper_finished{false};
+    std::atomic<bool> caller_took_a_range{false};
+    std::vector<int> busy(2, -1);
+    parallel_for(
+        20, 1, 2,
+        [&](unsigned worker, std::size_t, std::size_t) {
+          if (worker == 0) {
+            caller_took_a_range = true;
+          } else if (!caller_slow) {
+            // The helper's first range waits for the caller to join.
+            EXPECT_TRUE(wait_for(caller_took_a_range));
+          }
+        },
+        [&] {
+          if (caller_slow) {
+            // The caller reads on until the helper has run out of ranges.
+            EXPECT_TRUE(wait_for(helper_finished));
+          }
+        },
+        [&](unsigned worker, bool caller_busy) {
+          busy[worker] = caller_busy ? 1 : 0;
+          if (worker == 1) {
+            helper_finished = true;
+          }
+        });
+    EXPECT_EQ(busy[0], 0) << caller_slow;
+    EXPECT_EQ(busy[1], caller_slow ? 1 : 0) << caller_slow;
+    EXPECT_EQ(caller_took_a_range.load(), !caller_slow);
   }
 }
 
