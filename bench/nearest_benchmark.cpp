@@ -19,12 +19,13 @@
 // windows share most words, so the codes cluster as duplicates do.
 //
 // usage: nearest_benchmark rows=1000000 data=uniform|real [db=:memory:]
-//          [profile=N] [half=random|near] [within=64] [detail=N] [hamming=20]
-//          [extension=PATH]
+//          [profile=N] [half=random|near] [form=where|near64] [within=64]
+//          [detail=N] [hamming=20] [extension=PATH]
 // A db file that already holds the table `near` is queried as it is (its
 // codes read back from near_data), not built again. profile=N runs only the
 // WHERE form on one half (`half`, random unless told), N times over, after
-// one query that fills the cache, and times nothing else (for perf record);
+// one query that fills the cache, and times nothing else (for perf record;
+// form=near64 profiles near(?1, 64, 10) instead);
 // within=N keeps only the queries whose 10th nearest is within N bits.
 // detail=N prints each query of the half: the least CPU of N warm runs of
 // the WHERE form, the radius it ended at and the 10th nearest's distance.
@@ -222,8 +223,12 @@ int main(int argc, char** argv) {
   }
   if (profile > 0) {
     sqlite3_stmt* statement = nullptr;
-    sqlite3_prepare_v2(db, "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10", -1,
-                       &statement, nullptr);
+    const bool near64 = arg(argc, argv, "form", "where") == "near64";
+    sqlite3_prepare_v2(db,
+                       near64
+                           ? "SELECT rowid, distance FROM near(?1, 64, 10)"
+                           : "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10",
+                       -1, &statement, nullptr);
     run_query(db, statement, queries[100]);  // loads the cache, as the timed runs do
     // within=N: only the queries whose 10th nearest is within N bits.
     const int within = std::stoi(arg(argc, argv, "within", "64"));
