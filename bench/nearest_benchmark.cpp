@@ -28,7 +28,7 @@
 // form=near64 profiles near(?1, 64, 10) instead);
 // within=N keeps only the queries whose 10th nearest is within N bits.
 // detail=N prints each query of the half: the least CPU of N warm runs of
-// the WHERE form, the radius it ended at and the 10th nearest's distance.
+// the WHERE form, the radius it ended at and the 10 nearest's distances.
 // extension=PATH loads another build of the module (a baseline, same run).
 // hamming=N times the hamming() scan on N queries a half (0: none; at 10M
 // rows each takes about a second).
@@ -277,8 +277,15 @@ int main(int argc, char** argv) {
           best = std::min(best, thread_seconds() - cpu_start);
         }
       }
-      std::printf("query %3zu: %8.3f ms CPU, radius %2d, 10th nearest at %2d\n", q, best * 1e3,
-                  radius, truth.empty() ? -1 : truth.back().second);
+      // The distances of all 10 nearest show how the radius should grow.
+      std::string distances;
+      for (const auto& hit : truth) {
+        distances += ' ';
+        distances += std::to_string(hit.second);
+      }
+      std::printf("query %3zu: %8.3f ms CPU, radius %2d, 10th nearest at %2d (%s)\n", q, best * 1e3,
+                  radius, truth.empty() ? -1 : truth.back().second,
+                  distances.c_str() + (distances.empty() ? 0 : 1));
     }
     sqlite3_finalize(statement);
     sqlite3_close(db);

@@ -143,6 +143,10 @@ class IndexStorage {
   static constexpr std::size_t kMaxCachedCodes = std::size_t{1} << 25;
   // Forgets the cached codes (a rollback; they would be checked anyway).
   void drop_packed_codes();
+  // What the pass that ends the n nearest's growth costs this query, in the
+  // cost model's units: the cached codes' loop where they are current, else
+  // the pass over copy 0's packed buckets.
+  double nearest_pass_cost(std::int64_t rows);
   // Where the growth of the n nearest goes after radius k found too few:
   // the radius uniform `rows` would fill with `count` (MultiProbePlan::
   // expected_radius), at least k + 1; k + 1 when the row count is unknown.

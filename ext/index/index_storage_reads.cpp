@@ -113,6 +113,13 @@ bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std
   return true;
 }
 
+double IndexStorage::nearest_pass_cost(std::int64_t rows) {
+  const std::optional<unsigned> version = codes_version_now();
+  return version && codes_version_ == version && codes_loaded_
+             ? MultiProbePlan::cached_scan_cost(rows)
+             : packed_scan_cost(rows);
+}
+
 std::int64_t IndexStorage::copy0_buckets(std::int64_t rows) const {
   // Uniform rows fill every bucket of copy 0 once there are more rows than buckets.
   const int bits = layout_.bucket_bits(0);
