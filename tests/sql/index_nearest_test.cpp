@@ -41,6 +41,23 @@ std::vector<std::string> rows_of(sqlite3* db, const std::string& sql, std::int64
   return rows;
 }
 
+// The n nearest of `query` by both forms that take the count as an
+// argument (`nearest = n`, near(?1, 64, n)) against a hamming() scan of the
+// plain table.
+void expect_both_forms_agree(TestDatabase& db, std::int64_t query, int count) {
+  const std::string n = std::to_string(count);
+  const std::vector<std::string> expected = rows_of(
+      db.handle(),
+      "SELECT id, hamming(fp, ?1) AS distance FROM plain ORDER BY distance, id LIMIT " + n, query);
+  EXPECT_EQ(rows_of(db.handle(),
+                    "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = " + n, query),
+            expected)
+      << count;
+  EXPECT_EQ(rows_of(db.handle(), "SELECT rowid, distance FROM near(?1, 64, " + n + ")", query),
+            expected)
+      << count;
+}
+
 class Nearest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -277,24 +294,7 @@ TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
   db.exec("COMMIT");
   const auto check = [&](std::int64_t query) {
     for (const int count : {1, 5, 10, 11, 12, 16, 20, 25, 30, 41, 60}) {
-      const std::vector<std::string> expected = rows_of(
-          db.handle(),
-          std::string(
-              "SELECT id, hamming(fp, ?1) AS distance FROM plain ORDER BY distance, id LIMIT ") +
-              std::to_string(count),
-          query);
-      const std::string n = std::to_string(count);
-      EXPECT_EQ(
-          rows_of(
-              db.handle(),
-              std::string("SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = ") + n,
-              query),
-          expected)
-          << count;
-      EXPECT_EQ(rows_of(db.handle(),
-                        std::string("SELECT rowid, distance FROM near(?1, 64, ") + n + ")", query),
-                expected)
-          << count;
+      expect_both_forms_agree(db, query, count);
     }
   };
   for (const std::uint64_t centre : centres) {
@@ -321,10 +321,11 @@ TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
 // against a hamming() scan.
 TEST(NearestSparseRegion, AStoredRowGrowsOneRadiusAtATime) {
   TestDatabase db;
-  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  // The plain table first, by one prepared statement; the index from it.
   db.exec("CREATE TABLE plain(id INTEGER PRIMARY KEY, fp INTEGER)");
-  std::mt19937_64 random(3741);
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
   std::vector<std::uint64_t> centres;
+  std::mt19937_64 random(3741);
   db.exec("BEGIN");
   sqlite3_stmt* insert = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db.handle(), "INSERT INTO plain(id, fp) VALUES (?1, ?2)", -1,
@@ -355,20 +356,7 @@ TEST(NearestSparseRegion, AStoredRowGrowsOneRadiusAtATime) {
     for (const std::uint64_t centre : centres) {
       const auto query = static_cast<std::int64_t>(centre);
       for (const int count : {1, 5, 10, 13}) {
-        const std::string n = std::to_string(count);
-        const std::vector<std::string> expected = rows_of(
-            db.handle(),
-            "SELECT id, hamming(fp, ?1) AS distance FROM plain ORDER BY distance, id LIMIT " + n,
-            query);
-        EXPECT_EQ(
-            rows_of(db.handle(),
-                    "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = " + n, query),
-            expected)
-            << count;
-        EXPECT_EQ(
-            rows_of(db.handle(), "SELECT rowid, distance FROM near(?1, 64, " + n + ")", query),
-            expected)
-            << count;
+        expect_both_forms_agree(db, query, count);
       }
       if (stepped) {
         EXPECT_LE(db.integer("SELECT max(radius) FROM near WHERE query = " + std::to_string(query) +
