@@ -60,14 +60,16 @@ class MultiProbePlan {
   // costs kBucketReadCost a bucket read plus kEntryCost for each entry of
   // the buckets it reads (as many as uniform fingerprints would put there).
   // Units are nanoseconds measured by bench/index_benchmark.cpp (BENCH.md,
-  // "Radius above k"); the two search costs re-measured by
-  // nearest_benchmark's radii= at 1M and 10M uniform rows (15 and 153
-  // entries a bucket), fitted over radii 4-14 (BENCH.md, issue 37,
-  // nearest5): 911 ns a bucket and 4.4 ns an entry. They were 1500 and 10,
-  // which priced radius 14 at 10M at 6.7 ms against 3.5 measured.
+  // "Radius above k"). Re-measured by nearest_benchmark's radii= at 1M and
+  // 10M uniform rows, the search costs 911 ns a bucket and 4.4 ns an entry
+  // (BENCH.md, issue 37, nearest5), but set so, the n nearest's random
+  // queries at 10M real fingerprints doubled (3.8-4.2 -> 7.5-8.4 ms): real
+  // buckets are uneven, the search reads more entries than uniform ones
+  // would, and priced below the cached codes' loop it never loaded them.
+  // Until the search is priced from the bucket sizes it reads, these stay.
   static constexpr double kScanCostPerRow = 70;
-  static constexpr double kBucketReadCost = 900;
-  static constexpr double kEntryCost = 4.5;
+  static constexpr double kBucketReadCost = 1500;
+  static constexpr double kEntryCost = 10;
   // Whether searching beats scanning a table of `rows` rows.
   bool cheaper_than_scan(std::int64_t rows) const;
   // The n nearest scan the packed buckets of one copy instead
