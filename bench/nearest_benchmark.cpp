@@ -19,18 +19,23 @@
 // windows share most words, so the codes cluster as duplicates do.
 //
 // usage: nearest_benchmark rows=1000000 data=uniform|real [db=:memory:]
-//          [profile=N] [half=random|near] [within=64] [detail=N] [hamming=20]
-//          [extension=PATH]
+//          [profile=N] [half=random|near] [form=where|near64] [within=64]
+//          [detail=N] [hamming=20] [extension=PATH] [radii=4,6,...]
 // A db file that already holds the table `near` is queried as it is (its
 // codes read back from near_data), not built again. profile=N runs only the
 // WHERE form on one half (`half`, random unless told), N times over, after
-// one query that fills the cache, and times nothing else (for perf record);
+// one query that fills the cache, and times nothing else (for perf record;
+// form=near64 profiles near(?1, 64, 10) instead);
 // within=N keeps only the queries whose 10th nearest is within N bits.
 // detail=N prints each query of the half: the least CPU of N warm runs of
-// the WHERE form, the radius it ended at and the 10th nearest's distance.
+// the WHERE form, the radius it ended at and the 10 nearest's distances.
 // extension=PATH loads another build of the module (a baseline, same run).
 // hamming=N times the hamming() scan on N queries a half (0: none; at 10M
 // rows each takes about a second).
+// radii=LIST times, instead, the search within each radius (`radius = r`)
+// on one half, warm, and prints the plan EXPLAIN QUERY PLAN gives it (the
+// buckets a multi-probe reads): what the cost model's kBucketReadCost and
+// kEntryCost are fitted to (BENCH.md, issue 37, nearest5).
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -222,8 +227,12 @@ int main(int argc, char** argv) {
   }
   if (profile > 0) {
     sqlite3_stmt* statement = nullptr;
-    sqlite3_prepare_v2(db, "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10", -1,
-                       &statement, nullptr);
+    const bool near64 = arg(argc, argv, "form", "where") == "near64";
+    sqlite3_prepare_v2(db,
+                       near64
+                           ? "SELECT rowid, distance FROM near(?1, 64, 10)"
+                           : "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10",
+                       -1, &statement, nullptr);
     run_query(db, statement, queries[100]);  // loads the cache, as the timed runs do
     // within=N: only the queries whose 10th nearest is within N bits.
     const int within = std::stoi(arg(argc, argv, "within", "64"));
@@ -245,6 +254,39 @@ int main(int argc, char** argv) {
         (thread_seconds() - cpu_start) * 1e3 / (static_cast<double>(profiled.size()) * profile),
         profiled.size());
     sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return 0;
+  }
+  if (const std::string radii = arg(argc, argv, "radii", ""); !radii.empty()) {
+    std::istringstream list(radii);
+    std::string radius;
+    while (std::getline(list, radius, ',')) {
+      const std::string sql =
+          "SELECT rowid, distance FROM near WHERE query = ?1 AND radius = " + radius;
+      sqlite3_stmt* plan = nullptr;
+      sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(), -1, &plan, nullptr);
+      std::string shown;
+      while (sqlite3_step(plan) == SQLITE_ROW) {
+        shown = reinterpret_cast<const char*>(sqlite3_column_text(plan, 3));
+      }
+      sqlite3_finalize(plan);
+      sqlite3_stmt* statement = nullptr;
+      sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr);
+      std::vector<double> cpu;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t q = profiled_half; q < profiled_half + 100; ++q) {
+          const double cpu_start = thread_seconds();
+          run_query(db, statement, queries[q]);
+          if (pass == 1) {
+            cpu.push_back(thread_seconds() - cpu_start);
+          }
+        }
+      }
+      sqlite3_finalize(statement);
+      const Latency latency = latency_of(cpu);
+      std::printf("radius %2s: median %8.3f ms CPU (p99 %8.3f)  %s\n", radius.c_str(),
+                  latency.median_us * 1e3, latency.p99_us * 1e3, shown.c_str());
+    }
     sqlite3_close(db);
     return 0;
   }
@@ -272,8 +314,15 @@ int main(int argc, char** argv) {
           best = std::min(best, thread_seconds() - cpu_start);
         }
       }
-      std::printf("query %3zu: %8.3f ms CPU, radius %2d, 10th nearest at %2d\n", q, best * 1e3,
-                  radius, truth.empty() ? -1 : truth.back().second);
+      // The distances of all 10 nearest show how the radius should grow.
+      std::string distances;
+      for (const auto& hit : truth) {
+        distances += ' ';
+        distances += std::to_string(hit.second);
+      }
+      std::printf("query %3zu: %8.3f ms CPU, radius %2d, 10th nearest at %2d (%s)\n", q, best * 1e3,
+                  radius, truth.empty() ? -1 : truth.back().second,
+                  distances.c_str() + (distances.empty() ? 0 : 1));
     }
     sqlite3_finalize(statement);
     sqlite3_close(db);

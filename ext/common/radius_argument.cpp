@@ -12,21 +12,30 @@
 namespace simhash::sql {
 namespace {
 
-[[noreturn]] void refuse(std::string_view who, const std::string& problem) {
-  throw SqliteError(SQLITE_ERROR, std::string(who) + ": " + problem);
+[[noreturn]] void refuse(std::string_view who, std::string_view whose, const std::string& problem) {
+  std::string message(who);
+  if (!whose.empty()) {
+    message += ' ';
+    message += whose;
+  }
+  message += ": ";
+  message += problem;
+  throw SqliteError(SQLITE_ERROR, message);
 }
 
 }  // namespace
 
-std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::string_view who) {
+std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::string_view who,
+                               std::string_view whose) {
   const int type = sqlite3_value_type(value);
   if (type == SQLITE_NULL) {
     return std::nullopt;
   }
   if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-    refuse(who, kind == RadiusValue::kArgument
-                    ? "the radius must be an integer, got " + described(value)
-                    : "a bound on distance must be a number, got " + described(value));
+    refuse(who, whose,
+           kind == RadiusValue::kArgument
+               ? "the radius must be an integer, got " + described(value)
+               : "a bound on distance must be a number, got " + described(value));
   }
   // Integers are clamped before the conversion, so none loses its meaning.
   const double number = type == SQLITE_INTEGER
@@ -34,16 +43,16 @@ std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::stri
                                   sqlite3_value_int64(value), -1, sqlite3_int64{2} * kMaxRadius))
                             : sqlite3_value_double(value);
   if (std::isnan(number)) {
-    refuse(who, "the radius must be a number, got NaN");
+    refuse(who, whose, "the radius must be a number, got NaN");
   }
   double radius = number;
   switch (kind) {
     case RadiusValue::kArgument:
       if (std::floor(number) != number) {
-        refuse(who, "the radius must be an integer, got " + shown(value));
+        refuse(who, whose, "the radius must be an integer, got " + shown(value));
       }
       if (number < 0) {
-        refuse(who, "the radius must not be negative (got " + shown(value) + ")");
+        refuse(who, whose, "the radius must not be negative (got " + shown(value) + ")");
       }
       break;
     case RadiusValue::kAtMost:
@@ -70,8 +79,9 @@ RadiusArgument read_radius_or_default(sqlite3_value* value, std::string_view who
         sqlite3_strnicmp(text, kDefaultRadius.data(), static_cast<int>(size)) == 0) {
       return {};
     }
-    refuse(who, "the radius must be an integer or '" + std::string(kDefaultRadius) +
-                    "' (the radius left out), got " + described(value));
+    refuse(who, {},
+           "the radius must be an integer or '" + std::string(kDefaultRadius) +
+               "' (the radius left out), got " + described(value));
   }
   return {false, read_radius(value, RadiusValue::kArgument, who)};
 }

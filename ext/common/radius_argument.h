@@ -34,8 +34,12 @@ enum class RadiusValue {
 
 // The radius `value` asks for, at most kMaxRadius; nullopt when no row can
 // match: a NULL value (nothing equals NULL) or a bound below every distance
-// (distance < 0). Throws SqliteError for what is not a radius.
-std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::string_view who);
+// (distance < 0). Throws SqliteError for what is not a radius. The message's
+// prefix is `who`, then ` ` and `whose` when given: the index reads a bound
+// on every query, and a string made for a message never shown cost as much as
+// the read itself.
+std::optional<int> read_radius(sqlite3_value* value, RadiusValue kind, std::string_view who,
+                               std::string_view whose = {});
 
 // The spelling of a radius left out (compared without regard to case).
 inline constexpr std::string_view kDefaultRadius = "default";

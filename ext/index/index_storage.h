@@ -143,6 +143,11 @@ class IndexStorage {
   static constexpr std::size_t kMaxCachedCodes = std::size_t{1} << 25;
   // Forgets the cached codes (a rollback; they would be checked anyway).
   void drop_packed_codes();
+  // What the pass that ends the n nearest's growth costs this query, in the
+  // cost model's units: the cached codes' loop where the pass would read
+  // them (as multi_probe_beats_packed_scan decides), else the pass over copy
+  // 0's packed buckets.
+  double nearest_pass_cost(std::int64_t rows);
   // Where the growth of the n nearest goes after radius k found too few:
   // the radius uniform `rows` would fill with `count` (MultiProbePlan::
   // expected_radius), at least k + 1; k + 1 when the row count is unknown.
@@ -244,6 +249,10 @@ class IndexStorage {
   // packed_nearest's pass over copy 0's buckets of `rows` rows, and the
   // loading of codes_ from them, in the cost model's nanoseconds.
   double packed_scan_cost(std::int64_t rows) const;
+  // Whether the pass over copy 0 at `version` (none: no cache in a write
+  // transaction) reads the cached codes: they are current, or this query
+  // loads them.
+  bool pass_reads_cached_codes(std::optional<unsigned> version, std::int64_t rows);
   std::int64_t copy0_buckets(std::int64_t rows) const;  // as uniform rows fill them
   static double code_load_cost(std::int64_t rows);
 

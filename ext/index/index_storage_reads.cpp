@@ -86,16 +86,20 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
   pending_.apply_to(query, plan.radius(), out, first);
 }
 
-bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) {
+bool IndexStorage::pass_reads_cached_codes(std::optional<unsigned> version, std::int64_t rows) {
   // The cached codes serve this query's scan if they are current, or will
   // be loaded by it (its cost is then paid once for the queries after it).
-  const std::optional<unsigned> version = codes_version_now();
   if (!version || static_cast<std::uint64_t>(rows) > kMaxCachedCodes) {
-    return plan.cheaper_than_packed_scan(rows, copy0_buckets(rows));
+    return false;
   }
-  if (codes_version_ == version
-          ? codes_loaded_
-          : code_load_rule_.loads_next(*version, packed_scan_cost(rows), code_load_cost(rows))) {
+  return codes_version_ == version
+             ? codes_loaded_
+             : code_load_rule_.loads_next(*version, packed_scan_cost(rows), code_load_cost(rows));
+}
+
+bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) {
+  const std::optional<unsigned> version = codes_version_now();
+  if (pass_reads_cached_codes(version, rows)) {
     return plan.cheaper_than_cached_scan(rows);
   }
   if (!plan.cheaper_than_packed_scan(rows, copy0_buckets(rows))) {
@@ -104,13 +108,18 @@ bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std
   // The search runs without the codes: what it costs above their loop
   // counts towards loading them (a query far from every row at 10M
   // searches at every radius and would never scan).
-  if (codes_version_ != version) {
+  if (version && codes_version_ != version) {
     const double saved = plan.search_cost(rows) - MultiProbePlan::cached_scan_cost(rows);
     if (saved > 0) {
       code_load_rule_.count_scan(*version, saved);
     }
   }
   return true;
+}
+
+double IndexStorage::nearest_pass_cost(std::int64_t rows) {
+  return pass_reads_cached_codes(codes_version_now(), rows) ? MultiProbePlan::cached_scan_cost(rows)
+                                                            : packed_scan_cost(rows);
 }
 
 std::int64_t IndexStorage::copy0_buckets(std::int64_t rows) const {

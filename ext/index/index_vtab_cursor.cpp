@@ -62,12 +62,35 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
   // that a query far from every cluster grows as before (one radius at a
   // time past `uniform`). One row found says nothing of density (a query
   // near a stored row finds that row in uniform data too), so one is
-  // discounted.
+  // discounted; but such a query, a stored row in a sparse region of
+  // clustered data, often has its n nearest a few bits past k: it grows one
+  // radius at a time while those searches cost at most a share of the jump
+  // (MultiProbePlan::kNearestStepShare), each priced as the growth's cost
+  // check prices it, and jumps when they would cost more.
+  double stepped = 0;  // the steps' price so far
+  bool stepping = false;
+  const auto step_affordable = [&](int next) {
+    if (!rows || next >= uniform || first != storage.plan().k()) {
+      return false;
+    }
+    const MultiProbePlan jump(storage.plan(), storage.layout(), uniform);
+    const double budget = MultiProbePlan::kNearestStepShare *
+                          std::min(jump.search_cost(*rows), storage.nearest_pass_cost(*rows));
+    const double price = MultiProbePlan(storage.plan(), storage.layout(), next).search_cost(*rows);
+    if (stepped + price > budget) {
+      return false;
+    }
+    stepped += price;
+    return true;
+  };
   const auto next_radius = [&](int radius, std::size_t found) {
     int next = radius == first ? uniform : radius + 1;
     if (found > 1 && radius < uniform) {
       next = std::min(uniform, MultiProbePlan::radius_holding(static_cast<double>(found - 1),
                                                               radius, static_cast<double>(count)));
+    } else if (found == 1 && (radius == first || stepping)) {
+      stepping = step_affordable(radius + 1);
+      next = stepping ? radius + 1 : uniform;
     }
     return std::min(bound, std::max(radius + 1, next));
   };

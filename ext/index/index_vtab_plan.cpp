@@ -23,7 +23,7 @@ std::optional<int> radius_from(char code, sqlite3_value* value, const std::strin
   const RadiusValue kind = code == kArgRadius  ? RadiusValue::kArgument
                            : code == kArgBelow ? RadiusValue::kBelow
                                                : RadiusValue::kAtMost;
-  return read_radius(value, kind, "simhash_index " + name);
+  return read_radius(value, kind, "simhash_index", name);
 }
 
 namespace {

@@ -62,8 +62,15 @@ class BucketLayout {
   std::uint64_t rest_of(int table, std::uint64_t key) const {
     return key & ((std::uint64_t{1} << rest_bits(table)) - 1);
   }
+  // A key is its bucket in the top bits, its rest below: key_part(bucket)
+  // once per bucket, then with_rest for each entry (a loop over a bucket's
+  // entries), or key_of for one.
+  std::uint64_t key_part(int table, std::uint64_t bucket) const {
+    return bucket << rest_bits(table);
+  }
+  static std::uint64_t with_rest(std::uint64_t part, std::uint64_t rest) { return part | rest; }
   std::uint64_t key_of(int table, std::uint64_t bucket, std::uint64_t rest) const {
-    return (bucket << rest_bits(table)) | rest;
+    return with_rest(key_part(table, bucket), rest);
   }
   std::int64_t row_id(int table, std::uint64_t bucket) const {
     return (static_cast<std::int64_t>(table) << bits_) | static_cast<std::int64_t>(bucket);

@@ -60,7 +60,13 @@ class MultiProbePlan {
   // costs kBucketReadCost a bucket read plus kEntryCost for each entry of
   // the buckets it reads (as many as uniform fingerprints would put there).
   // Units are nanoseconds measured by bench/index_benchmark.cpp (BENCH.md,
-  // "Radius above k").
+  // "Radius above k"). Re-measured by nearest_benchmark's radii= at 1M and
+  // 10M uniform rows, the search costs 911 ns a bucket and 4.4 ns an entry
+  // (BENCH.md, issue 37, nearest5), but set so, the n nearest's random
+  // queries at 10M real fingerprints doubled (3.8-4.2 -> 7.5-8.4 ms): real
+  // buckets are uneven, the search reads more entries than uniform ones
+  // would, and priced below the cached codes' loop it never loaded them.
+  // Until the search is priced from the bucket sizes it reads, these stay.
   static constexpr double kScanCostPerRow = 70;
   static constexpr double kBucketReadCost = 1500;
   static constexpr double kEntryCost = 10;
@@ -110,7 +116,15 @@ class MultiProbePlan {
   // number at least `wanted` (64 if at none): where clustered data (a query
   // near duplicates) holds the n nearest, far below expected_radius.
   static int radius_holding(double found, int within, double wanted);
-  // The fewest rows at which it does; -1 if it never does.
+  // A query whose radius k found one row (a stored row in a sparse region,
+  // or in uniform data) grows one radius at a time while the searches so
+  // far cost at most this share of the jump to expected_radius: at 10M real
+  // rows the 10th nearest of such a row lies at 6-9 bits (radius 14's
+  // search reads ~6x the buckets of radii 4-8 together); in uniform data the
+  // steps find nothing and cost the jump at most this share more.
+  static constexpr double kNearestStepShare = 0.25;
+  // The fewest rows at which this search beats a scan (cheaper_than_scan);
+  // -1 if it never does.
   std::int64_t rows_where_cheaper() const;
 
  private:

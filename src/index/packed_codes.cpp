@@ -59,12 +59,12 @@ bool PackedCodes::add_bucket(const BucketLayout& layout, std::int64_t row_id,
   keys_.resize(total);
   std::int64_t* ids = ids_.data() + first;
   std::uint64_t* keys = keys_.data() + first;
-  const std::uint64_t high_bits = layout.key_of(table_, bucket, 0);
+  const std::uint64_t key_part = layout.key_part(table_, bucket);
   BucketIdReader reader(view);
   bool sound = true;
   for (std::size_t index = 0; index < view.count() && sound; ++index) {
     sound = reader.next(ids[index]);
-    keys[index] = high_bits | view.rest(index);
+    keys[index] = BucketLayout::with_rest(key_part, view.rest(index));
   }
   if (!sound || !reader.at_clean_end()) {
     ids_.resize(first);
