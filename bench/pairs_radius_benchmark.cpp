@@ -6,9 +6,9 @@
 //   clusters  SELECT count(*) FROM simhash_clusters('near', r)
 //   read      SELECT id, fp FROM near_data ORDER BY id (what both read first)
 //   engine    PairFinder over the rows already in memory (the plan it chose),
-//             with the AVX2 comparison loop and the portable one; on the
-//             first `engine_rows` rows only, if given (then no SQL: the
-//             statements read every row)
+//             in this program's build of the engine; on the first
+//             `engine_rows` rows only, if given (then no SQL: the
+//             statements read every row; engine_rows=0: the SQL alone)
 //   loop      every pair compared by one POPCNT loop, i < j: timed on the
 //             first `sample` rows against all later ones, scaled to all pairs
 // The index is nearest_benchmark's table `near` in a database file (make it
@@ -137,41 +137,30 @@ int main(int argc, char** argv) {
     if (!run_sql) {
       continue;
     }
-    // The engine on the first engine_rows records, with the AVX2
-    // comparison loop and with the portable one, alternating.
+    // The engine on the first engine_rows records.
     const std::vector<simhash::IdFingerprint> engine_records(
         records.begin(),
         records.begin() + static_cast<std::ptrdiff_t>(std::min(records.size(), engine_rows)));
     std::string plan;
-    std::vector<double> vector_seconds;
-    std::vector<double> portable_seconds;
+    std::vector<double> engine_seconds;
     std::int64_t engine_pairs = 0;
-    for (int i = 0; i < repeats; ++i) {
-      for (const bool vector_loop : {true, false}) {
-        const double start = thread_seconds();
-        simhash::PairFinder finder(engine_records, radius);
-        finder.allow_vector_loop(vector_loop);
-        plan = finder.plan().describe();
-        std::vector<simhash::NearPair> batch;
-        std::int64_t count = 0;
-        while (finder.next(batch)) {
-          count += static_cast<std::int64_t>(batch.size());
-        }
-        (vector_loop ? vector_seconds : portable_seconds).push_back(thread_seconds() - start);
-        if (vector_loop) {
-          engine_pairs = count;
-        } else if (count != engine_pairs) {
-          std::fprintf(stderr, "MISMATCH: the two loops found %lld and %lld pairs\n",
-                       static_cast<long long>(engine_pairs), static_cast<long long>(count));
-          return 1;
-        }
+    for (int i = 0; i < repeats && !engine_records.empty(); ++i) {
+      const double start = thread_seconds();
+      simhash::PairFinder finder(engine_records, radius);
+      plan = finder.plan().describe();
+      std::vector<simhash::NearPair> batch;
+      engine_pairs = 0;
+      while (finder.next(batch)) {
+        engine_pairs += static_cast<std::int64_t>(batch.size());
       }
+      engine_seconds.push_back(thread_seconds() - start);
     }
-    std::printf(
-        "radius %2d  engine over %zu rows: %.3f s CPU (portable loop %.3f s), %lld pairs (%s)\n",
-        radius, engine_records.size(), median(vector_seconds), median(portable_seconds),
-        static_cast<long long>(engine_pairs), plan.c_str());
-    if (engine_records.size() != records.size()) {
+    if (!engine_records.empty()) {
+      std::printf("radius %2d  engine over %zu rows: %.3f s CPU, %lld pairs (%s)\n", radius,
+                  engine_records.size(), median(engine_seconds),
+                  static_cast<long long>(engine_pairs), plan.c_str());
+    }
+    if (!engine_records.empty() && engine_records.size() != records.size()) {
       continue;  // the SQL statements read every row
     }
     const std::string r = std::to_string(radius);

@@ -12,7 +12,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "index/popcount_kernel.h"
 #include "util/cpu_dispatch.h"
 
 namespace simhash {
@@ -44,35 +43,6 @@ struct SortedSide {
   }
 };
 
-// What walk_runs does with a column within the radius of its row: report
-// the pair unless an earlier table shares its prefix (that table reported it).
-struct RowPairs {
-  const SortedSide& left;
-  const SortedSide& right;
-  bool between_sets;
-  std::size_t row;
-  std::uint64_t fp;
-  const std::uint64_t* earlier_masks;
-  int earlier_count;
-  std::vector<GroupPair>& out;
-
-  void operator()(std::size_t column, int distance) const {
-    const std::uint64_t differing = fp ^ right.sorted[column];
-    for (int table = 0; table < earlier_count; ++table) {
-      if ((differing & earlier_masks[table]) == 0) {
-        return;
-      }
-    }
-    // Rare next to the comparisons where it costs a binary search.
-    std::uint32_t first = left.index_at(row);
-    std::uint32_t second = right.index_at(column);
-    if (!between_sets && first > second) {
-      std::swap(first, second);
-    }
-    out.push_back(GroupPair{first, second, distance});
-  }
-};
-
 // Columns compared between two looks at the budget: the budget is checked
 // inside a row too, since one row of all pairs at 10M fingerprints is 10M
 // comparisons and, at radius 64, as many pairs.
@@ -88,8 +58,7 @@ constexpr std::size_t kColumnsPerStep = std::size_t{1} << 14;
 SIMHASH_POPCNT_CLONES bool walk_runs(const SortedSide& left, const SortedSide& right,
                                      bool between_sets, std::uint64_t mask, int radius,
                                      const std::uint64_t* earlier_masks, int earlier_count,
-                                     bool vector_loop, RunWalkCursor& at,
-                                     std::vector<GroupPair>& out) {
+                                     RunWalkCursor& at, std::vector<GroupPair>& out) {
   std::size_t comparisons = 0;
   while (true) {
     if (!at.in_run) {
@@ -122,8 +91,29 @@ SIMHASH_POPCNT_CLONES bool walk_runs(const SortedSide& left, const SortedSide& r
         }
         const std::size_t stop = std::min(at.right_end, at.column + kColumnsPerStep);
         comparisons += stop - at.column;
-        RowPairs report{left, right, between_sets, at.row, fp, earlier_masks, earlier_count, out};
-        for_each_within_span(right.sorted, at.column, stop, fp, radius, vector_loop, report);
+        for (std::size_t j = at.column; j < stop; ++j) {
+          const std::uint64_t differing = fp ^ right.sorted[j];
+          const int distance = std::popcount(differing);
+          if (distance > radius) {
+            continue;
+          }
+          bool reported_earlier = false;
+          for (int table = 0; table < earlier_count; ++table) {
+            if ((differing & earlier_masks[table]) == 0) {
+              reported_earlier = true;
+              break;
+            }
+          }
+          if (!reported_earlier) {
+            // Rare next to the comparisons where it costs a binary search.
+            std::uint32_t first = left.index_at(at.row);
+            std::uint32_t second = right.index_at(j);
+            if (!between_sets && first > second) {
+              std::swap(first, second);
+            }
+            out.push_back(GroupPair{first, second, distance});
+          }
+        }
         at.column = stop;
       }
     }
@@ -169,9 +159,8 @@ bool GroupPairSearch::next(std::vector<GroupPair>& out) {
         return false;
       }
       // Ascending fingerprints are sorted by every bit: the runs are the equal ones.
-      done_ =
-          walk_runs(SortedSide{left_.data(), left_}, SortedSide{right_.data(), right_},
-                    between_sets_, ~std::uint64_t{0}, 0, nullptr, 0, vector_loop_, cursor_, out);
+      done_ = walk_runs(SortedSide{left_.data(), left_}, SortedSide{right_.data(), right_},
+                        between_sets_, ~std::uint64_t{0}, 0, nullptr, 0, cursor_, out);
       return true;
     case BatchPlan::Method::kBlockPermutation:
       if (search_table(out)) {
@@ -182,7 +171,7 @@ bool GroupPairSearch::next(std::vector<GroupPair>& out) {
     case BatchPlan::Method::kAllPairs:
       // A mask of 0: one run, every pair compared.
       done_ = walk_runs(SortedSide{left_.data(), left_}, SortedSide{right_.data(), right_},
-                        between_sets_, 0, plan_.radius(), nullptr, 0, vector_loop_, cursor_, out);
+                        between_sets_, 0, plan_.radius(), nullptr, 0, cursor_, out);
       return true;
   }
   return false;
@@ -222,7 +211,7 @@ bool GroupPairSearch::search_table(std::vector<GroupPair>& out) {
     sorted_table_ = table;
   }
   return walk_runs(SortedSide{left_order_, left_}, SortedSide{right_order_, right_}, between_sets_,
-                   mask, plan_.radius(), earlier_masks_.data(), table, vector_loop_, cursor_, out);
+                   mask, plan_.radius(), earlier_masks_.data(), table, cursor_, out);
 }
 
 }  // namespace simhash

@@ -14,9 +14,8 @@
 #include <vector>
 
 #include "batch/batch_plan.h"
-#include "index/popcount_kernel.h"
-#include "util/check_point.h"
 #include "util/radix_sort.h"
+#include "util/check_point.h"
 
 namespace simhash {
 
@@ -57,9 +56,6 @@ class GroupPairSearch {
   bool next(std::vector<GroupPair>& out);
 
   const BatchPlan& plan() const { return plan_; }
-  // false: the portable comparison loop even where the AVX2 one runs
-  // (index/popcount_kernel.h; tests compare both).
-  void allow_vector_loop(bool allow) { vector_loop_ = allow && popcount_vector_loop_runs(); }
 
  private:
   GroupPairSearch(std::span<const std::uint64_t> left, std::span<const std::uint64_t> right,
@@ -76,7 +72,6 @@ class GroupPairSearch {
   bool between_sets_;
   BatchPlan plan_;
   CheckPoint check_;
-  bool vector_loop_ = popcount_vector_loop_runs();
   bool done_ = false;
   int next_table_ = 0;     // kBlockPermutation: the table being searched
   int sorted_table_ = -1;  // the table the sorted orders below are for

@@ -16,7 +16,6 @@
 
 #include "batch/group_pair_search.h"
 #include "batch/leader_rule.h"
-#include "index/popcount_kernel.h"
 #include "util/cpu_dispatch.h"
 
 namespace simhash {
@@ -110,34 +109,24 @@ struct NearestLeader {
   int distance = 0;
 };
 
-// Keeps the nearest leader a comparison reports, the earliest on a tie.
-struct NearestReport {
-  const std::uint32_t* leaders;
+// Compares `fp` with `leaders[from..]`: the nearest within `radius`, the
+// earliest on a tie. Built with and without POPCNT like the search's hot
+// loops (the portable popcount took 60% of simhash_clusters at radius 20 and
+// stretched the checks apart).
+SIMHASH_POPCNT_CLONES NearestLeader nearest_leader(std::uint64_t fp,
+                                                   std::span<const IdFingerprint> records,
+                                                   const std::vector<std::uint32_t>& leaders,
+                                                   std::size_t from, int radius) {
   NearestLeader found;
-
-  void operator()(std::size_t index, int distance) {
-    if (found.leader == kNone || distance < found.distance) {
-      found.leader = leaders[index];
+  for (std::size_t i = from; i < leaders.size(); ++i) {
+    const std::uint32_t leader = leaders[i];
+    const int distance = std::popcount(fp ^ records[leader].fp);
+    if (distance <= radius && (found.leader == kNone || distance < found.distance)) {
+      found.leader = leader;
       found.distance = distance;
     }
   }
-};
-
-// Compares `fp` with the representatives from `from` on (`leader_fps`
-// holds their fingerprints in the order of `leaders`): the nearest within
-// `radius`, the earliest on a tie. Built with and without POPCNT like the
-// search's hot loops (the portable popcount took 60% of simhash_clusters at
-// radius 20 and stretched the checks apart), and by the AVX2 kernel of
-// index/popcount_kernel.h where it runs: a row compares with every
-// representative, at a large radius almost every row, as all pairs do.
-SIMHASH_POPCNT_CLONES NearestLeader nearest_leader(std::uint64_t fp,
-                                                   const std::vector<std::uint64_t>& leader_fps,
-                                                   const std::vector<std::uint32_t>& leaders,
-                                                   std::size_t from, int radius) {
-  NearestReport report{leaders.data(), {}};
-  for_each_within_span(leader_fps.data(), from, leader_fps.size(), fp, radius,
-                       popcount_vector_loop_runs(), report);
-  return report.found;
+  return found;
 }
 
 // The all-pairs method: each record of a node without a representative
@@ -151,8 +140,7 @@ std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& gr
   const std::vector<std::uint32_t> node_of = group_of_records(groups);
   LeaderRule rule(groups.group_count());
   std::vector<std::uint32_t> seen(groups.group_count(), 0);  // representatives compared with
-  std::vector<std::uint32_t> leaders;     // positions, in the order they became representatives
-  std::vector<std::uint64_t> leader_fps;  // their fingerprints, contiguous for the kernel
+  std::vector<std::uint32_t> leaders;  // positions, in the order they became representatives
   std::vector<FingerprintLeader> result;
   result.reserve(records.size());
   for (std::uint32_t position = 0; position < records.size(); ++position) {
@@ -164,7 +152,7 @@ std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& gr
         check();
       }
       const NearestLeader found =
-          nearest_leader(fingerprints[node], leader_fps, leaders, seen[node], radius);
+          nearest_leader(fingerprints[node], records, leaders, seen[node], radius);
       seen[node] = static_cast<std::uint32_t>(leaders.size());
       if (found.leader != kNone) {
         rule.offer(node, found.leader, LeaderRule::kNone, found.distance);
@@ -173,7 +161,6 @@ std::vector<FingerprintLeader> leaders_by_comparison(const FingerprintGroups& gr
     const LeaderRule::Place place = rule.place(position, node);
     if (place.leader == position) {
       leaders.push_back(position);
-      leader_fps.push_back(records[position].fp);
     }
     result.push_back(
         {records[position].id, records[place.leader].id, static_cast<int>(place.rank)});

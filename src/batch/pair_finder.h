@@ -63,8 +63,6 @@ class PairFinder {
   bool next(std::vector<NearPair>& out);
 
   const BatchPlan& plan() const { return search_.plan(); }
-  // GroupPairSearch::allow_vector_loop, before the first next().
-  void allow_vector_loop(bool allow) { search_.allow_vector_loop(allow); }
 
   static constexpr std::size_t kBatchSize = 4096;
 

@@ -8,8 +8,11 @@
 #include <bit>
 #include <utility>
 
-#include "index/popcount_kernel.h"
 #include "util/cpu_dispatch.h"
+
+#if SIMHASH_X86_64_TARGETS
+#include <immintrin.h>
+#endif
 
 namespace simhash {
 
@@ -125,8 +128,26 @@ SIMHASH_POPCNT_CLONES void offer_rows(const std::uint64_t* keys, const std::int6
 }
 
 #if SIMHASH_X86_64_TARGETS
+// A bit for each of the four keys at `at` whose distance to the query (in
+// every lane of `query`) is below `above`.
+[[gnu::target("avx2"), gnu::always_inline]] inline unsigned lanes_within(const std::uint64_t* at,
+                                                                         __m256i query,
+                                                                         __m256i above) {
+  const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+  const __m256i low = _mm256_set1_epi8(0x0f);
+  const __m256i bits =
+      _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), query);
+  const __m256i counts = _mm256_add_epi8(
+      _mm256_shuffle_epi8(table, _mm256_and_si256(bits, low)),
+      _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(bits, 4), low)));
+  const __m256i distances = _mm256_sad_epu8(counts, _mm256_setzero_si256());  // a sum a lane
+  return static_cast<unsigned>(
+      _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(above, distances))));
+}
+
 // The same with AVX2, eight rows a step: the popcount of each 64-bit lane
-// by a nibble table (index/popcount_kernel.h), one compare with the
+// by a nibble table (AVX2 has no vector popcount), one compare with the
 // limit for the eight, and the scalar offer only for the rows within it
 // (after the first few thousand rows, almost none). About 2.5x the scalar
 // loop's speed: the scalar loop is bound by its instructions a row, not
@@ -138,7 +159,9 @@ SIMHASH_POPCNT_CLONES void offer_rows(const std::uint64_t* keys, const std::int6
   const __m256i broadcast = _mm256_set1_epi64x(static_cast<long long>(query));
   std::size_t i = 0;
   for (; i + 8 <= size; i += 8) {
-    unsigned within = eight_within(keys + i, broadcast, limit);
+    const __m256i above = _mm256_set1_epi64x(limit + 1);
+    unsigned within = lanes_within(keys + i, broadcast, above) |
+                      lanes_within(keys + i + 4, broadcast, above) << 4;
     while (within != 0) {
       const std::size_t position = i + static_cast<std::size_t>(std::countr_zero(within));
       within &= within - 1;
@@ -172,7 +195,14 @@ void nearest_positions(const std::uint64_t* keys, const std::int64_t* ids, std::
 
 }  // namespace
 
-bool PackedCodes::vector_loop_runs() { return popcount_vector_loop_runs(); }
+bool PackedCodes::vector_loop_runs() {
+#if SIMHASH_X86_64_TARGETS
+  static const bool runs = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+  return runs;
+#else
+  return false;
+#endif
+}
 
 void PackedCodes::nearest(const PermutationPlan& plan, std::uint64_t query, std::size_t count,
                           int bound, std::vector<IndexHit>& out) const {
