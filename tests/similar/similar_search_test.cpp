@@ -5,7 +5,8 @@
 // against a scan of every row with the exact weighted Jaccard that
 // simhash_jaccard computes, on randomized sets with near copies (fixed seeds),
 // through the postings path, the direct path and the bounded-work scan,
-// ranked by counting postings or by kept counts (right or wrong).
+// ranked by counting postings or by kept counts (right or wrong), and the n
+// most similar with a limit (the first n of the scan's answer).
 #include "similar/similar_search.h"
 
 #include <gtest/gtest.h>
