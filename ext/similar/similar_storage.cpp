@@ -316,7 +316,7 @@ void SimilarStorage::flush() {
 }
 
 std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double threshold,
-                                                 SimilarCounts* counts) {
+                                                 std::size_t limit, SimilarCounts* counts) {
   // The plan needs only the number of distinct features: when no stored
   // row has a size in its bounds (a 10 MB query text has a million features,
   // no stored row a tenth of that), the answer is empty without sorting the
@@ -351,7 +351,7 @@ std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double t
     Blob& blob;
     ~CloseOnExit() { blob.reset(); }
   } close_blob{row_blob_};
-  return find_similar(vector_.hashes, threshold, *this, check, counts);
+  return find_similar(vector_.hashes, threshold, *this, check, counts, limit);
 }
 
 std::uint64_t SimilarStorage::largest_size() {

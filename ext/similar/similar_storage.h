@@ -91,8 +91,9 @@ class SimilarStorage final : public SimilarStore {
   void update(std::int64_t id, std::int64_t new_id, std::optional<StoredText> text, int conflict);
   bool contains(std::int64_t id);
 
-  // Every row at `threshold` or more with the text, most similar first.
-  std::vector<SimilarMatch> search(std::string_view text, double threshold,
+  // Every row at `threshold` or more with the text, most similar first
+  // (then by id); with a `limit` n > 0, the first n of them (find_similar).
+  std::vector<SimilarMatch> search(std::string_view text, double threshold, std::size_t limit = 0,
                                    SimilarCounts* counts = nullptr);
 
   // "" when postings and rows agree, else what is wrong.

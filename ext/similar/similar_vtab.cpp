@@ -9,12 +9,14 @@
 // named after the table for commands. query and threshold come first among
 // the hidden ones so that sim('a text', 0.8) gives them in that order.
 // The text is not stored: only its features are, so reading `text` gives NULL.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +48,10 @@ enum Plan { kPlanQuery = 1, kPlanRowid = 2, kPlanScan = 3 };
 constexpr int kPlanMask = 3;
 constexpr int kGivenShift = 2;
 constexpr int kArgumentCount = 2;  // the hidden columns kQuery and kThreshold
+// A query plan sorted by similarity that was given LIMIT (and OFFSET) after
+// its arguments.
+constexpr int kLimitGiven = 1 << 4;
+constexpr int kOffsetGiven = 1 << 5;
 
 std::string lower(std::string_view text) {
   std::string lowered(text);
@@ -314,6 +320,81 @@ int x_destroy(sqlite3_vtab* vtab) {
   return rc;
 }
 
+// ORDER BY similarity DESC [, rowid] LIMIT n [OFFSET k] needs only the
+// first n + k rows of the answer, which the search finds with a rising
+// threshold (find_similar's limit). SQLite 3.38+ passes LIMIT and OFFSET
+// only when every WHERE term is on this table; the plan takes them only
+// when every term is one of its arguments: any other (on similarity or
+// rowid, say) would remove rows after the search, which would then have
+// found too few. (SQLite 3.40 passes no LIMIT where the WHERE clause holds
+// `rowid IS NOT v`: the refuse recipe asks for two rows in a subquery and
+// leaves its own row out around it.) Returns the idxNum bits; the values
+// follow the arguments in xFilter's argv.
+int limit_plan(sqlite3_index_info* info, std::span<const int> arguments) {
+  int limit = -1;
+  int offset = -1;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& constraint = info->aConstraint[i];
+    if (std::find(arguments.begin(), arguments.end(), i) != arguments.end()) {
+      continue;
+    }
+    if (constraint.op == SQLITE_INDEX_CONSTRAINT_LIMIT && constraint.usable && limit < 0) {
+      limit = i;
+    } else if (constraint.op == SQLITE_INDEX_CONSTRAINT_OFFSET && constraint.usable && offset < 0) {
+      offset = i;
+    } else {
+      return 0;
+    }
+  }
+  if (limit < 0) {
+    return 0;
+  }
+  int next = 0;
+  for (const int argument : arguments) {
+    next += argument >= 0 ? 1 : 0;
+  }
+  info->aConstraintUsage[limit].argvIndex = ++next;
+  int bits = kLimitGiven;
+  if (offset >= 0) {
+    info->aConstraintUsage[offset].argvIndex = ++next;
+    bits |= kOffsetGiven;
+  }
+  return bits;
+}
+
+// The rows a query plan given LIMIT must find: LIMIT + OFFSET; 0 (all of
+// them) for a negative LIMIT, which is none, or one too large to be worth
+// counting.
+std::size_t search_limit(int idx_num, int argc, sqlite3_value** argv) {
+  if ((idx_num & kLimitGiven) == 0) {
+    return 0;
+  }
+  int next = 0;
+  for (int argument = 0; argument < kArgumentCount; ++argument) {
+    next += ((idx_num >> kGivenShift) & (1 << argument)) != 0 ? 1 : 0;
+  }
+  const auto integer = [&](int at) -> std::optional<sqlite3_int64> {
+    if (at >= argc || sqlite3_value_type(argv[at]) != SQLITE_INTEGER) {
+      return std::nullopt;
+    }
+    return sqlite3_value_int64(argv[at]);
+  };
+  constexpr sqlite3_int64 kLargest = sqlite3_int64{1} << 32;
+  const std::optional<sqlite3_int64> limit = integer(next);
+  if (!limit || *limit <= 0 || *limit > kLargest) {
+    return 0;
+  }
+  sqlite3_int64 rows = *limit;
+  if ((idx_num & kOffsetGiven) != 0) {
+    const std::optional<sqlite3_int64> offset = integer(next + 1);
+    if (!offset || *offset > kLargest) {
+      return 0;
+    }
+    rows += std::max<sqlite3_int64>(0, *offset);
+  }
+  return static_cast<std::size_t>(rows);
+}
+
 int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guard(vtab, [&] {
     table_of<SimilarTable>(vtab)->usable_storage();
@@ -344,12 +425,18 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
                            (threshold >= 0 && sqlite3_vtab_in(info, threshold, -1) != 0);
       const bool by_similarity = !in_list && info->nOrderBy >= 1 &&
                                  info->aOrderBy[0].iColumn == kSimilarity && info->aOrderBy[0].desc;
-      if (by_similarity &&
+      const bool sorted =
+          by_similarity &&
           (info->nOrderBy == 1 ||
-           (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 && !info->aOrderBy[1].desc))) {
-        info->orderByConsumed = 1;
-      }
+           (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 && !info->aOrderBy[1].desc));
       description = "similar to the query (postings of its rarest features)";
+      if (sorted) {
+        info->orderByConsumed = 1;
+        info->idxNum |= limit_plan(info, arguments);
+        if ((info->idxNum & kLimitGiven) != 0) {
+          description = "the most similar to the query, as many as LIMIT asks (a rising threshold)";
+        }
+      }
       info->estimatedCost = 100;
       info->estimatedRows = 10;
     } else if (rowid >= 0) {
@@ -432,7 +519,7 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
       // The argument's text is searched in place; the cursor keeps a copy
       // for the query column only when there are rows to read it from (a
       // 10 MB query text that finds nothing is not copied).
-      cursor->matches = storage.search(*text, cursor->threshold);
+      cursor->matches = storage.search(*text, cursor->threshold, search_limit(idx_num, argc, argv));
       if (cursor->matches.empty()) {
         cursor->query.clear();
       } else {

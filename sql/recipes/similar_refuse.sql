@@ -28,6 +28,13 @@
 -- insert, new.id is the row's id, and `rowid IS NOT new.id` leaves out the
 -- row itself and, under INSERT OR REPLACE of an existing id, the version it
 -- replaces: a new version of a row is checked against the other rows only.
+-- The inner SELECT has `alike` as its only table, its threshold a
+-- subquery and no other WHERE term, so that SQLite hands its LIMIT to
+-- `alike`, which then looks for the two most similar rows only, with a
+-- rising threshold, instead of reading every row at the threshold
+-- (docs/similar.md). Two, because the row itself is among them when it is
+-- most similar; the outer SELECT leaves it out. (`rowid IS NOT new.id`
+-- inside would make SQLite 3.40 keep the LIMIT to itself.)
 -- A NULL body is not checked (a NULL query is an error), and a wordless one
 -- finds nothing: neither is ever refused. Only INSERT is checked; an UPDATE
 -- of body, or an UPSERT that turns into one, is not.
@@ -38,12 +45,15 @@ INSERT INTO alike_refuse_at(threshold)
   SELECT 0.8 WHERE NOT EXISTS (SELECT 1 FROM alike_refuse_at);
 
 CREATE TRIGGER IF NOT EXISTS docs_alike_refuse AFTER INSERT ON docs
-WHEN new.body IS NOT NULL
+WHEN new.body IS NOT NULL AND EXISTS (SELECT 1 FROM alike_refuse_at)
 BEGIN
   SELECT simhash_raise(format('near-duplicate of docs row %d (similarity %.2f >= %s)',
-                              a.rowid, a.similarity, r.threshold))
-    FROM alike_refuse_at AS r, alike(new.body, r.threshold) AS a
-   WHERE a.rowid IS NOT new.id
-   ORDER BY a.similarity DESC, a.rowid
+                              a.id, a.similarity, a.threshold))
+    FROM (SELECT rowid AS id, similarity, threshold
+            FROM alike(new.body, (SELECT threshold FROM alike_refuse_at))
+           ORDER BY similarity DESC, rowid
+           LIMIT 2) AS a
+   WHERE a.id IS NOT new.id
+   ORDER BY a.similarity DESC, a.id
    LIMIT 1;
 END;

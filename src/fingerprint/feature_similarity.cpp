@@ -79,43 +79,72 @@ double containment(const FeatureVector& a, const FeatureVector& b) {
   return containment(FeatureView(a), FeatureView(b));
 }
 
-std::size_t set_jaccard_needed_overlap(std::size_t size_a, std::size_t size_b, double threshold) {
-  // J >= t  <=>  overlap >= t (|a| + |b|) / (1 + t); an integer overlap is
-  // at least a number when it is at least its ceiling.
+namespace {
+
+// J >= t  <=>  overlap >= t (|a| + |b|) / (1 + t); an integer overlap is at
+// least a number when it is at least its ceiling. Taken a little low.
+std::size_t needed_overlap(std::size_t size_a, std::size_t size_b, double threshold) {
   const double bound =
       threshold * (1 - 1e-9) * static_cast<double>(size_a + size_b) / (1 + threshold) - 1e-6;
   return bound <= 0 ? 0 : static_cast<std::size_t>(std::ceil(bound));
 }
 
-double set_jaccard_of_overlap(std::size_t overlap, std::size_t size_a, std::size_t size_b) {
-  // Summed one by one, as weighted_jaccard adds each minimum of 1: exact.
-  return jaccard_of(static_cast<double>(overlap), FeatureView({}, {}, static_cast<double>(size_a)),
-                    FeatureView({}, {}, static_cast<double>(size_b)));
+}  // namespace
+
+SetJaccardMerge::SetJaccardMerge(std::span<const std::uint64_t> a, std::size_t size_b,
+                                 double threshold)
+    : a_(a),
+      size_b_(size_b),
+      threshold_(threshold),
+      needed_(needed_overlap(a.size(), size_b, threshold)) {}
+
+bool SetJaccardMerge::out_of_reach() const {
+  const std::size_t b_left = size_b_ > read_ ? size_b_ - read_ : 0;
+  return overlap_ + std::min(a_.size() - next_, b_left) < needed_;
 }
 
-std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold) {
-  const std::size_t size_a = a.hashes.size();
-  const std::size_t size_b = b.hashes.size();
-  const std::size_t needed_overlap = set_jaccard_needed_overlap(size_a, size_b, threshold);
-  std::size_t overlap = 0;
-  std::size_t i = 0;
+bool SetJaccardMerge::take(std::span<const std::uint64_t> piece) {
+  // The lockstep merge of the two sides, in locals (the hot loop of
+  // simhash_dedup's verification), with `b`'s place carried across pieces.
+  const std::size_t size_a = a_.size();
+  const std::size_t b_left_before = size_b_ > read_ ? size_b_ - read_ : 0;
+  std::size_t i = next_;
   std::size_t j = 0;
-  while (i < size_a && j < size_b) {
-    if (overlap + std::min(size_a - i, size_b - j) < needed_overlap) {
-      return std::nullopt;
+  std::size_t overlap = overlap_;
+  bool reachable = true;
+  while (i < size_a && j < piece.size()) {
+    if (overlap + std::min(size_a - i, b_left_before > j ? b_left_before - j : 0) < needed_) {
+      reachable = false;
+      break;
     }
-    const std::uint64_t hash_a = a.hashes[i];
-    const std::uint64_t hash_b = b.hashes[j];
+    const std::uint64_t hash_a = a_[i];
+    const std::uint64_t hash_b = piece[j];
     overlap += hash_a == hash_b ? 1 : 0;
     i += hash_a <= hash_b ? 1 : 0;
     j += hash_b <= hash_a ? 1 : 0;
   }
-  if (overlap < needed_overlap) {
+  next_ = i;
+  read_ += j;
+  overlap_ = overlap;
+  // Every feature of `a` passed: nothing of `b` from here on is shared.
+  return reachable && next_ < size_a && !out_of_reach();
+}
+
+std::optional<double> SetJaccardMerge::similarity() const {
+  if (overlap_ < needed_) {
     return std::nullopt;
   }
   // Summed one by one, as weighted_jaccard adds each minimum of 1: exact.
-  const double similarity = jaccard_of(static_cast<double>(overlap), a, b);
-  return similarity >= threshold ? std::optional<double>(similarity) : std::nullopt;
+  const double similarity =
+      jaccard_of(static_cast<double>(overlap_), FeatureView({}, {}, static_cast<double>(a_.size())),
+                 FeatureView({}, {}, static_cast<double>(size_b_)));
+  return similarity >= threshold_ ? std::optional<double>(similarity) : std::nullopt;
+}
+
+std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold) {
+  SetJaccardMerge merge(a.hashes, b.hashes.size(), threshold);
+  merge.take(b.hashes);
+  return merge.similarity();
 }
 
 }  // namespace simhash

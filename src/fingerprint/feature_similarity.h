@@ -3,6 +3,7 @@
 // weighted feature vector per text, cosine and weighted Jaccard by merge.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -72,12 +73,37 @@ double containment(const FeatureVector& a, const FeatureVector& b);
 // low, so that no rounding stops a merge weighted_jaccard would accept.
 std::optional<double> set_jaccard_if_at_least(FeatureView a, FeatureView b, double threshold);
 
-// Its two halves, for a merge that reads one side a piece at a time
-// (simhash_similar's verification of long stored rows): the overlap two sets
-// of these sizes need for a set Jaccard of at least `threshold` (taken a
-// little low, as above), and the set Jaccard of an overlap, computed as
-// weighted_jaccard computes it, so the number is the same to the bit.
-std::size_t set_jaccard_needed_overlap(std::size_t size_a, std::size_t size_b, double threshold);
-double set_jaccard_of_overlap(std::size_t overlap, std::size_t size_a, std::size_t size_b);
+// The same merge with one side taken a piece at a time (simhash_similar's
+// verification of long stored rows, whose pieces the glue reads from the
+// file one by one): `a` whole, `b` of `size_b` features in ascending pieces.
+// take() reports when the verdict is known, so that the pieces after it are
+// never read: once the overlap is out of reach (the shared features so far
+// plus the fewer left on either side fall below what the threshold needs,
+// the bound set_jaccard_if_at_least stops at), or once every feature of `a`
+// is passed (no later feature of `b` can be shared: the overlap, and so the
+// similarity, is final). Fed every piece, it decides as the whole merge
+// does; set_jaccard_if_at_least is this with `b` as one piece.
+class SetJaccardMerge {
+ public:
+  SetJaccardMerge(std::span<const std::uint64_t> a, std::size_t size_b, double threshold);
+
+  // Takes the next piece of `b`; false once the verdict is known.
+  bool take(std::span<const std::uint64_t> piece);
+
+  // The set Jaccard, when the pieces taken decide it at the threshold or
+  // above: the number weighted_jaccard gives with every weight 1, to the bit.
+  std::optional<double> similarity() const;
+
+ private:
+  bool out_of_reach() const;
+
+  std::span<const std::uint64_t> a_;
+  std::size_t size_b_;
+  double threshold_;
+  std::size_t needed_;
+  std::size_t next_ = 0;  // the first feature of `a` not yet passed
+  std::size_t overlap_ = 0;
+  std::size_t read_ = 0;  // the features of `b` taken
+};
 
 }  // namespace simhash

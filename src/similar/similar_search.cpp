@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <compare>
-#include <optional>
 #include <utility>
 
 #include "fingerprint/feature_similarity.h"
@@ -138,65 +137,6 @@ std::vector<Ranked> rank_by_postings(std::span<const std::uint64_t> query, const
   return keep_rarest(std::move(ranked), plan.probe_count);
 }
 
-// Verifies a candidate row of `size` features as its pieces come
-// (SimilarStore::read_row_pieces): the merge of set_jaccard_if_at_least, on
-// the same overlap bound and the same number, that also tells its reader
-// when to stop. It stops once the overlap is out of reach (the shared
-// features so far plus the fewer left on either side fall below what the
-// threshold needs), and once the query's features are all passed (no later
-// feature of the row can be shared: the overlap, and so the similarity, is
-// final). A row whose features all come is decided as the whole merge would.
-class PieceVerifier {
- public:
-  PieceVerifier(std::span<const std::uint64_t> query, std::uint64_t size, double threshold)
-      : query_(query),
-        size_(static_cast<std::size_t>(size)),
-        needed_(set_jaccard_needed_overlap(query.size(), size_, threshold)) {}
-
-  // Takes the next piece; false once the verdict is known.
-  bool take(std::span<const std::uint64_t> piece) {
-    for (const std::uint64_t hash : piece) {
-      if (out_of_reach()) {
-        return false;
-      }
-      while (next_ < query_.size() && query_[next_] < hash) {
-        ++next_;
-      }
-      if (next_ == query_.size()) {
-        return false;  // final: nothing of the row from here on is in the query
-      }
-      if (query_[next_] == hash) {
-        ++overlap_;
-        ++next_;
-      }
-      ++read_;
-    }
-    return !out_of_reach() && next_ < query_.size();
-  }
-
-  // The similarity, when the pieces taken decide it at the threshold or above.
-  std::optional<double> similarity(double threshold) const {
-    if (overlap_ < needed_) {
-      return std::nullopt;
-    }
-    const double similarity = set_jaccard_of_overlap(overlap_, query_.size(), size_);
-    return similarity >= threshold ? std::optional<double>(similarity) : std::nullopt;
-  }
-
- private:
-  bool out_of_reach() const {
-    const std::size_t row_left = size_ > read_ ? size_ - read_ : 0;
-    return overlap_ + std::min(query_.size() - next_, row_left) < needed_;
-  }
-
-  std::span<const std::uint64_t> query_;
-  std::size_t size_;
-  std::size_t needed_;
-  std::size_t next_ = 0;  // the first query feature not yet passed
-  std::size_t overlap_ = 0;
-  std::size_t read_ = 0;  // the row's features taken
-};
-
 }  // namespace
 
 void SimilarStore::read_row_pieces(
@@ -253,36 +193,125 @@ bool decode_features(std::span<const unsigned char> bytes, std::vector<std::uint
   return true;
 }
 
+namespace {
+
+// Whether `a` comes before `b` in an answer: most similar first, then by id.
+bool earlier(const SimilarMatch& a, const SimilarMatch& b) {
+  return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
+}
+
+// The answer as it is found: every match, or with a limit the `limit`
+// earliest so far. Once it holds `limit`, its last similarity is the bar a
+// row must reach to enter (a row at the bar with a lower id enters too), so
+// the search raises its threshold to it and leaves unread a row whose
+// similarity cannot reach it.
+class Answer {
+ public:
+  Answer(double threshold, std::size_t limit) : threshold_(threshold), limit_(limit) {}
+
+  // The threshold a row must reach now.
+  double bar() const { return full() ? matches_.back().similarity : threshold_; }
+  // Whether a row whose similarity is at most `highest` can enter: false
+  // only when it is surely below the bar (highest is a computed bound, so
+  // it is raised by the slack before the comparison).
+  bool reachable(double highest) const {
+    return !full() || highest * (1 + kRelativeSlack) + kAbsoluteSlack >= bar();
+  }
+  void add(const SimilarMatch& match) {
+    if (limit_ == 0) {
+      matches_.push_back(match);
+      return;
+    }
+    if (full()) {
+      if (!earlier(match, matches_.back())) {
+        return;
+      }
+      matches_.pop_back();
+    }
+    matches_.insert(std::upper_bound(matches_.begin(), matches_.end(), match, earlier), match);
+  }
+  std::vector<SimilarMatch> take() {
+    std::sort(matches_.begin(), matches_.end(), earlier);
+    return std::move(matches_);
+  }
+
+ private:
+  bool full() const { return limit_ != 0 && matches_.size() >= limit_; }
+
+  double threshold_;
+  std::size_t limit_;
+  std::vector<SimilarMatch> matches_;
+};
+
+// The highest set Jaccard a row of `size` features can have with a query of
+// `query_size` when at most `overlap` of them can be shared.
+double highest_similarity(std::uint64_t overlap, std::uint64_t query_size, std::uint64_t size) {
+  overlap = std::min({overlap, query_size, size});
+  return static_cast<double>(overlap) / static_cast<double>(query_size + size - overlap);
+}
+
+}  // namespace
+
 std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, double threshold,
                                        SimilarStore& store, const CheckPoint& check,
-                                       SimilarCounts* counts) {
+                                       SimilarCounts* counts, std::size_t limit) {
   SimilarCounts local;
   SimilarCounts& count = counts != nullptr ? *counts : local;
-  std::vector<SimilarMatch> matches;
+  Answer answer(threshold, limit);
   const SimilarPlan plan = plan_similar_query(query.size(), threshold);
   if (query.empty() || plan.probe_count == 0) {
-    return matches;
+    return answer.take();
   }
   std::size_t verified = 0;
   // A row's size is known before a feature of it is read (its posting's, or
   // its entry among the sizes): the verification reads the row only until
-  // its verdict is known (PieceVerifier).
+  // its verdict is known (SetJaccardMerge), at the answer's bar.
   const auto verify = [&](std::int64_t id, std::uint64_t size) {
     ++count.checked;
-    PieceVerifier verifier(query, size, threshold);
+    SetJaccardMerge merge(query, static_cast<std::size_t>(size), answer.bar());
     store.read_row_pieces(id, size, [&](std::span<const std::uint64_t> piece) {
-      const bool more = verifier.take(piece);
+      const bool more = merge.take(piece);
       count.row_features += piece.size();
       return more;
     });
-    if (const auto similarity = verifier.similarity(threshold)) {
-      matches.push_back({id, *similarity});
+    if (const auto similarity = merge.similarity()) {
+      answer.add({id, *similarity});
     }
     check_after_every(verified++, kRowsBetweenChecks, check);
   };
+  // A candidate row: its id, size, and the highest similarity it can have.
+  struct Candidate {
+    std::int64_t id;
+    std::uint64_t size;
+    double highest;
+  };
+  // With a limit, the candidates that can be the most similar are verified
+  // first, and those that cannot reach the bar once the answer is full are
+  // left unread: the rest are no more similar than the one that stopped.
+  const auto verify_by_highest = [&](std::vector<Candidate>& candidates) {
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+      return a.highest != b.highest ? a.highest > b.highest : a.id < b.id;
+    });
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (!answer.reachable(candidates[i].highest)) {
+        count.beyond_limit += candidates.size() - i;
+        return;
+      }
+      verify(candidates[i].id, candidates[i].size);
+    }
+  };
   const auto verify_sizes = [&] {
     count.scanned_sizes = true;
-    store.read_row_sizes(plan.sizes, verify);
+    if (limit == 0) {
+      store.read_row_sizes(plan.sizes, verify);
+      return;
+    }
+    // The sizes alone bound the similarity: min(|x|, |y|) / max(|x|, |y|).
+    std::vector<Candidate> rows;
+    store.read_row_sizes(plan.sizes, [&](std::int64_t id, std::uint64_t size) {
+      rows.push_back({id, size, highest_similarity(size, query.size(), size)});
+    });
+    verify_by_highest(rows);
   };
 
   // A candidate per posting read: a row found in h of the probed lists.
@@ -346,29 +375,32 @@ std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, dou
     std::sort(candidates.begin(), candidates.end(),
               [](const Posting& a, const Posting& b) { return a.id < b.id; });
     const auto query_size = static_cast<double>(query.size());
-    const auto not_probed = static_cast<double>(query.size() - probed_lists);
+    const std::size_t not_probed = query.size() - probed_lists;
+    std::vector<Candidate> kept;
     for (std::size_t begin = 0; begin < candidates.size();) {
       std::size_t end = begin + 1;
       while (end < candidates.size() && candidates[end].id == candidates[begin].id) {
         ++end;
       }
-      const auto hits = static_cast<double>(end - begin);
+      const std::size_t hits = end - begin;
       const double shared_at_least =
           threshold * (query_size + static_cast<double>(candidates[begin].size)) / (1 + threshold) *
               (1 - kRelativeSlack) -
           kAbsoluteSlack;
-      if (hits + not_probed < shared_at_least) {
+      if (static_cast<double>(hits + not_probed) < shared_at_least) {
         ++count.pruned;
-      } else {
+      } else if (limit == 0) {
         verify(candidates[begin].id, candidates[begin].size);
+      } else {
+        kept.push_back(
+            {candidates[begin].id, candidates[begin].size,
+             highest_similarity(hits + not_probed, query.size(), candidates[begin].size)});
       }
       begin = end;
     }
+    verify_by_highest(kept);
   }
-  std::sort(matches.begin(), matches.end(), [](const SimilarMatch& a, const SimilarMatch& b) {
-    return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
-  });
-  return matches;
+  return answer.take();
 }
 
 }  // namespace simhash

@@ -106,6 +106,7 @@ struct SimilarCounts {
   std::uint64_t row_features = 0;     // features of verified rows read (pieces whole)
   std::uint64_t pruned = 0;           // candidates dropped by their count of probed features
   std::uint64_t ranking_steps = 0;    // kept counts looked up, or postings counted to rank
+  std::uint64_t beyond_limit = 0;     // candidates left unread: below the n most similar
   bool scanned_sizes = false;         // verified the rows of the size range instead
 };
 
@@ -162,8 +163,17 @@ inline constexpr std::size_t kRankingSampleCheck = 16;
 // Every stored row whose set Jaccard with `query` (ascending, distinct; empty
 // finds nothing) is at least `threshold`, with it, most similar first (then
 // by id). `check` runs between bounded pieces of work (check_point.h).
+//
+// With a `limit` n > 0, the first n of that answer, found with a rising
+// threshold: the candidates are verified in the order of the highest
+// similarity they can have (from the shared features they can still hold:
+// the count filter's bound, or the sizes alone for the rows of a size
+// range), each at the similarity of the n-th match so far once n are held,
+// and the verification stops at the first that cannot reach it. Exact: a
+// row left unread can be at most as similar as its bound, which is below
+// the n-th match's (ties with it by id are read, so the lower id wins).
 std::vector<SimilarMatch> find_similar(std::span<const std::uint64_t> query, double threshold,
                                        SimilarStore& store, const CheckPoint& check = {},
-                                       SimilarCounts* counts = nullptr);
+                                       SimilarCounts* counts = nullptr, std::size_t limit = 0);
 
 }  // namespace simhash

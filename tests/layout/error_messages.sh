@@ -95,6 +95,7 @@ NOT_MESSAGES = {
     " at any size",
     # EXPLAIN QUERY PLAN of simhash_similar (ext/similar/similar_vtab.cpp)
     "similar to the query (postings of its rarest features)",
+    "the most similar to the query, as many as LIMIT asks (a rising threshold)",
     "scan of the stored rows",
     # simhash_progress(1)'s lines on stderr (ext/common/progress_lines.cpp,
     # the phases of src/batch and the totals of the batch functions)

@@ -5,7 +5,8 @@
 // against a scan of every row with the exact weighted Jaccard that
 // simhash_jaccard computes, on randomized sets with near copies (fixed seeds),
 // through the postings path, the direct path and the bounded-work scan,
-// ranked by counting postings or by kept counts (right or wrong).
+// ranked by counting postings or by kept counts (right or wrong), and the n
+// most similar with a limit (the first n of the scan's answer).
 #include "similar/similar_search.h"
 
 #include <gtest/gtest.h>
@@ -258,7 +259,8 @@ TEST(SimilarCodec, BytesAreLittleEndianOnEveryMachine) {
 // copy or a fresh set) answered as the scan answers, similarity bit for bit.
 void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t seed,
                   bool* saw_scan = nullptr, bool* saw_postings = nullptr, bool kept_counts = false,
-                  bool wrong_counts = false, bool* saw_sample = nullptr, std::size_t piece = 0) {
+                  bool wrong_counts = false, bool* saw_sample = nullptr, std::size_t piece = 0,
+                  bool* saw_beyond_limit = nullptr) {
   SetMaker maker(universe, seed);
   ModelStore store(kept_counts);
   store.set_piece(piece);
@@ -288,6 +290,22 @@ void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t se
       SimilarCounts counts;
       const auto found = find_similar(query, t, store, {}, &counts);
       ASSERT_EQ(found, at_least(all, t)) << "seed " << seed << " query " << q << " t " << t;
+      // The n most similar (ties by id) with a rising threshold: the first
+      // n of the whole answer, bit for bit (n from 1 to 3 by query).
+      {
+        const auto limit = static_cast<std::size_t>(1 + q % 3);
+        SimilarCounts limited;
+        const auto first = find_similar(query, t, store, {}, &limited, limit);
+        const std::vector<SimilarMatch> want(
+            found.begin(),
+            found.begin() + static_cast<std::ptrdiff_t>(std::min(limit, found.size())));
+        ASSERT_EQ(first, want) << "seed " << seed << " query " << q << " t " << t << " limit "
+                               << limit;
+        ASSERT_LE(limited.checked, counts.checked);
+        if (saw_beyond_limit != nullptr && limited.beyond_limit > 0) {
+          *saw_beyond_limit = true;
+        }
+      }
       if (saw_scan != nullptr && counts.scanned_sizes) {
         *saw_scan = true;
       }
@@ -304,20 +322,24 @@ void expect_exact(std::uint64_t universe, std::size_t max_size, std::uint64_t se
 
 TEST(FindSimilar, EqualsTheScanOnRareFeatures) {
   bool postings = false;
+  bool beyond_limit = false;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    expect_exact(100000, 60, seed, nullptr, &postings);
+    expect_exact(100000, 60, seed, nullptr, &postings, false, false, nullptr, 0, &beyond_limit);
   }
-  EXPECT_TRUE(postings);  // the postings path ran
+  EXPECT_TRUE(postings);      // the postings path ran
+  EXPECT_TRUE(beyond_limit);  // and a limit left candidates unread
 }
 
 TEST(FindSimilar, EqualsTheScanOnCommonFeatures) {
   // 60 features in all: every feature is in many rows, so the postings
   // outnumber the rows of the sizes and the bounded-work scan runs.
   bool scan = false;
+  bool beyond_limit = false;
   for (std::uint64_t seed = 11; seed <= 13; ++seed) {
-    expect_exact(60, 40, seed, &scan);
+    expect_exact(60, 40, seed, &scan, nullptr, false, false, nullptr, 0, &beyond_limit);
   }
   EXPECT_TRUE(scan);
+  EXPECT_TRUE(beyond_limit);  // rows of the sizes left unread by their size alone
 }
 
 TEST(FindSimilar, EqualsTheScanWithKeptCounts) {
