@@ -364,29 +364,26 @@ int limit_plan(sqlite3_index_info* info, std::span<const int> arguments) {
 
 // The rows a query plan given LIMIT must find: LIMIT + OFFSET; 0 (all of
 // them) for a negative LIMIT, which is none, or one too large to be worth
-// counting.
-std::size_t search_limit(int idx_num, int argc, sqlite3_value** argv) {
+// counting. `after_arguments`: xFilter's values after the arguments
+// place_arguments took, where limit_plan put LIMIT and then OFFSET.
+std::size_t search_limit(int idx_num, std::span<sqlite3_value* const> after_arguments) {
   if ((idx_num & kLimitGiven) == 0) {
     return 0;
   }
-  int next = 0;
-  for (int argument = 0; argument < kArgumentCount; ++argument) {
-    next += ((idx_num >> kGivenShift) & (1 << argument)) != 0 ? 1 : 0;
-  }
-  const auto integer = [&](int at) -> std::optional<sqlite3_int64> {
-    if (at >= argc || sqlite3_value_type(argv[at]) != SQLITE_INTEGER) {
+  const auto integer = [&](std::size_t at) -> std::optional<sqlite3_int64> {
+    if (at >= after_arguments.size() || sqlite3_value_type(after_arguments[at]) != SQLITE_INTEGER) {
       return std::nullopt;
     }
-    return sqlite3_value_int64(argv[at]);
+    return sqlite3_value_int64(after_arguments[at]);
   };
   constexpr sqlite3_int64 kLargest = sqlite3_int64{1} << 32;
-  const std::optional<sqlite3_int64> limit = integer(next);
+  const std::optional<sqlite3_int64> limit = integer(0);
   if (!limit || *limit <= 0 || *limit > kLargest) {
     return 0;
   }
   sqlite3_int64 rows = *limit;
   if ((idx_num & kOffsetGiven) != 0) {
-    const std::optional<sqlite3_int64> offset = integer(next + 1);
+    const std::optional<sqlite3_int64> offset = integer(1);
     if (!offset || *offset > kLargest) {
       return 0;
     }
@@ -519,7 +516,12 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
       // The argument's text is searched in place; the cursor keeps a copy
       // for the query column only when there are rows to read it from (a
       // 10 MB query text that finds nothing is not copied).
-      cursor->matches = storage.search(*text, cursor->threshold, search_limit(idx_num, argc, argv));
+      const auto given = static_cast<std::size_t>(
+          std::count_if(arguments.begin(), arguments.end(),
+                        [](const sqlite3_value* value) { return value != nullptr; }));
+      cursor->matches = storage.search(
+          *text, cursor->threshold,
+          search_limit(idx_num, std::span<sqlite3_value* const>(argv, argc).subspan(given)));
       if (cursor->matches.empty()) {
         cursor->query.clear();
       } else {
