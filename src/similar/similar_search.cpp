@@ -50,62 +50,67 @@ std::vector<Ranked> keep_rarest(std::vector<Ranked> ranked, std::size_t probe_co
   return ranked;
 }
 
-// Ranks where the store keeps counts. First a sample of 2 p + kRankingSample
-// features, by their postings in the size range counted up to
-// kFirstRankingCap: a count is a B-tree seek to the postings a probe reads
-// next, so a feature probed costs one page, not a count's page and a
-// posting's page. The sample stops once p of its features hold at most
-// kRarePostings there (one that holds none needs no read at all). When the
-// sample's p rarest are at the cap, or more than all but p of it are, or
-// the rare ones are too few so far to make p in the whole sample, every
-// feature is ranked by its kept count (one lookup, every size; a count only
-// bounds the postings in the range from above), those of the sample at the
-// cap included.
+// Ranks where the store keeps counts: the query's features in their order
+// (ascending hashes, no order of rarity), each by its postings in the size
+// range counted up to kCheapPostings, until p of them hold fewer than that
+// there. A count is a B-tree seek to the postings a probe of that feature
+// reads next (the same page, or two), so a feature counted costs about a
+// page and a feature probed no second one; any p features serve (the
+// header), so this only ever stops early. The walk gives up once p below
+// the cap cannot be reached, or, after kRankingSampleCheck features, once
+// their share so far would not give p in the whole query; then the
+// features at the cap are counted again up to kFewPostings (their pages
+// are at hand) and the walk goes on at that cap (a templated text's
+// features are all held by its family: their kept counts would not rank
+// them better). Only when that gives up too are the features at the cap,
+// and those not walked, ranked by their kept counts (one lookup each,
+// every size: a count only bounds the postings in the range from above).
 std::vector<Ranked> rank_by_kept_counts(std::span<const std::uint64_t> query,
                                         const SimilarPlan& plan, SimilarStore& store,
                                         const CheckPoint& check, SimilarCounts& count) {
   std::vector<Ranked> ranked;
   ranked.reserve(query.size());
-  const std::size_t sample = std::min(query.size(), 2 * plan.probe_count + kRankingSample);
-  std::size_t rare = 0;
-  std::size_t common = 0;
+  const std::size_t p = plan.probe_count;
   std::size_t next = 0;
-  bool rank_all = false;
-  for (; next < sample && rare < plan.probe_count; ++next) {
-    // Stop counting postings once the sample's p rarest cannot all be under
-    // the cap, or, after kRankingSampleCheck, once the share of rare ones
-    // so far would not give p in the whole sample: the kept counts rank.
-    if (common + plan.probe_count > sample ||
-        (next >= kRankingSampleCheck && rare * sample < plan.probe_count * next)) {
-      rank_all = true;
-      break;
-    }
-    const std::uint64_t held = store.count_postings(query[next], plan.sizes, kFirstRankingCap);
-    ranked.push_back({held, query[next], held == 0});
-    rare += held <= kRarePostings ? 1 : 0;
-    common += held >= kFirstRankingCap ? 1 : 0;
-    check_after_every(next, kFeaturesBetweenChecks, check);
-  }
-  count.ranking_steps += ranked.size();
-  if (!rank_all && rare < plan.probe_count) {  // the sample is whole: at least p
-    const auto chosen_end = ranked.begin() + static_cast<std::ptrdiff_t>(plan.probe_count);
-    std::nth_element(ranked.begin(), chosen_end - 1, ranked.end());
-    rank_all = (chosen_end - 1)->postings >= kFirstRankingCap;
-  }
-  if (rank_all) {
-    for (Ranked& feature : ranked) {
-      if (feature.postings >= kFirstRankingCap) {
-        feature.postings = std::max(kFirstRankingCap, store.feature_count(feature.hash));
-        ++count.ranking_steps;
+  std::size_t below = 0;
+  for (const std::uint64_t cap : {kCheapPostings, kFewPostings}) {
+    if (cap != kCheapPostings) {
+      below = 0;
+      for (Ranked& feature : ranked) {
+        if (feature.postings >= kCheapPostings) {
+          feature.postings = store.count_postings(feature.hash, plan.sizes, cap);
+          ++count.ranking_steps;
+        }
+        below += feature.postings < cap ? 1 : 0;
       }
     }
-    for (; next < query.size(); ++next) {
-      ranked.push_back({store.feature_count(query[next]), query[next]});
+    for (; next < query.size() && below < p; ++next) {
+      if (next - below + p > query.size() ||
+          (next >= kRankingSampleCheck && below * query.size() < p * next)) {
+        break;
+      }
+      const std::uint64_t held = store.count_postings(query[next], plan.sizes, cap);
+      ranked.push_back({held, query[next], held == 0});
+      below += held < cap ? 1 : 0;
       ++count.ranking_steps;
       check_after_every(next, kFeaturesBetweenChecks, check);
     }
+    if (below >= p) {
+      return keep_rarest(std::move(ranked), p);
+    }
   }
-  return keep_rarest(std::move(ranked), plan.probe_count);
+  for (Ranked& feature : ranked) {
+    if (feature.postings >= kFewPostings) {
+      feature.postings = std::max(kFewPostings, store.feature_count(feature.hash));
+      ++count.ranking_steps;
+    }
+  }
+  for (; next < query.size(); ++next) {
+    ranked.push_back({store.feature_count(query[next]), query[next]});
+    ++count.ranking_steps;
+    check_after_every(next, kFeaturesBetweenChecks, check);
+  }
+  return keep_rarest(std::move(ranked), p);
 }
 
 // Ranks by postings in the size range counted up to a cap: first up to
@@ -230,8 +235,13 @@ class Answer {
     }
     matches_.insert(std::upper_bound(matches_.begin(), matches_.end(), match, earlier), match);
   }
+  // With a limit, add kept the matches in answer order (each one inserted
+  // at its place), so only the unlimited answer, appended as found, needs
+  // the sort.
   std::vector<SimilarMatch> take() {
-    std::sort(matches_.begin(), matches_.end(), earlier);
+    if (limit_ == 0) {
+      std::sort(matches_.begin(), matches_.end(), earlier);
+    }
     return std::move(matches_);
   }
 

@@ -111,8 +111,8 @@ struct SimilarCounts {
 };
 
 // Where the store keeps a count per feature (keeps_feature_counts), a
-// query is ranked on a sample's postings first (kRankingSample below) and,
-// where that is not enough, by the kept counts, one lookup a feature: a
+// query is ranked on its first features' postings (kCheapPostings below)
+// and, where that is not enough, by the kept counts, one lookup a feature: a
 // kept count covers every size, so it only bounds the postings in the size
 // range from above, and the search does not use it to choose the size scan
 // up front; the postings read decide that (bounded work below). Where it
@@ -131,8 +131,8 @@ inline constexpr std::uint64_t kRankingCap = 256;
 // Size ranges of at most kDirectRows rows, plus one row per
 // kFeaturesPerDirectRow query features, are verified row by row without
 // ranking the query's features (a huge query text meets few rows of its
-// size). Ranking a long query costs a B-tree seek per feature of its sample
-// (2 p + 64 of them, p about a fifth of its features at t = 0.8), a page
+// size). Ranking a long query costs a B-tree seek per feature it counts
+// (at least p of them, p about a fifth of its features at t = 0.8), a page
 // each where the pages are not cached; verifying a row costs its leaf page
 // and, for a long row, the pieces read before its verdict is known
 // (SimilarStore::read_row_pieces), most often one or two pages. On the 1M
@@ -142,22 +142,25 @@ inline constexpr std::uint64_t kRankingCap = 256;
 // (before the pieces) it was ranked.
 inline constexpr std::uint64_t kDirectRows = 16;
 inline constexpr std::uint64_t kFeaturesPerDirectRow = 8;
-// Where the store keeps counts, a query is ranked, first, on a sample of
-// 2 p + kRankingSample of its features (p the plan's probe_count), by their
-// postings in the size range counted up to kFirstRankingCap: its hashes are
-// in ascending order, which is no order of rarity, so the first ones are a
-// sample of the query. The sample stops early once p of its features hold
-// at most kRarePostings postings in the range (a novel text's shingles hold
-// none: nothing to read); it gives way to the kept counts once more than
-// all but p are at the cap, or, after kRankingSampleCheck features, once
-// the rare ones so far are too few a share to make p in the sample. When
-// the p rarest of the sample hold fewer than kFirstRankingCap, they are
-// probed, their postings already at hand (the count read the same B-tree
-// page: one page a probe where a text's pages are not cached); otherwise
-// every feature is ranked by its kept count. Any p features serve (above):
-// the sample only saves lookups, never changes the answer.
-inline constexpr std::size_t kRankingSample = 64;
-inline constexpr std::uint64_t kRarePostings = 1;
+// Where the store keeps counts, a query is ranked, first, on its features
+// in their order (ascending hashes, which is no order of rarity), by their
+// postings in the size range counted up to kCheapPostings, until p of them
+// (p the plan's probe_count) hold fewer than that: those are probed, their
+// postings at hand (the count read the same B-tree pages, one or two, so a
+// probe costs no second page where a text's pages are not cached). The walk
+// gives up once p below the cap cannot be reached, or, after
+// kRankingSampleCheck features, once their share so far would not give p
+// in the whole query; then it goes on at kFewPostings (a templated text's
+// features are all held by the rows of its family, so its kept counts rank
+// them no better), and only when that gives up too is every feature at the
+// cap or not counted ranked by its kept count. Any p features serve
+// (above): the walk only saves lookups, never changes the answer. On the 1M
+// benchmark ranking every feature of a query by its kept count cost 75% of
+// the cold checked inserts' pages (298 of 1,000 inserts ranked so; bench/
+// BENCH.md, "Issue 32: the ranking walks the query's postings (similar6)").
+// kCheapPostings is a page of postings or less; kFewPostings about two.
+inline constexpr std::uint64_t kCheapPostings = 64;
+inline constexpr std::uint64_t kFewPostings = 192;
 inline constexpr std::size_t kRankingSampleCheck = 16;
 
 // Every stored row whose set Jaccard with `query` (ascending, distinct; empty

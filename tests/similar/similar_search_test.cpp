@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -361,7 +362,7 @@ TEST(FindSimilar, EqualsTheScanWithWrongKeptCounts) {
 
 TEST(FindSimilar, EqualsTheScanOnLongSetsRankedOnASample) {
   // Sets of up to 900 features: kept counts rank a sample of a long query
-  // (kRankingSample), and a long query's sizes with a few dozen rows are
+  // (kCheapPostings), and a long query's sizes with a few dozen rows are
   // verified directly (kFeaturesPerDirectRow); right counts and wrong ones.
   bool postings = false;
   bool scan = false;
@@ -373,6 +374,58 @@ TEST(FindSimilar, EqualsTheScanOnLongSetsRankedOnASample) {
   EXPECT_TRUE(postings);
   EXPECT_TRUE(scan);
   EXPECT_TRUE(sample);
+}
+
+TEST(FindSimilar, EqualsTheScanOnTemplatedFamilies) {
+  // Two families of templated rows among 1,500 others of their sizes: each
+  // member holds 42 of its template's 45 features and 2 of its own (two
+  // members are near 0.8), so a
+  // member's query has too few features below kCheapPostings. The family
+  // of 120 is ranked on its postings up to kFewPostings, the family of 250
+  // by the kept counts; the other rows keep the postings read below the
+  // rows of the sizes, so the probes are read (no bounded-work scan).
+  SetMaker maker(std::uint64_t{1} << 40, 51);
+  ModelStore store(true);
+  std::vector<Hashes> members;
+  std::int64_t id = 0;
+  for (const int family : {120, 250}) {
+    Hashes shared;
+    for (std::uint64_t k = 0; k < 45; ++k) {
+      shared.push_back((static_cast<std::uint64_t>(family) * 1000 + k) * 0xD1B54A32D192ED03ULL);
+    }
+    for (int member = 0; member < family; ++member) {
+      std::shuffle(shared.begin(), shared.end(), maker.random());
+      Hashes hashes(shared.begin(), shared.begin() + 42);
+      const Hashes own = maker.fresh(2);
+      hashes.insert(hashes.end(), own.begin(), own.end());
+      std::sort(hashes.begin(), hashes.end());
+      hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+      store.add(++id, hashes);
+      members.push_back(hashes);
+    }
+  }
+  for (int other = 0; other < 1500; ++other) {
+    store.add(++id, maker.fresh(36 + maker.random()() % 9));
+  }
+  bool probed = false;
+  for (int q = 0; q < 24; ++q) {
+    const Hashes query = maker.near(members[maker.random()() % members.size()],
+                                    static_cast<int>(maker.random()() % 5));
+    const std::vector<SimilarMatch> all = all_similarities(store, query);
+    for (const double t : {0.6, 0.7, 0.75, 0.8, 0.9}) {
+      for (const std::size_t limit : {std::size_t{0}, std::size_t{2}}) {
+        SimilarCounts counts;
+        const auto found = find_similar(query, t, store, {}, &counts, limit);
+        std::vector<SimilarMatch> want = at_least(all, t);
+        if (limit != 0 && want.size() > limit) {
+          want.resize(limit);
+        }
+        ASSERT_EQ(found, want) << "query " << q << " t " << t << " limit " << limit;
+        probed = probed || (counts.probed_features > 0 && !counts.scanned_sizes);
+      }
+    }
+  }
+  EXPECT_TRUE(probed);
 }
 
 TEST(FindSimilar, EqualsTheScanReadingRowsInPieces) {
@@ -471,22 +524,26 @@ TEST(FindSimilar, LongQueriesVerifyAFewDozenRowsOfTheirSizesDirectly) {
   }
 }
 
-// With kept counts a long query first counts the postings of a sample of
-// its features in the size range (p = 400 - 320 + 1 = 81 at t = 0.8, a
-// sample of up to 226): here features 1..40 are in no row and 41..81 in
-// row 2 only, so the first 81 are rare and the sample stops there; the 40
-// that hold nothing are not read (41 probed). When features 1..200 are
-// held by 100 rows each, the first 16 of the sample are all at the cap, too
-// few rare to make 81, and every feature is ranked by its kept count
-// instead (16 counted, those 16 and the other 384 looked up), which probes
-// 81 of 201..360 (row 2's alone). The stored row at the threshold is found
-// either way.
-TEST(FindSimilar, KeptCountsRankALongQueryOnASampleWhenItsRarestAreRare) {
+// With kept counts a long query first counts the postings of its features
+// in the size range, in their order (p = 400 - 320 + 1 = 81 at t = 0.8):
+// here features 1..40 are in no row and 41..81 in row 2 only, so the first
+// 81 hold fewer than kCheapPostings and the walk stops there; the 40 that
+// hold nothing are not read (41 probed). When features 1..200 are held by
+// a family of 100 rows each (a templated text), the first 16 are all at
+// kCheapPostings, too few below it to make 81, so they are counted again
+// up to kFewPostings (100 each, below it) and the walk goes on at that cap
+// to feature 81 (16 + 16 + 65 counts, no kept count looked up); the 81
+// probes hold more postings than the sizes hold rows, so those rows are
+// verified instead. When the family is 200 rows, the second cap gives up
+// too (16 + 16 counted), and every feature is ranked by its kept count
+// (those 16 and the other 384 looked up), which probes 81 of 201..360 (row
+// 2's alone). The stored row at the threshold is found every way.
+TEST(FindSimilar, KeptCountsRankALongQueryOnItsPostingsWhileTheyAreFew) {
   Hashes query;
   for (std::uint64_t k = 1; k <= 400; ++k) {
     query.push_back(k);
   }
-  for (const bool common : {false, true}) {
+  for (const std::int64_t family : {0, 100, 200}) {
     ModelStore store(true);
     // Row 1 shares 361..400 and has 360 of its own: J = 40 / 760, not found.
     // Row 2 is the query less 1..40: J = 0.9.
@@ -496,21 +553,25 @@ TEST(FindSimilar, KeptCountsRankALongQueryOnASampleWhenItsRarestAreRare) {
     }
     store.add(1, far);
     store.add(2, Hashes(query.begin() + 40, query.end()));
-    for (std::int64_t id = 3; id <= 102; ++id) {
+    for (std::int64_t id = 3; id <= 2 + std::max<std::int64_t>(family, 100); ++id) {
       Hashes hashes;
       for (std::uint64_t k = 0; k < 400; ++k) {
-        hashes.push_back(common && k < 200 ? k + 1 : 100000 * static_cast<std::uint64_t>(id) + k);
+        hashes.push_back(id <= 2 + family && k < 200 ? k + 1
+                                                     : 100000 * static_cast<std::uint64_t>(id) + k);
       }
       std::sort(hashes.begin(), hashes.end());
       store.add(id, hashes);
     }
     SimilarCounts counts;
     EXPECT_EQ(find_similar(query, 0.8, store, {}, &counts), (std::vector<SimilarMatch>{{2, 0.9}}));
-    EXPECT_EQ(counts.ranking_steps, common ? 416U : 81U) << common;
-    EXPECT_EQ(store.postings_counted, common ? 16 : 81) << common;
-    EXPECT_EQ(counts.probed_features, common ? 81U : 41U) << common;
-    EXPECT_EQ(counts.postings, common ? 81U : 41U) << common;
-    EXPECT_FALSE(counts.scanned_sizes) << common;
+    const std::size_t at = family / 100;
+    EXPECT_EQ(counts.ranking_steps, (std::array<std::uint64_t, 3>{81, 97, 432}[at])) << family;
+    EXPECT_EQ(store.postings_counted, (std::array<int, 3>{81, 97, 32}[at])) << family;
+    EXPECT_EQ(counts.scanned_sizes, family == 100) << family;
+    if (family != 100) {
+      EXPECT_EQ(counts.probed_features, family == 0 ? 41U : 81U) << family;
+      EXPECT_EQ(counts.postings, family == 0 ? 41U : 81U) << family;
+    }
   }
 }
 
