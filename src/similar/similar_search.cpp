@@ -76,10 +76,12 @@ std::vector<Ranked> rank_by_kept_counts(std::span<const std::uint64_t> query,
   for (const std::uint64_t cap : {kCheapPostings, kFewPostings}) {
     if (cap != kCheapPostings) {
       below = 0;
+      std::size_t recounted = 0;
       for (Ranked& feature : ranked) {
         if (feature.postings >= kCheapPostings) {
           feature.postings = store.count_postings(feature.hash, plan.sizes, cap);
           ++count.ranking_steps;
+          check_after_every(recounted++, kFeaturesBetweenChecks / 4, check);
         }
         below += feature.postings < cap ? 1 : 0;
       }
