@@ -79,8 +79,13 @@ class IndexStorage {
   // changes() and total_changes()), updates the stored row count, and raises
   // the bucket bits when the rows call for it (index/bucket_merge.h).
   void flush();
-  // Forgets the pending changes and savepoints (the transaction ended).
-  void discard_pending() { pending_writes_.discard(); }
+  // Forgets the pending changes and savepoints (the transaction ended,
+  // committed or rolled back: the buckets written in it are then either
+  // under a new data version or undone, so the cached codes may serve again).
+  void discard_pending() {
+    pending_writes_.discard();
+    buckets_written_ = false;
+  }
   // xSavepoint, xRelease, xRollbackTo: the pending changes stay pending across savepoints, and each
   // savepoint records where it was in them, so that rolling back to it drops the changes after it
   // (instead of merging them at every savepoint: SQLite opens one for every statement that fires a
@@ -124,10 +129,11 @@ class IndexStorage {
   // are pending (applying them would cost more).
   void packed_nearest(std::uint64_t query, std::size_t count, int bound,
                       std::vector<IndexHit>& out);
-  // Outside a write transaction, packed_nearest keeps copy 0's codes
-  // (index/packed_codes.h) for the next query while the database's data
-  // version stays the same (any commit changes it, this connection's too).
-  // packed_nearest sorts the pending changes by id each query; past this
+  // packed_nearest keeps copy 0's codes (index/packed_codes.h) for the next
+  // query while the database's data version stays the same (any commit
+  // changes it, this connection's too), in a write transaction too until it
+  // writes a bucket; the pending changes go over their answer as over the
+  // buckets'. packed_nearest sorts the pending changes by id each query; past this
   // many, the data table's scan is cheaper.
   static constexpr std::size_t kDefaultPackedScanLimit = std::size_t{1} << 16;
   // The CREATE statement's hidden packed_scan_limit (docs/index.md: for
@@ -238,9 +244,11 @@ class IndexStorage {
   template <typename Visit>
   bool read_first_copy(Visit visit);
   // The data version (SQLITE_FCNTL_DATA_VERSION) at which codes_ may serve:
-  // none while this connection has a write transaction open on the schema
-  // (its uncommitted writes, pending or merged, do not change the version)
-  // or changes are pending, or if the version cannot be read.
+  // the pager's, which changes when a transaction begins on a database that
+  // another connection changed and when this connection commits, never
+  // within a transaction, so this transaction's writes of the buckets do
+  // not change it: none once it wrote them (buckets_written_), or if the
+  // version cannot be read. The changes pending are not in the buckets.
   std::optional<unsigned> codes_version_now();
   // Fills codes_ from copy 0's buckets (`rows`, the stored count, sizes
   // them at once); false (codes_ empty) past kMaxCachedCodes or the memory
@@ -278,6 +286,10 @@ class IndexStorage {
   std::optional<unsigned> codes_version_;
   bool codes_loaded_ = false;
   CodeLoadRule code_load_rule_;  // which scan loads codes_ (packed_codes.h)
+  // This transaction merged changes into the buckets or rebuilt them (and a
+  // ROLLBACK TO may have undone part of it): until it ends the buckets may
+  // differ from codes_ at an unchanged data version.
+  bool buckets_written_ = false;
 
   CachedStatement insert_data_;
   CachedStatement select_data_;

@@ -15,6 +15,7 @@ using index_storage_internal::ResetOnExit;
 
 void IndexStorage::flush() {
   pending_writes_.flush([&] {
+    buckets_written_ = true;  // before the first write: a failed merge may have written some
     const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
     refresh_layout();
     std::int64_t net_change = 0;

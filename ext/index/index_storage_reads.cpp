@@ -361,7 +361,7 @@ bool IndexStorage::read_first_copy(Visit visit) {
 }
 
 std::optional<unsigned> IndexStorage::codes_version_now() {
-  if (!pending_.empty() || sqlite3_txn_state(db_, schema_.c_str()) == SQLITE_TXN_WRITE) {
+  if (buckets_written_) {
     return std::nullopt;
   }
   unsigned version = 0;
@@ -384,8 +384,9 @@ bool IndexStorage::load_packed_codes(std::int64_t rows) {
   std::vector<IndexHit> unused;
   try {
     bool too_many = false;
-    // The stored count is the copy's rows (nothing is pending here); a
-    // count that disagrees only costs a copy of the arrays.
+    // The stored count is the copy's rows (a merge stores it with the
+    // buckets; the pending changes are not in either); a count that
+    // disagrees only costs a copy of the arrays.
     if (rows > 0 && static_cast<std::uint64_t>(rows) <= kMaxCachedCodes) {
       codes_.reserve(static_cast<std::size_t>(rows));
     }
@@ -442,7 +443,9 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
       }
     }
     if (codes_version_ == version && codes_loaded_) {
-      codes_.nearest(plan_, query, count, bound, out);
+      const PendingNearest changes(pending_, query, count, bound);
+      codes_.nearest(plan_, query, changes.capacity(), bound, out);
+      changes.finish(out, 0);
       return;
     }
   }

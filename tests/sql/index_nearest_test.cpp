@@ -316,9 +316,10 @@ TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
 // steps one radius at a time while the steps cost a share of the jump, so
 // the WHERE form's radius column (the radius the search ended at) stays
 // small where the jump would have ended in the pass over every row (64).
-// Inside a write transaction (a pending row; no cached codes, so the pass
-// is priced over the packed buckets) and after its rollback, both forms
-// against a hamming() scan.
+// Inside a write transaction that rebuilt the buckets (the cached codes then
+// do not serve until it ends, so the pass is priced over the packed
+// buckets), with a row pending after the rebuild, and after its rollback,
+// both forms against a hamming() scan.
 TEST(NearestSparseRegion, AStoredRowGrowsOneRadiusAtATime) {
   TestDatabase db;
   // The plain table first, by one prepared statement; the index from it.
@@ -368,6 +369,9 @@ TEST(NearestSparseRegion, AStoredRowGrowsOneRadiusAtATime) {
   db.exec("BEGIN");
   db.exec("INSERT INTO plain(id, fp) VALUES (200001, 12345)");
   db.exec("INSERT INTO near(rowid, fp) VALUES (200001, 12345)");
+  db.exec("INSERT INTO near(near) VALUES ('rebuild')");
+  db.exec("INSERT INTO plain(id, fp) VALUES (200002, 54321)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (200002, 54321)");
   check(true);
   db.exec("ROLLBACK");
   check(false);
