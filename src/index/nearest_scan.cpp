@@ -20,7 +20,14 @@ PendingNearest::PendingNearest(const PendingChanges& pending, std::uint64_t quer
     order.emplace_back(pending.id(i), i);
   }
   std::sort(order.begin(), order.end());
+  // A row the buckets hold is deleted before any insert of its id (an
+  // update, a REPLACE): its id's first change is a delete. A new id's first
+  // change is an insert, and no stored entry of it can take a place.
+  std::size_t stored = 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || order[i - 1].first != order[i].first) {
+      stored += pending.is_insert(order[i].second) ? 0 : 1;
+    }
     if (i + 1 < order.size() && order[i + 1].first == order[i].first) {
       continue;
     }
@@ -30,7 +37,7 @@ PendingNearest::PendingNearest(const PendingChanges& pending, std::uint64_t quer
                                               : std::nullopt);
   }
   const std::size_t most = std::numeric_limits<std::size_t>::max();
-  capacity_ = count_ == 0 ? 0 : count_ > most - changed_.size() ? most : count_ + changed_.size();
+  capacity_ = count_ == 0 ? 0 : count_ > most - stored ? most : count_ + stored;
 }
 
 bool PendingNearest::touches(std::int64_t id) const {

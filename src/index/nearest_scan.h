@@ -23,11 +23,11 @@
 namespace simhash {
 
 // The pending changes over the n nearest of the stored rows. The stored
-// rows are asked for capacity() nearest: `count` plus one for each row the
-// changes touch, whose stored entry may be among them and is dropped (the
+// rows are asked for capacity() nearest: `count` plus one for each stored
+// row the changes touch, whose entry may be among them and is dropped (the
 // rows kept then still hold every untouched row among the `count` nearest
-// untouched ones). finish() drops the touched rows' stored entries, adds
-// each touched row's fingerprint now where it is within the bound, and keeps
+// untouched ones); rows new in the changes take no place there. finish() drops the touched rows'
+// stored entries, adds each touched row's fingerprint now where it is within the bound, and keeps
 // the first `count`: what the merged buckets would answer.
 class PendingNearest {
  public:
