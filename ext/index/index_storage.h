@@ -118,7 +118,9 @@ class IndexStorage {
   // `count` rows (those whose prefixes are pairwise disjoint, m of them,
   // find every row within m - 1 bits: one of the m prefixes is unchanged).
   // `out` then holds at least `count` rows and every row nearer than its
-  // count-th; else it is what probe() appends.
+  // count-th, the pending changes applied (the reading counts one row more
+  // per pending delete, as each may drop one it counted); else it is what
+  // probe() appends.
   void probe_nearest(std::uint64_t query, std::size_t count, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   // The `count` rows nearest to `query` at any distance, ties by rowid, by

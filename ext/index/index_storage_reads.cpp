@@ -5,6 +5,7 @@
 #include "ext/index/index_storage.h"
 
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <type_traits>
 
@@ -240,10 +241,16 @@ bool IndexStorage::probe_with_layout(std::uint64_t query, int radius, std::vecto
 void IndexStorage::probe_nearest(std::uint64_t query, std::size_t count,
                                  std::vector<IndexHit>& out) {
   const int k = plan_.k();
-  if (!pending_.empty() || count == 0) {
-    probe(query, k, out);  // pending rows are not in the buckets' order
+  if (count == 0) {
+    probe(query, k, out);
     return;
   }
+  // The pending changes, applied at the end, drop at most one counted row
+  // per delete (a stored row gone or moved) and add rows only where every
+  // row within k is found: the reading proves `count` rows once it counts
+  // that many more.
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  const std::size_t wanted = count > most - pending_.deletes() ? most : count + pending_.deletes();
   const std::size_t first = out.size();
   with_current_layout(out, [&] {
     bucket_probe_.probe_rows(query, row_ids_);
@@ -276,9 +283,10 @@ void IndexStorage::probe_nearest(std::uint64_t query, std::size_t count,
           for (; counted < out.size(); ++counted) {
             proven += out[counted].distance <= radius ? 1 : 0;
           }
-          return proven < count;
+          return proven < wanted;
         });
   });
+  pending_.apply_to(query, k, out, first);
 }
 
 bool IndexStorage::multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
