@@ -19,13 +19,14 @@
 // windows share most words, so the codes cluster as duplicates do.
 //
 // usage: nearest_benchmark rows=1000000 data=uniform|real [db=:memory:]
-//          [profile=N] [half=random|near] [form=where|near64] [within=64]
+//          [profile=N] [half=random|near] [form=where|near64|in-txn] [within=64]
 //          [detail=N] [hamming=20] [extension=PATH] [radii=4,6,...]
 // A db file that already holds the table `near` is queried as it is (its
 // codes read back from near_data), not built again. profile=N runs only the
 // WHERE form on one half (`half`, random unless told), N times over, after
 // one query that fills the cache, and times nothing else (for perf record;
-// form=near64 profiles near(?1, 64, 10) instead);
+// form=near64 profiles near(?1, 64, 10) instead, form=in-txn the WHERE form
+// with 100 pending inserts as the in-txn column has them);
 // within=N keeps only the queries whose 10th nearest is within N bits.
 // detail=N prints each query of the half: the least CPU of N warm runs of
 // the WHERE form, the radius it ended at and the 10 nearest's distances.
@@ -227,7 +228,15 @@ int main(int argc, char** argv) {
   }
   if (profile > 0) {
     sqlite3_stmt* statement = nullptr;
-    const bool near64 = arg(argc, argv, "form", "where") == "near64";
+    const std::string form = arg(argc, argv, "form", "where");
+    const bool near64 = form == "near64";
+    if (form == "in-txn") {
+      exec(db, "BEGIN");
+      for (std::size_t i = 1; i <= 100; ++i) {
+        exec(db, "INSERT INTO near(rowid, fp) VALUES (" + std::to_string(codes.size() + i) + ", " +
+                     std::to_string(static_cast<std::int64_t>(random())) + ")");
+      }
+    }
     sqlite3_prepare_v2(db,
                        near64
                            ? "SELECT rowid, distance FROM near(?1, 64, 10)"

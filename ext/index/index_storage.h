@@ -5,6 +5,7 @@
 // belong to the caller's transaction (see ARCHITECTURE.md).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -79,8 +80,13 @@ class IndexStorage {
   // changes() and total_changes()), updates the stored row count, and raises
   // the bucket bits when the rows call for it (index/bucket_merge.h).
   void flush();
-  // Forgets the pending changes and savepoints (the transaction ended).
-  void discard_pending() { pending_writes_.discard(); }
+  // Forgets the pending changes and savepoints (the transaction ended,
+  // committed or rolled back: the buckets written in it are then either
+  // under a new data version or undone, so the cached codes may serve again).
+  void discard_pending() {
+    pending_writes_.discard();
+    buckets_written_ = false;
+  }
   // xSavepoint, xRelease, xRollbackTo: the pending changes stay pending across savepoints, and each
   // savepoint records where it was in them, so that rolling back to it drops the changes after it
   // (instead of merging them at every savepoint: SQLite opens one for every statement that fires a
@@ -112,7 +118,9 @@ class IndexStorage {
   // `count` rows (those whose prefixes are pairwise disjoint, m of them,
   // find every row within m - 1 bits: one of the m prefixes is unchanged).
   // `out` then holds at least `count` rows and every row nearer than its
-  // count-th; else it is what probe() appends.
+  // count-th, the pending changes applied (the reading counts one row more
+  // per pending delete, as each may drop one it counted); else it is what
+  // probe() appends.
   void probe_nearest(std::uint64_t query, std::size_t count, std::vector<IndexHit>& out);
   void scan(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   // The `count` rows nearest to `query` at any distance, ties by rowid, by
@@ -124,16 +132,23 @@ class IndexStorage {
   // are pending (applying them would cost more).
   void packed_nearest(std::uint64_t query, std::size_t count, int bound,
                       std::vector<IndexHit>& out);
-  // Outside a write transaction, packed_nearest keeps copy 0's codes
-  // (index/packed_codes.h) for the next query while the database's data
-  // version stays the same (any commit changes it, this connection's too).
-  // packed_nearest sorts the pending changes by id each query; past this
+  // packed_nearest keeps copy 0's codes (index/packed_codes.h) for the next
+  // query while the database's data version stays the same (any commit
+  // changes it, this connection's too), in a write transaction too until it
+  // writes a bucket; the pending changes go over their answer as over the
+  // buckets'. packed_nearest sorts the pending changes by id each query; past this
   // many, the data table's scan is cheaper.
   static constexpr std::size_t kDefaultPackedScanLimit = std::size_t{1} << 16;
   // The CREATE statement's hidden packed_scan_limit (docs/index.md: for
   // tests, which reach the data table's scan with a few hundred changes).
   void set_packed_scan_limit(std::size_t limit) { packed_scan_limit_ = limit; }
   std::size_t packed_scan_limit() const { return packed_scan_limit_; }
+  // Merge before a write when this many changes are pending (at most
+  // kMaxPending, and kMaxPendingSearched once reads have searched them).
+  // The CREATE statement's hidden flush_after (docs/index.md: for tests,
+  // which merge inside a transaction with a few writes).
+  static constexpr std::size_t kMaxPending = std::size_t{1} << 23;
+  void set_flush_after(std::size_t changes) { flush_after_ = std::min(changes, kMaxPending); }
   // Whether the multi-probe `plan` beats packed_nearest's scan over `rows`
   // rows (the n nearest grow their radius while it does): a popcount loop
   // over the cached codes where packed_nearest would use them, else a pass
@@ -177,11 +192,9 @@ class IndexStorage {
   // rebuild() and integrity_problem() look for an interrupt this often (and
   // between their phases); the statements they step stop by themselves.
   static constexpr std::size_t kBucketsBetweenInterruptChecks = 4096;
-  // Flush when this many changes are pending, to bound memory (at most 24
-  // bytes per change while merging: 16 pending, 4 of sort order, up to 4 of
-  // bucket starts).
-  static constexpr std::size_t kMaxPending = std::size_t{1} << 23;
-  // The same once reads have searched them (plus 4 bytes per change per table).
+  // kMaxPending bounds memory (at most 24 bytes per change while merging:
+  // 16 pending, 4 of sort order, up to 4 of bucket starts); this, once
+  // reads have searched them (plus 4 bytes per change per table).
   static constexpr std::size_t kMaxPendingSearched = std::size_t{1} << 20;
 
   std::string table_sql(const char* format) const;
@@ -203,7 +216,7 @@ class IndexStorage {
   // (counting the data table once if it was never stored); returns it.
   std::int64_t store_row_count(std::int64_t net_change);
   void write_row_count(std::int64_t rows);
-  // Flushes when kMaxPending changes are pending (before a write adds more).
+  // Flushes when flush_after_ changes are pending (before a write adds more).
   void flush_if_full();
   [[noreturn]] void throw_malformed(std::int64_t row_id) const;
   // The stored row count (without the pending changes), if it was stored.
@@ -238,9 +251,11 @@ class IndexStorage {
   template <typename Visit>
   bool read_first_copy(Visit visit);
   // The data version (SQLITE_FCNTL_DATA_VERSION) at which codes_ may serve:
-  // none while this connection has a write transaction open on the schema
-  // (its uncommitted writes, pending or merged, do not change the version)
-  // or changes are pending, or if the version cannot be read.
+  // the pager's, which changes when a transaction begins on a database that
+  // another connection changed and when this connection commits, never
+  // within a transaction, so this transaction's writes of the buckets do
+  // not change it: none once it wrote them (buckets_written_), or if the
+  // version cannot be read. The changes pending are not in the buckets.
   std::optional<unsigned> codes_version_now();
   // Fills codes_ from copy 0's buckets (`rows`, the stored count, sizes
   // them at once); false (codes_ empty) past kMaxCachedCodes or the memory
@@ -263,6 +278,7 @@ class IndexStorage {
   BucketLayout layout_;
   PendingChanges pending_;
   std::size_t packed_scan_limit_ = kDefaultPackedScanLimit;
+  std::size_t flush_after_ = kMaxPending;
   // Its savepoint marks and flushing (ext/common/savepoint_marks.h).
   PendingWrites<PendingChanges> pending_writes_{pending_};
   // The merge's buffers (and rebuild's encoding), kept between merges as a
@@ -278,6 +294,10 @@ class IndexStorage {
   std::optional<unsigned> codes_version_;
   bool codes_loaded_ = false;
   CodeLoadRule code_load_rule_;  // which scan loads codes_ (packed_codes.h)
+  // This transaction merged changes into the buckets or rebuilt them (and a
+  // ROLLBACK TO may have undone part of it): until it ends the buckets may
+  // differ from codes_ at an unchanged data version.
+  bool buckets_written_ = false;
 
   CachedStatement insert_data_;
   CachedStatement select_data_;

@@ -25,6 +25,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows(
 }
 
 void IndexStorage::rebuild() {
+  buckets_written_ = true;  // codes_version_now
   pending_writes_.written_elsewhere();
   exec_sql(db_, table_sql(kDeleteAllBuckets));
   const auto rows = read_all_rows();

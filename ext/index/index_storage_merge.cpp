@@ -15,13 +15,12 @@ using index_storage_internal::ResetOnExit;
 
 void IndexStorage::flush() {
   pending_writes_.flush([&] {
+    buckets_written_ = true;  // before the first write: a failed merge may have written some
     const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
     refresh_layout();
-    std::int64_t net_change = 0;
-    for (std::size_t change = 0; change < pending_.size(); ++change) {
-      net_change += pending_.is_insert(change) ? 1 : -1;
-    }
-    const std::int64_t rows = store_row_count(net_change);
+    const auto inserts = static_cast<std::int64_t>(pending_.size() - pending_.deletes());
+    const std::int64_t rows =
+        store_row_count(inserts - static_cast<std::int64_t>(pending_.deletes()));
     SqlBucketStore store(*this);
     BucketMerge merge(plan_, layout_, pending_, store, merge_scratch_,
                       [this] { throw_if_interrupted(db_); });

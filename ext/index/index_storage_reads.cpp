@@ -5,6 +5,7 @@
 #include "ext/index/index_storage.h"
 
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <type_traits>
 
@@ -240,10 +241,16 @@ bool IndexStorage::probe_with_layout(std::uint64_t query, int radius, std::vecto
 void IndexStorage::probe_nearest(std::uint64_t query, std::size_t count,
                                  std::vector<IndexHit>& out) {
   const int k = plan_.k();
-  if (!pending_.empty() || count == 0) {
-    probe(query, k, out);  // pending rows are not in the buckets' order
+  if (count == 0) {
+    probe(query, k, out);
     return;
   }
+  // The pending changes, applied at the end, drop at most one counted row
+  // per delete (a stored row gone or moved) and add rows only where every
+  // row within k is found: the reading proves `count` rows once it counts
+  // that many more.
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  const std::size_t wanted = count > most - pending_.deletes() ? most : count + pending_.deletes();
   const std::size_t first = out.size();
   with_current_layout(out, [&] {
     bucket_probe_.probe_rows(query, row_ids_);
@@ -276,9 +283,10 @@ void IndexStorage::probe_nearest(std::uint64_t query, std::size_t count,
           for (; counted < out.size(); ++counted) {
             proven += out[counted].distance <= radius ? 1 : 0;
           }
-          return proven < count;
+          return proven < wanted;
         });
   });
+  pending_.apply_to(query, k, out, first);
 }
 
 bool IndexStorage::multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
@@ -361,7 +369,7 @@ bool IndexStorage::read_first_copy(Visit visit) {
 }
 
 std::optional<unsigned> IndexStorage::codes_version_now() {
-  if (!pending_.empty() || sqlite3_txn_state(db_, schema_.c_str()) == SQLITE_TXN_WRITE) {
+  if (buckets_written_) {
     return std::nullopt;
   }
   unsigned version = 0;
@@ -384,8 +392,9 @@ bool IndexStorage::load_packed_codes(std::int64_t rows) {
   std::vector<IndexHit> unused;
   try {
     bool too_many = false;
-    // The stored count is the copy's rows (nothing is pending here); a
-    // count that disagrees only costs a copy of the arrays.
+    // The stored count is the copy's rows (a merge stores it with the
+    // buckets; the pending changes are not in either); a count that
+    // disagrees only costs a copy of the arrays.
     if (rows > 0 && static_cast<std::uint64_t>(rows) <= kMaxCachedCodes) {
       codes_.reserve(static_cast<std::size_t>(rows));
     }
@@ -442,7 +451,9 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
       }
     }
     if (codes_version_ == version && codes_loaded_) {
-      codes_.nearest(plan_, query, count, bound, out);
+      const PendingNearest changes(pending_, query, count, bound);
+      codes_.nearest(plan_, query, changes.capacity(), bound, out);
+      changes.finish(out, 0);
       return;
     }
   }

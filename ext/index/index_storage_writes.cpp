@@ -14,7 +14,8 @@ using index_storage_internal::throw_sqlite;
 
 void IndexStorage::flush_if_full() {
   // Also merged early when the memory limit leaves no room for one more.
-  if (pending_.size() >= (pending_.searched() ? kMaxPendingSearched : kMaxPending) ||
+  if (pending_.size() >=
+          std::min(flush_after_, pending_.searched() ? kMaxPendingSearched : kMaxPending) ||
       !pending_.room_for_one_more()) {
     flush();
   }

@@ -55,22 +55,33 @@ std::string joined_arguments(int argc, const char* const* argv) {
 }
 
 // The keys of the CREATE arguments: k and blocks, stored in the config; then
-// the hidden packed_scan_limit (docs/index.md: for tests), which the
-// unknown-key message does not list and the config does not store (SQLite
-// gives the CREATE arguments again at every connect).
-constexpr std::string_view kOptionKeys[] = {"k", "blocks", "packed_scan_limit"};
+// the hidden packed_scan_limit and flush_after (docs/index.md: for tests),
+// which the unknown-key message does not list and the config does not store
+// (SQLite gives the CREATE arguments again at every connect).
+constexpr std::string_view kOptionKeys[] = {"k", "blocks", "packed_scan_limit", "flush_after"};
 constexpr std::size_t kListedOptionKeys = 2;
 constexpr std::size_t kPackedScanLimitKey = 2;
+constexpr std::size_t kFlushAfterKey = 3;
 
-// packed_scan_limit's value: a whole number of pending changes (0: any
-// pending change sends the n nearest to the data table's scan).
-bool read_packed_scan_limit(std::string_view value, std::size_t& limit, std::string& error) {
-  const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), limit);
+struct HiddenOptions {
+  std::size_t packed_scan_limit = IndexStorage::kDefaultPackedScanLimit;
+  std::size_t flush_after = IndexStorage::kMaxPending;
+};
+
+// A hidden option's value: a whole number of pending changes (0: any
+// pending change sends the n nearest to the data table's scan, or is merged
+// at the next write). Every other key is not hidden: true.
+bool read_hidden_option(std::size_t key, std::string_view value, HiddenOptions& options,
+                        std::string& error) {
+  if (key != kPackedScanLimitKey && key != kFlushAfterKey) {
+    return true;
+  }
+  std::size_t& number =
+      key == kPackedScanLimitKey ? options.packed_scan_limit : options.flush_after;
+  const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (value.empty() || problem != std::errc() || end != value.data() + value.size()) {
-    error =
-        message_text({"simhash_index: option packed_scan_limit must be a whole number of "
-                      "pending changes, got \"",
-                      value, "\""});
+    error = message_text({"simhash_index: option ", kOptionKeys[key],
+                          " must be a whole number of pending changes, got \"", value, "\""});
     return false;
   }
   return true;
@@ -78,7 +89,7 @@ bool read_packed_scan_limit(std::string_view value, std::size_t& limit, std::str
 
 struct CreateOptions {
   IndexConfig config;
-  std::size_t packed_scan_limit = IndexStorage::kDefaultPackedScanLimit;
+  HiddenOptions hidden;
 };
 
 // Parses the CREATE VIRTUAL TABLE arguments, by the rule of every option
@@ -87,8 +98,8 @@ CreateOptions parse_options(int argc, const char* const* argv) {
   std::optional<int> values[2];
   CreateOptions options;
   const auto read_value = [&](std::size_t key, std::string_view value, std::string& error) {
-    if (key == kPackedScanLimitKey) {
-      return read_packed_scan_limit(value, options.packed_scan_limit, error);
+    if (key >= kListedOptionKeys) {
+      return read_hidden_option(key, value, options.hidden, error);
     }
     int number = 0;
     const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), number);
@@ -116,19 +127,19 @@ CreateOptions parse_options(int argc, const char* const* argv) {
   return options;
 }
 
-// At connect: the hidden packed_scan_limit of the CREATE arguments (the
-// stored config holds the rest; the arguments were checked when CREATE ran).
-std::size_t packed_scan_limit_at_connect(int argc, const char* const* argv) {
-  std::size_t limit = IndexStorage::kDefaultPackedScanLimit;
+// At connect: the hidden options of the CREATE arguments (the stored config
+// holds the rest; the arguments were checked when CREATE ran).
+HiddenOptions hidden_options_at_connect(int argc, const char* const* argv) {
+  HiddenOptions options;
   const auto read_value = [&](std::size_t key, std::string_view value, std::string& error) {
-    return key != kPackedScanLimitKey || read_packed_scan_limit(value, limit, error);
+    return read_hidden_option(key, value, options, error);
   };
   std::string error;
   if (!parse_key_values(joined_arguments(argc, argv), "simhash_index", kOptionKeys, read_value,
                         error)) {
-    return IndexStorage::kDefaultPackedScanLimit;
+    return HiddenOptions{};
   }
-  return limit;
+  return options;
 }
 
 // Every permuted copy stores every row again (about 10 bytes each) and
@@ -184,7 +195,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     const std::string schema = argv[1];
     const std::string name = argv[2];
     std::optional<StoredIndex> stored;
-    std::size_t packed_scan_limit = IndexStorage::kDefaultPackedScanLimit;
+    HiddenOptions hidden;
     if (create) {
       if (is_column_name(name)) {
         throw SqliteError(SQLITE_ERROR, "simhash_index: a table cannot be named '" + name +
@@ -192,7 +203,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
       }
       CreateOptions options = parse_options(argc, argv);
       IndexConfig& config = options.config;
-      packed_scan_limit = options.packed_scan_limit;
+      hidden = options.hidden;
       PermutationPlan plan = make_plan(config);  // validates before anything is created
       const IcuVersions versions = icu_versions();
       config.icu = versions.icu;
@@ -206,7 +217,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     table->name = name;
     table->registration.emplace(db, schema, name);
     if (!create) {
-      packed_scan_limit = packed_scan_limit_at_connect(argc, argv);
+      hidden = hidden_options_at_connect(argc, argv);
       try {
         stored.emplace(read_index_config(db, schema, name));
         warn_on_icu_mismatch(name, stored->config);
@@ -234,7 +245,8 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
     if (stored) {
       table->storage = std::make_unique<IndexStorage>(db, schema, name, *stored);
-      table->storage->set_packed_scan_limit(packed_scan_limit);
+      table->storage->set_packed_scan_limit(hidden.packed_scan_limit);
+      table->storage->set_flush_after(hidden.flush_after);
     }
     return hand_over(std::move(table), vtab);
   });

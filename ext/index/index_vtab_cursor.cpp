@@ -69,14 +69,31 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
   // check prices it, and jumps when they would cost more.
   double stepped = 0;  // the steps' price so far
   bool stepping = false;
+  // Each plan is made once, for the price and the search: the jump's, and
+  // the next step's, which the price makes for the loop. Under the layout
+  // they were made for (a read may reload it).
+  struct MadePlan {
+    std::optional<MultiProbePlan> plan;
+    int layout_bits = 0;
+  };
+  MadePlan jump;
+  MadePlan step;
+  const auto plan_at = [&](MadePlan& made, int radius) -> const MultiProbePlan& {
+    if (!made.plan || made.plan->radius() != radius ||
+        made.layout_bits != storage.layout().bits()) {
+      made.plan.emplace(storage.plan(), storage.layout(), radius);
+      made.layout_bits = storage.layout().bits();
+    }
+    return *made.plan;
+  };
   const auto step_affordable = [&](int next) {
     if (!rows || next >= uniform || first != storage.plan().k()) {
       return false;
     }
-    const MultiProbePlan jump(storage.plan(), storage.layout(), uniform);
-    const double budget = MultiProbePlan::kNearestStepShare *
-                          std::min(jump.search_cost(*rows), storage.nearest_pass_cost(*rows));
-    const double price = MultiProbePlan(storage.plan(), storage.layout(), next).search_cost(*rows);
+    const double budget =
+        MultiProbePlan::kNearestStepShare *
+        std::min(plan_at(jump, uniform).search_cost(*rows), storage.nearest_pass_cost(*rows));
+    const double price = plan_at(step, next).search_cost(*rows);
     if (stepped + price > budget) {
       return false;
     }
@@ -102,11 +119,10 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
     } else if (radius == first) {
       storage.probe(query, radius, cursor.hits);  // first < k
     } else {
-      // Each radius's plan is made once, for the cost check and the search.
       if (!rows || radius >= kMaxRadius) {
         break;
       }
-      const MultiProbePlan plan(storage.plan(), storage.layout(), radius);
+      const MultiProbePlan& plan = plan_at(radius == uniform ? jump : step, radius);
       if (!storage.multi_probe_beats_packed_scan(plan, *rows)) {
         break;
       }

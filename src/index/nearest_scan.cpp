@@ -10,16 +10,9 @@
 
 namespace simhash {
 
-NearestScan::NearestScan(const PermutationPlan& plan, const BucketLayout& layout, int table,
-                         std::uint64_t query, std::size_t count, int bound,
-                         const PendingChanges& pending)
-    : plan_(plan),
-      layout_(layout),
-      table_(table),
-      query_(query),
-      query_key_(plan.permute(table, query)),
-      count_(count),
-      bound_(std::clamp(bound, 0, 64)) {
+PendingNearest::PendingNearest(const PendingChanges& pending, std::uint64_t query,
+                               std::size_t count, int bound)
+    : query_(query), count_(count), bound_(std::clamp(bound, 0, 64)) {
   // Stable by id, so the last change of each id is the last of its run.
   std::vector<std::pair<std::int64_t, std::size_t>> order;
   order.reserve(pending.size());
@@ -27,7 +20,14 @@ NearestScan::NearestScan(const PermutationPlan& plan, const BucketLayout& layout
     order.emplace_back(pending.id(i), i);
   }
   std::sort(order.begin(), order.end());
+  // A row the buckets hold is deleted before any insert of its id (an
+  // update, a REPLACE): its id's first change is a delete. A new id's first
+  // change is an insert, and no stored entry of it can take a place.
+  std::size_t stored = 0;
   for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || order[i - 1].first != order[i].first) {
+      stored += pending.is_insert(order[i].second) ? 0 : 1;
+    }
     if (i + 1 < order.size() && order[i + 1].first == order[i].first) {
       continue;
     }
@@ -37,8 +37,48 @@ NearestScan::NearestScan(const PermutationPlan& plan, const BucketLayout& layout
                                               : std::nullopt);
   }
   const std::size_t most = std::numeric_limits<std::size_t>::max();
-  capacity_ = count_ == 0 ? 0 : count_ > most - changed_.size() ? most : count_ + changed_.size();
+  capacity_ = count_ == 0 ? 0 : count_ > most - stored ? most : count_ + stored;
 }
+
+bool PendingNearest::touches(std::int64_t id) const {
+  const auto at =
+      std::lower_bound(changed_.begin(), changed_.end(), id,
+                       [](const auto& change, std::int64_t value) { return change.first < value; });
+  return at != changed_.end() && at->first == id;
+}
+
+void PendingNearest::finish(std::vector<IndexHit>& hits, std::size_t first) const {
+  const auto begin = hits.begin() + static_cast<std::ptrdiff_t>(first);
+  hits.erase(
+      std::remove_if(begin, hits.end(), [&](const IndexHit& hit) { return touches(hit.id); }),
+      hits.end());
+  if (count_ > 0) {
+    for (const auto& [id, fp] : changed_) {
+      if (!fp) {
+        continue;
+      }
+      const int distance = std::popcount(*fp ^ query_);
+      if (distance <= bound_) {
+        hits.push_back(IndexHit{id, static_cast<std::int64_t>(*fp), distance});
+      }
+    }
+  }
+  std::sort(hits.begin() + static_cast<std::ptrdiff_t>(first), hits.end(), nearer);
+  if (hits.size() - first > count_) {
+    hits.resize(first + count_);
+  }
+}
+
+NearestScan::NearestScan(const PermutationPlan& plan, const BucketLayout& layout, int table,
+                         std::uint64_t query, std::size_t count, int bound,
+                         const PendingChanges& pending)
+    : plan_(plan),
+      layout_(layout),
+      table_(table),
+      query_key_(plan.permute(table, query)),
+      bound_(std::clamp(bound, 0, 64)),
+      pending_(pending, query, count, bound),
+      capacity_(pending_.capacity()) {}
 
 void NearestScan::offer(const IndexHit& hit) {
   if (!full()) {
@@ -94,37 +134,11 @@ bool NearestScan::add_bucket(std::int64_t row_id, const unsigned char* data, std
 
 void NearestScan::finish(std::vector<IndexHit>& out) {
   out.clear();
-  const auto is_changed = [&](std::int64_t id) {
-    const auto at = std::lower_bound(
-        changed_.begin(), changed_.end(), id,
-        [](const auto& change, std::int64_t value) { return change.first < value; });
-    return at != changed_.end() && at->first == id;
-  };
   for (IndexHit hit : heap_) {
-    if (!is_changed(hit.id)) {
-      hit.fp =
-          static_cast<std::int64_t>(plan_.unpermute(table_, static_cast<std::uint64_t>(hit.fp)));
-      out.push_back(hit);
-    }
+    hit.fp = static_cast<std::int64_t>(plan_.unpermute(table_, static_cast<std::uint64_t>(hit.fp)));
+    out.push_back(hit);
   }
-  if (count_ > 0) {
-    for (const auto& [id, fp] : changed_) {
-      if (!fp) {
-        continue;
-      }
-      const int distance = std::popcount(*fp ^ query_);
-      if (distance <= bound_) {
-        out.push_back(IndexHit{id, static_cast<std::int64_t>(*fp), distance});
-      }
-    }
-  }
-  // The stored rows kept hold every untouched row among the `count` nearest
-  // untouched ones (at most changed_.size() touched rows were dropped), and
-  // the touched rows are all here: the first `count` are the answer.
-  std::sort(out.begin(), out.end(), nearer);
-  if (out.size() > count_) {
-    out.resize(count_);
-  }
+  pending_.finish(out, 0);
   heap_.clear();
 }
 

@@ -6,11 +6,13 @@
 // in buckets with an entry that enters it. A bucket farther from the query's
 // than the farthest row kept is skipped whole. The changes not yet merged
 // into the buckets (pending_changes.h) are applied at the end, so the answer
-// is the one the merged buckets would give.
+// is the one the merged buckets would give (PendingNearest, which the cached
+// codes of packed_codes.h answer through too).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -20,6 +22,35 @@
 
 namespace simhash {
 
+// The pending changes over the n nearest of the stored rows. The stored
+// rows are asked for capacity() nearest: `count` plus one for each stored
+// row the changes touch, whose entry may be among them and is dropped (the
+// rows kept then still hold every untouched row among the `count` nearest
+// untouched ones); rows new in the changes take no place there. finish() drops the touched rows'
+// stored entries, adds each touched row's fingerprint now where it is within the bound, and keeps
+// the first `count`: what the merged buckets would answer.
+class PendingNearest {
+ public:
+  // `pending` is read here only; `bound` as NearestScan's.
+  PendingNearest(const PendingChanges& pending, std::uint64_t query, std::size_t count, int bound);
+  std::size_t capacity() const { return capacity_; }
+  // `hits[first..]` holds the stored rows' nearest (at most capacity() of
+  // them, any order, fingerprints unpermuted); corrects it to the answer,
+  // sorted by nearer().
+  void finish(std::vector<IndexHit>& hits, std::size_t first) const;
+
+ private:
+  bool touches(std::int64_t id) const;
+
+  std::uint64_t query_;
+  std::size_t count_;
+  int bound_;
+  std::size_t capacity_;
+  // The rows the pending changes touch, by id: their fingerprint now, or
+  // none if deleted (the last change of an id wins).
+  std::vector<std::pair<std::int64_t, std::optional<std::uint64_t>>> changed_;
+};
+
 class NearestScan {
  public:
   // The `count` rows nearest to `query` within `bound` bits (64: any
@@ -28,9 +59,8 @@ class NearestScan {
   NearestScan(const PermutationPlan& plan, const BucketLayout& layout, int table,
               std::uint64_t query, std::size_t count, int bound, const PendingChanges& pending);
 
-  // The rows the scan keeps before the pending changes are applied: `count`
-  // plus one for each row the changes touch (a touched row's stored entry
-  // may be among the nearest, and is dropped at the end).
+  // The rows the scan keeps before the pending changes are applied
+  // (PendingNearest::capacity).
   std::size_t capacity() const { return capacity_; }
 
   // Scans the stored bucket `row_id` (a row id of the copy under the layout)
@@ -47,14 +77,10 @@ class NearestScan {
   const PermutationPlan& plan_;
   const BucketLayout& layout_;
   int table_;
-  std::uint64_t query_;
   std::uint64_t query_key_;
-  std::size_t count_;
   int bound_;
+  PendingNearest pending_;
   std::size_t capacity_;
-  // The rows the pending changes touch, by id: their fingerprint now, or
-  // none if deleted (the last change of an id wins).
-  std::vector<std::pair<std::int64_t, std::optional<std::uint64_t>>> changed_;
   // A max-heap by nearer() (its front is the farthest row kept); fp holds
   // the permuted key until finish().
   std::vector<IndexHit> heap_;

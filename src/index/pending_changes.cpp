@@ -23,6 +23,7 @@ void PendingChanges::clear() {
   }
   rows_.clear();
   inserts_.clear();
+  deletes_ = 0;
   runs_.clear();
   rows_charge_.set(rows_.capacity() * sizeof(Row));
   runs_charge_.release();
@@ -31,6 +32,9 @@ void PendingChanges::clear() {
 void PendingChanges::truncate(std::size_t count) {
   if (count >= rows_.size()) {
     return;
+  }
+  for (std::size_t i = count; i < rows_.size(); ++i) {
+    deletes_ -= inserts_[i] ? 0 : 1;
   }
   rows_.resize(count);
   inserts_.resize(count);
@@ -61,6 +65,7 @@ void PendingChanges::restore(const Saved& saved, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {
     rows_.push_back(Row{saved.rows_[i].first, saved.rows_[i].second});
     inserts_.push_back(saved.inserts_[i]);
+    deletes_ += saved.inserts_[i] ? 0 : 1;
   }
 }
 

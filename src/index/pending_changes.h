@@ -40,8 +40,12 @@ class PendingChanges {
     reserve_charged(rows_, rows_.size() + 1, rows_charge_);
     rows_.push_back(Row{id, fp});
     inserts_.push_back(insert);
+    deletes_ += insert ? 0 : 1;
   }
   std::size_t size() const { return rows_.size(); }
+  // How many of the changes are deletes: at most this many stored rows
+  // are gone or moved (each has a delete among its changes).
+  std::size_t deletes() const { return deletes_; }
   // False when the next push would pass the memory limit: the caller
   // merges the changes first rather than fail.
   bool room_for_one_more();
@@ -128,6 +132,7 @@ class PendingChanges {
   std::vector<std::uint64_t> prefix_masks_;  // per table, in fingerprint bits
   std::vector<Row> rows_;
   std::vector<bool> inserts_;
+  std::size_t deletes_ = 0;             // the false ones of inserts_
   std::vector<SortedRun> runs_;         // oldest (largest) first; they cover [0, sorted_end())
   std::vector<std::uint32_t> matches_;  // scratch of apply_to
 };

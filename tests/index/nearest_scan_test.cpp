@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // NearestScan against brute force: the n nearest (ties by id) within a
 // bound, from the packed buckets of one copy built as the index stores them,
-// with pending inserts, deletes and updates applied; for several plans,
+// with pending inserts, deletes and updates applied (and over PackedCodes'
+// answer by PendingNearest); for several plans,
 // bucket bits (small ones make large buckets), copies, counts and bounds;
 // and a damaged blob is refused. PackedCodes (the same rows decoded into
 // arrays, scanned with a popcount loop: the portable one and, where the CPU
@@ -97,15 +98,24 @@ TEST_P(NearestScanTest, MatchesBruteForceWithPendingChanges) {
   for (const int table : {0, plan.table_count() - 1}) {
     blobs_of_table[table] = encode_copy(plan, layout, table, stored);
   }
-  for (const int changes : {0, 1, 40, 700}) {
+  std::vector<std::int64_t> stored_ids;
+  for (const auto& [id, fp] : stored) {
+    stored_ids.push_back(id);
+  }
+  for (const int changes : {0, 1, 40, 700, 300}) {
     // The pending changes as IndexStorage pushes them (an update is a
-    // delete, then an insert), and the rows as they are after them.
+    // delete, then an insert), and the rows as they are after them. The
+    // last round only deletes and moves stored rows (no new row takes the
+    // place of one dropped from the nearest).
+    const bool stored_only = changes == 300;
     PendingChanges pending(plan);
     std::map<std::int64_t, std::uint64_t> now = stored;
     for (int i = 0; i < changes; ++i) {
-      const auto id = static_cast<std::int64_t>(random() % 24001) - 12000;
+      const auto id = stored_only ? stored_ids[random() % stored_ids.size()]
+                                  : static_cast<std::int64_t>(random() % 24001) - 12000;
       const auto found = now.find(id);
-      const std::uint64_t fp = random() % 2 == 0 ? near_to(center, random) : random();
+      const std::uint64_t fp =
+          !stored_only && random() % 2 == 0 ? near_to(center, random) : random();
       if (found == now.end()) {
         pending.push(id, fp, true);
         now[id] = fp;
@@ -121,6 +131,14 @@ TEST_P(NearestScanTest, MatchesBruteForceWithPendingChanges) {
     }
     for (const int table : {0, plan.table_count() - 1}) {
       const std::map<std::int64_t, std::string>& blobs = blobs_of_table[table];
+      // The same rows decoded (the cached codes), the changes applied over
+      // their answer by PendingNearest as the glue does.
+      PackedCodes codes;
+      codes.reset(table);
+      for (const auto& [row_id, blob] : blobs) {
+        ASSERT_TRUE(codes.add_bucket(
+            layout, row_id, reinterpret_cast<const unsigned char*>(blob.data()), blob.size()));
+      }
       for (int trial = 0; trial < 12; ++trial) {
         const std::uint64_t query = trial % 2 == 0 ? near_to(center, random) : random();
         const std::size_t count = std::vector<std::size_t>{0, 1, 10, 57, 5000}[trial % 5];
@@ -135,9 +153,16 @@ TEST_P(NearestScanTest, MatchesBruteForceWithPendingChanges) {
         }
         std::vector<IndexHit> found;
         scan.finish(found);
-        EXPECT_EQ(shown(found), shown(brute_force(now, query, count, bound)))
-            << "changes " << changes << " table " << table << " count " << count << " bound "
-            << bound;
+        const std::string expected = shown(brute_force(now, query, count, bound));
+        EXPECT_EQ(shown(found), expected) << "changes " << changes << " table " << table
+                                          << " count " << count << " bound " << bound;
+        const PendingNearest over_codes(pending, query, count, bound);
+        std::vector<IndexHit> from_codes = {IndexHit{-1, 0, 0}};  // appended after
+        codes.nearest(plan, query, over_codes.capacity(), bound, from_codes);
+        over_codes.finish(from_codes, 1);
+        from_codes.erase(from_codes.begin());
+        EXPECT_EQ(shown(from_codes), expected) << "codes, changes " << changes << " table " << table
+                                               << " count " << count << " bound " << bound;
       }
     }
   }

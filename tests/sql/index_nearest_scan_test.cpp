@@ -9,7 +9,8 @@
 // the hidden packed_scan_limit of pending changes they read the data table.
 // The codes a connection caches between queries (keyed by the database's
 // data version) against commits of another connection and of its own, in
-// rollback-journal and WAL mode, and writes inside its own transactions.
+// rollback-journal and WAL mode, and writes inside its own transactions,
+// which the codes serve until the transaction writes a bucket.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -53,6 +54,31 @@ std::string nearest_plan(TestDatabase& db, const std::string& sql) {
   const std::string plan = plan_of(db, sql);
   const std::size_t at = plan.find("nearest");
   return at == std::string::npos ? "no nearest in: " + plan : plan.substr(at);
+}
+
+// The far query's answer with copy 0's buckets 8 bits or more from its
+// bucket damaged (FarQueriesReadThePackedCodes), the damage undone after:
+// brute force's rows when the data table or the cached codes answer, an
+// error when the packed buckets do.
+std::vector<std::string> far_rows_with_damaged_buckets(TestDatabase& db) {
+  db.exec("SAVEPOINT damage");
+  const std::uint64_t query_bucket = ~kCenter >> 48;
+  db.exec(std::string("UPDATE near_buckets SET entries = x'ff' WHERE id < 65536 AND hamming(id, ") +
+          std::to_string(query_bucket) + ") >= 8");
+  EXPECT_GT(db.integer("SELECT changes()"), 1000);
+  const std::vector<std::string> rows =
+      rows_of(db.handle(), "SELECT rowid, distance FROM near(?1, 64, 10)",
+              static_cast<std::int64_t>(~kCenter));
+  db.exec("ROLLBACK TO damage");
+  db.exec("RELEASE damage");
+  return rows;
+}
+
+std::vector<std::string> far_brute_force(TestDatabase& db) {
+  return rows_of(db.handle(),
+                 "SELECT id, hamming(fp, ?1) AS d FROM plain WHERE fp IS NOT NULL ORDER BY d, id "
+                 "LIMIT 10",
+                 static_cast<std::int64_t>(~kCenter));
 }
 
 class NearestScan : public ::testing::Test {
@@ -247,30 +273,6 @@ TEST_F(NearestScan, PastThePackedScanLimitTheDataTableAnswers) {
       }
     }
   };
-  // The far query's answer with copy 0's buckets 8 bits or more from its
-  // bucket damaged (FarQueriesReadThePackedCodes), the damage undone after:
-  // brute force's rows when the data table answers, an error when the
-  // packed codes do.
-  const auto far_rows_with_damaged_buckets = [&](TestDatabase& db) {
-    db.exec("SAVEPOINT damage");
-    const std::uint64_t query_bucket = ~kCenter >> 48;
-    db.exec(
-        std::string("UPDATE near_buckets SET entries = x'ff' WHERE id < 65536 AND hamming(id, ") +
-        std::to_string(query_bucket) + ") >= 8");
-    EXPECT_GT(db.integer("SELECT changes()"), 1000);
-    const std::vector<std::string> rows =
-        rows_of(db.handle(), "SELECT rowid, distance FROM near(?1, 64, 10)",
-                static_cast<std::int64_t>(~kCenter));
-    db.exec("ROLLBACK TO damage");
-    db.exec("RELEASE damage");
-    return rows;
-  };
-  const auto far_brute_force = [&](TestDatabase& db) {
-    return rows_of(db.handle(),
-                   "SELECT id, hamming(fp, ?1) AS d FROM plain WHERE fp IS NOT NULL ORDER BY d, id "
-                   "LIMIT 10",
-                   static_cast<std::int64_t>(~kCenter));
-  };
   {
     TestDatabase db(file.path());
     fill(db, kRows, ", packed_scan_limit=200");
@@ -285,7 +287,11 @@ TEST_F(NearestScan, PastThePackedScanLimitTheDataTableAnswers) {
     expect_brute_force(db, "past the limit, pending");
     db.exec("ROLLBACK");
     expect_brute_force(db, "after a rollback");
-    rows = far_rows_with_damaged_buckets(db);
+    // On another connection: this one's queries have cached copy 0's codes,
+    // which serve the damage's transaction (it wrote no bucket through the
+    // index) without reading a bucket.
+    TestDatabase other(file.path());
+    rows = far_rows_with_damaged_buckets(other);
     ASSERT_EQ(rows.size(), 1U);
     EXPECT_NE(rows[0].find("is malformed"), std::string::npos) << rows[0];
 
@@ -307,22 +313,32 @@ TEST_F(NearestScan, PastThePackedScanLimitTheDataTableAnswers) {
   expect_brute_force(db, "reopened, committed");
 }
 
-// packed_scan_limit is hidden: accepted, checked, not listed among the keys.
-TEST_F(NearestScan, PackedScanLimitIsCheckedAndHidden) {
+// packed_scan_limit and flush_after are hidden: accepted, checked, not
+// listed among the keys. flush_after=0 merges at every write, which the
+// answers do not show.
+TEST_F(NearestScan, HiddenOptionsAreCheckedAndHidden) {
   TestDatabase db;
-  for (const char* value : {"-1", "abc", "1.5", "", "99999999999999999999999"}) {
-    EXPECT_EQ(
-        db.error(std::string("CREATE VIRTUAL TABLE t USING simhash_index(packed_scan_limit=") +
-                 value + ")"),
-        std::string("simhash_index: option packed_scan_limit must be a whole number of "
-                    "pending changes, got \"") +
-            value + "\"");
+  for (const char* key : {"packed_scan_limit", "flush_after"}) {
+    for (const char* value : {"-1", "abc", "1.5", "", "99999999999999999999999"}) {
+      std::string create = "CREATE VIRTUAL TABLE t USING simhash_index(";
+      create.append(key).append("=").append(value).append(")");
+      std::string message = "simhash_index: option ";
+      message.append(key).append(" must be a whole number of pending changes, got \"");
+      message.append(value).append("\"");
+      EXPECT_EQ(db.error(create), message);
+    }
   }
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING simhash_index(size=1)"),
             "simhash_index: unknown option \"size\" (known: k, blocks)");
-  db.exec("CREATE VIRTUAL TABLE t USING simhash_index(k=2, packed_scan_limit=0)");
+  db.exec("CREATE VIRTUAL TABLE t USING simhash_index(k=2, packed_scan_limit=0, flush_after=0)");
   db.exec("INSERT INTO t(rowid, fp) VALUES (1, 7), (2, 8)");
-  EXPECT_EQ(db.integer("SELECT count(*) FROM t(0, 64, 5)"), 2);
+  db.exec("BEGIN");
+  db.exec("INSERT INTO t(rowid, fp) VALUES (3, 9), (4, -1)");
+  db.exec("DELETE FROM t WHERE rowid = 1");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM t(0, 64, 5)"), 3);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM t WHERE query = 0 AND nearest = 5"), 3);
+  db.exec("COMMIT");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM t(0, 64, 5)"), 3);
 }
 
 // Writes that move the n nearest of the far queries (whose answers come
@@ -391,8 +407,9 @@ TEST_F(NearestScan, CachedCodesFollowAnotherConnectionsCommits) {
 }
 
 // This connection's own writes: inside a transaction (pending, in
-// savepoints, rolled back) the cached codes are not used; its commits,
-// autocommit statements included, change the data version like another's.
+// savepoints, rolled back) the cached codes answer with the pending changes
+// over them; its commits, autocommit statements included, change the data
+// version like another's.
 TEST_F(NearestScan, CachedCodesAndThisConnectionsWrites) {
   const TempDatabaseFile file("nearest_cache_own");
   {
@@ -431,6 +448,71 @@ TEST_F(NearestScan, CachedCodesAndThisConnectionsWrites) {
   expect_brute_force(memory, "in memory");
   move_far_answers(memory, random_, 6);
   expect_brute_force(memory, "in memory, after writes");
+}
+
+// Inside a write transaction the cached codes answer, with the pending
+// changes over them (rows of their answers deleted, moved, and new rows
+// close to the far queries), until the transaction writes a bucket: a merge
+// (the hidden flush_after makes a few writes merge) or a rebuild, also after
+// a ROLLBACK TO that undoes the merge, until the transaction ends. Another
+// connection's commit between two of this one's transactions is seen. That
+// the codes answer is shown by buckets damaged by hand inside the
+// transaction, which the codes (read before it) do not see, while a read of
+// the buckets fails.
+TEST_F(NearestScan, CachedCodesServeAWriteTransactionUntilItWritesABucket) {
+  const TempDatabaseFile file("nearest_cache_in_transaction");
+  TestDatabase db(file.path());
+  fill(db, 3000, ", flush_after=40");
+  expect_brute_force(db, "committed");  // enough far queries to load the codes
+  const auto codes_answer = [&](const std::string& when) {
+    EXPECT_EQ(far_rows_with_damaged_buckets(db), far_brute_force(db)) << when;
+  };
+  const auto buckets_answer = [&](const std::string& when) {
+    const std::vector<std::string> rows = far_rows_with_damaged_buckets(db);
+    ASSERT_EQ(rows.size(), 1U) << when;
+    EXPECT_NE(rows[0].find("is malformed"), std::string::npos) << when << ": " << rows[0];
+  };
+  // Each round of move_far_answers makes 24 changes: the second of a
+  // transaction merges (flush_after=40).
+  db.exec("BEGIN");
+  move_far_answers(db, random_, 1);
+  codes_answer("pending");
+  expect_brute_force(db, "pending");
+  db.exec("SAVEPOINT s");
+  move_far_answers(db, random_, 2);
+  buckets_answer("merged in a savepoint");
+  expect_brute_force(db, "merged in a savepoint");
+  db.exec("ROLLBACK TO s");
+  db.exec("RELEASE s");
+  buckets_answer("the merge rolled back to the savepoint");
+  expect_brute_force(db, "the merge rolled back to the savepoint");
+  db.exec("ROLLBACK");  // drops the codes; the queries load them again
+  expect_brute_force(db, "rolled back");
+
+  db.exec("BEGIN");
+  move_far_answers(db, random_, 3);
+  codes_answer("a transaction after the rollback");
+  db.exec("INSERT INTO near(near) VALUES ('rebuild')");
+  buckets_answer("rebuilt");
+  move_far_answers(db, random_, 4);
+  expect_brute_force(db, "pending after a rebuild");
+  db.exec("COMMIT");
+  expect_brute_force(db, "the rebuild committed");
+  db.exec("BEGIN");
+  move_far_answers(db, random_, 5);
+  codes_answer("a transaction after the rebuild's");
+  expect_brute_force(db, "a transaction after the rebuild's");
+  db.exec("COMMIT");
+
+  // Another connection commits between two of this one's transactions.
+  TestDatabase writer(file.path());
+  move_far_answers(writer, random_, 7);
+  db.exec("BEGIN");
+  move_far_answers(db, random_, 8);
+  expect_brute_force(db, "after another connection's commit");
+  codes_answer("after another connection's commit");
+  db.exec("COMMIT");
+  expect_brute_force(db, "committed after another connection's commit");
 }
 
 }  // namespace

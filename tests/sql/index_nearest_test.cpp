@@ -267,7 +267,9 @@ TEST_F(Nearest, TheCountArgumentMeansTheNearestEverywhere) {
 // disjoint copies' every row within 1, ...). Clusters of exact duplicates
 // and of rows 1-3 bits apart around a few centres, queried at and near the
 // centres for counts that end the reading after each copy, against a
-// hamming() scan; also with a pending row nearer than the stored ones.
+// hamming() scan; also with pending changes: a row nearer than the stored
+// ones, and rows of the centre deleted and moved away (the reading then
+// counts one row more per delete).
 TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
@@ -302,10 +304,23 @@ TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
       check(static_cast<std::int64_t>(flip_random_bits(centre, flips, random)));
     }
   }
-  // A pending row at the centre: the reading does not stop early then.
   db.exec("BEGIN");
   insert_into_near_and_plain(db, 200001, centres[0]);
   check(static_cast<std::int64_t>(centres[0]));
+  // The centre's exact duplicates, every other one deleted or moved away.
+  const std::string centre = std::to_string(static_cast<std::int64_t>(centres[0]));
+  const std::string some = std::string("(SELECT id FROM plain WHERE fp = ") + centre +
+                           " AND id < 200000 AND id % 2 = 0)";
+  const std::string moved =
+      std::string("(SELECT id FROM plain WHERE fp = ") + centre + " AND id % 3 = 1)";
+  db.exec("DELETE FROM near WHERE rowid IN " + some);
+  db.exec("DELETE FROM plain WHERE id IN " + some);
+  db.exec("UPDATE near SET fp = fp + 1024 WHERE rowid IN " + moved);
+  db.exec("UPDATE plain SET fp = fp + 1024 WHERE id IN " + moved);
+  ASSERT_GT(db.integer("SELECT count(*) FROM plain WHERE fp = " + centre), 3);
+  for (const std::uint64_t centre_row : centres) {
+    check(static_cast<std::int64_t>(centre_row));
+  }
   db.exec("ROLLBACK");
   check(static_cast<std::int64_t>(centres[0]));
 }
@@ -316,9 +331,10 @@ TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
 // steps one radius at a time while the steps cost a share of the jump, so
 // the WHERE form's radius column (the radius the search ended at) stays
 // small where the jump would have ended in the pass over every row (64).
-// Inside a write transaction (a pending row; no cached codes, so the pass
-// is priced over the packed buckets) and after its rollback, both forms
-// against a hamming() scan.
+// Inside a write transaction that rebuilt the buckets (the cached codes then
+// do not serve until it ends, so the pass is priced over the packed
+// buckets), with a row pending after the rebuild, and after its rollback,
+// both forms against a hamming() scan.
 TEST(NearestSparseRegion, AStoredRowGrowsOneRadiusAtATime) {
   TestDatabase db;
   // The plain table first, by one prepared statement; the index from it.
@@ -368,6 +384,9 @@ TEST(NearestSparseRegion, AStoredRowGrowsOneRadiusAtATime) {
   db.exec("BEGIN");
   db.exec("INSERT INTO plain(id, fp) VALUES (200001, 12345)");
   db.exec("INSERT INTO near(rowid, fp) VALUES (200001, 12345)");
+  db.exec("INSERT INTO near(near) VALUES ('rebuild')");
+  db.exec("INSERT INTO plain(id, fp) VALUES (200002, 54321)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (200002, 54321)");
   check(true);
   db.exec("ROLLBACK");
   check(false);
