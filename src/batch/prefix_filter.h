@@ -215,22 +215,29 @@ class PostingIndex {
     return within;
   }
 
-  // Takes out of `slot` the entries numbered `since` or more for which
-  // dead(entry) holds (the rest keep their order and numbers). The cost is
-  // the slot's entries since `since`: name each slot once.
+  // Takes out of each of `slots` (each named once) the entries numbered
+  // `since` or more for which dead(entry) holds; the rest keep their order
+  // and numbers. The cost is the slots' entries since `since`; their bounds
+  // are asked for some slots ahead, as enter() does.
   template <typename Dead>
-  void remove_since(std::uint32_t slot, std::uint32_t since, Dead&& dead) {
-    Bounds& bounds = bounds_[slot];
-    std::uint32_t kept = bounds.end;
-    while (kept > bounds.begin && postings_[kept - 1] >= since) {
-      --kept;  // the newest are few: no search
-    }
-    for (std::uint32_t at = kept; at < bounds.end; ++at) {
-      if (!dead(postings_[at])) {
-        postings_[kept++] = postings_[at];
+  void remove_since(std::span<const std::uint32_t> slots, std::uint32_t since, Dead&& dead) {
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (i + kAhead < slots.size()) {
+        __builtin_prefetch(&bounds_[slots[i + kAhead]], 1);
       }
+      Bounds& bounds = bounds_[slots[i]];
+      std::uint32_t kept = bounds.end;
+      while (kept > bounds.begin && postings_[kept - 1] >= since) {
+        --kept;  // the newest are few: no search
+      }
+      for (std::uint32_t at = kept; at < bounds.end; ++at) {
+        if (!dead(postings_[at])) {
+          postings_[kept++] = postings_[at];
+        }
+      }
+      bounds.end = kept;
     }
-    bounds.end = kept;
   }
 
  private:

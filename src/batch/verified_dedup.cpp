@@ -321,17 +321,21 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       // block's enter it: each thread the slots of one residue, so what a
       // slot holds does not depend on the thread count.
       parallel_for(threads, 1, threads, [&](unsigned thread, std::size_t begin, std::size_t end) {
+        if (thread == 0 && check) {
+          check();  // only the caller's thread may ask the caller
+        }
         EntryMarks& visited = workers[thread].visited_slots;
         for (auto part = static_cast<std::uint32_t>(begin); part < end; ++part) {
           for (const std::uint32_t entry : dropped_entries) {
             for (const std::uint32_t slot : prefixes.of(node_of_[first_rows[entry]])) {
-              if (slot % threads == part && visited.mark(slot)) {
-                entries.remove_since(slot, last_block_entry, [&](std::uint32_t other) {
-                  return dropped[other - last_block_entry] != 0;
-                });
+              if (threads == 1 || slot % threads == part) {
+                visited.mark(slot);
               }
             }
           }
+          entries.remove_since(visited.marked(), last_block_entry, [&](std::uint32_t other) {
+            return dropped[other - last_block_entry] != 0;
+          });
           visited.clear();
           entries.enter(
               block_entry, block_entries,
