@@ -34,9 +34,12 @@ constexpr std::size_t kProbesPerRange = 8;
 // unless it meets more than kBlockEntryBudget postings of them (a family
 // of near copies inside the block, sharing their rare features: the rule
 // then probes that node row by row, so what the threads keep aside stays
-// within 512 bytes a row of the block). On 323K real texts 0.6% of the
+// within 512 bytes a row of the block). On 323K real texts 1.5% of the
 // probes meet more.
 constexpr std::size_t kBlockEntryBudget = 128;
+// The dropped entries the settling's own probes may meet, a row of the
+// block, before it takes them out of the index (a pass over their slots).
+constexpr std::size_t kDroppedMetPerRow = 8;
 
 // A node of the block being settled.
 struct BlockNode {
@@ -287,6 +290,22 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     std::vector<std::uint8_t> dropped;
     std::vector<std::uint32_t> dropped_entries;
     std::uint32_t last_block_entry = 0;
+    std::size_t taken_out = 0;  // the first dropped_entries, out of the index already
+    // Takes dropped_entries[taken_out, ...) out of their slots of residue
+    // `part` of `parts`, each slot once (`visited`, cleared).
+    const auto take_out = [&](EntryMarks& visited, std::uint32_t part, unsigned parts) {
+      for (std::size_t i = taken_out; i < dropped_entries.size(); ++i) {
+        for (const std::uint32_t slot : prefixes.of(node_of_[first_rows[dropped_entries[i]]])) {
+          if (parts == 1 || slot % parts == part) {
+            visited.mark(slot);
+          }
+        }
+      }
+      entries.remove_since(visited.marked(), last_block_entry, [&](std::uint32_t other) {
+        return dropped[other - last_block_entry] != 0;
+      });
+      visited.clear();
+    };
     for (std::size_t block = 0; block < ids_.size();) {
       const std::size_t block_end = std::min(
           ids_.size(),
@@ -326,17 +345,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
         }
         EntryMarks& visited = workers[thread].visited_slots;
         for (auto part = static_cast<std::uint32_t>(begin); part < end; ++part) {
-          for (const std::uint32_t entry : dropped_entries) {
-            for (const std::uint32_t slot : prefixes.of(node_of_[first_rows[entry]])) {
-              if (threads == 1 || slot % threads == part) {
-                visited.mark(slot);
-              }
-            }
-          }
-          entries.remove_since(visited.marked(), last_block_entry, [&](std::uint32_t other) {
-            return dropped[other - last_block_entry] != 0;
-          });
-          visited.clear();
+          take_out(visited, part, threads);
           entries.enter(
               block_entry, block_entries,
               [&](std::uint32_t entry) { return prefixes.of(node_of_[first_rows[entry]]); },
@@ -345,6 +354,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       });
       dropped.assign(block_entries - block_entry, 0);
       dropped_entries.clear();
+      taken_out = 0;
       last_block_entry = block_entry;
       parallel_for(
           block_nodes.size(), kProbesPerRange, threads,
@@ -385,13 +395,18 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       // The rule, row by row. `made`: the entries whose first row is
       // before this one.
       std::uint32_t made = block_entry;
+      // The dropped entries the row-by-row probes met since the last were
+      // taken out: past a few a row of the block (a family of near copies
+      // inside it, every row probed here), they are taken out at once, so
+      // that those probes do not grow with the square of the family.
+      std::size_t met_dropped = 0;
       // The block's `entry` offers itself to `node` if it became a
       // representative and they link (the caller's thread).
       const auto offer_entry = [&](std::uint32_t node, std::uint32_t entry) {
-        if (dropped[entry - block_entry] == 0) {
-          if (const std::optional<double> similarity = link(workers[0], node, entry)) {
-            rule.offer(node, first_rows[entry], LeaderRule::kNone, -*similarity);
-          }
+        if (dropped[entry - block_entry] != 0) {
+          ++met_dropped;
+        } else if (const std::optional<double> similarity = link(workers[0], node, entry)) {
+          rule.offer(node, first_rows[entry], LeaderRule::kNone, -*similarity);
         }
       };
       for (auto position = static_cast<std::uint32_t>(block); position < block_end; ++position) {
@@ -411,6 +426,11 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
             entries.for_each_entry(prefixes.of(node), seen[node], made, workers[0].marks,
                                    [&](std::uint32_t entry) { offer_entry(node, entry); });
             seen[node] = made;
+            if (met_dropped > kDroppedMetPerRow * (block_end - block)) {
+              take_out(workers[0].visited_slots, 0, 1);
+              taken_out = dropped_entries.size();
+              met_dropped = 0;
+            }
           }
         }
         const LeaderRule::Place place = rule.place(position, node);
