@@ -212,7 +212,8 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
 // thread runs the rule row by row, verifying for each row only the noted
 // entries that became representatives before it, the very pairs one
 // thread probing row by row would verify; and the entries that did not
-// become representatives leave the index. Only a node whose probe met
+// become representatives leave the index (before the next block's probes,
+// or at once when the rule's own probes meet many). Only a node whose probe met
 // more than kBlockEntryBudget postings of the block's is probed there row
 // by row (every node's way before). Blocks grow with the rows before them
 // (a sixteenth), and their bounds depend on the rows alone: the same
