@@ -95,6 +95,9 @@ class SavepointMarks {
     }
   }
 
+  // Whether a merge wrote changes that a ROLLBACK TO would make pending again.
+  bool holds_merges() const { return !merged_.empty(); }
+
   // Called before a merge empties `log`.
   void before_merge(const Log& log) {
     if (marks_.empty()) {
@@ -149,6 +152,12 @@ class PendingWrites {
   }
   void release(int level) { marks_.release(level); }
   void rollback_to(int level) { marks_.rollback_to(level, log_); }
+
+  // Pending writes, or merged ones that a ROLLBACK TO would make pending
+  // again: the table was written in this transaction in a way that only
+  // this object knows of until it ends (a rename is then refused:
+  // ext/common/shared_storage.h).
+  bool holds_writes() const { return !log_.empty() || marks_.holds_merges(); }
 
   // Runs write() to write the log out, then empties it; nothing when the log
   // is empty or a flush is under way (a statement the flush runs may make

@@ -88,6 +88,14 @@ void drop_shadow_tables_or_views(sqlite3* db, const std::string& schema, const s
   }
 }
 
+void refuse_rename_after_writes(const std::string& table, bool written) {
+  if (written) {
+    throw SqliteError(SQLITE_ERROR, table +
+                                        ": cannot be renamed in a transaction that wrote to it; "
+                                        "rename it after COMMIT");
+  }
+}
+
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const std::string& new_name, std::span<const char* const> suffixes) {
   for (const char* suffix : suffixes) {

@@ -28,6 +28,12 @@ void check_shadow_tables(sqlite3* db, const std::string& schema, const std::stri
 void drop_shadow_tables_or_views(sqlite3* db, const std::string& schema, const std::string& name,
                                  std::span<const char* const> suffixes);
 
+// Refuses to rename `table` ("<module> <name>") while it was written in the
+// open transaction (PendingWrites::holds_writes): a ROLLBACK TO a savepoint
+// before the rename would give the table its old name back while the
+// storage holding those writes keeps the new one (ext/common/shared_storage.h).
+void refuse_rename_after_writes(const std::string& table, bool written);
+
 // Renames each shadow table name_<suffix> of `schema` to new_name_<suffix>
 // (xRename).
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,

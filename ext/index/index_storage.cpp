@@ -10,6 +10,7 @@
 
 #include <utility>
 
+#include "ext/common/shadow_tables.h"
 #include "ext/index/index_shadow_tables.h"
 #include "ext/index/index_storage_internal.h"
 
@@ -84,6 +85,7 @@ void IndexStorage::finalize_statements() {
 }
 
 void IndexStorage::rename(const std::string& new_name) {
+  refuse_rename_after_writes("simhash_index " + name_, pending_writes_.holds_writes());
   flush();
   finalize_statements();
   rename_shadow_tables(db_, schema_, name_, new_name);

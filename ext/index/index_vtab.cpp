@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "ext/common/shared_storage.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
@@ -244,7 +245,9 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     // not do to an ordinary table (PRAGMA trusted_schema=OFF allows it).
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
     if (stored) {
-      table->storage = std::make_unique<IndexStorage>(db, schema, name, *stored);
+      table->storage = SharedStorages<IndexStorage>::instance().connect(
+          db, schema, name, create,
+          [&] { return std::make_shared<IndexStorage>(db, schema, name, *stored); });
       table->storage->set_packed_scan_limit(hidden.packed_scan_limit);
       table->storage->set_flush_after(hidden.flush_after);
     }

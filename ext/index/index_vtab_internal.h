@@ -69,7 +69,8 @@ struct IndexTable : sqlite3_vtab {
   // Null when the stored config cannot be read (a newer format, damage):
   // the table then connects only so that DROP TABLE can remove it, and
   // every other use fails with `unreadable`.
-  std::unique_ptr<IndexStorage> storage;
+  // Shared with the table's other connected objects (ext/common/shared_storage.h).
+  std::shared_ptr<IndexStorage> storage;
   std::string unreadable;
   int unreadable_code = SQLITE_ERROR;
   // Tells the batch functions this table is an index (index_registry.h).

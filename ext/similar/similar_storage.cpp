@@ -644,6 +644,7 @@ std::string SimilarStorage::counts_problem() {
 }
 
 void SimilarStorage::rename(const std::string& new_name) {
+  refuse_rename_after_writes("simhash_similar " + name_, pending_writes_.holds_writes());
   flush();  // its statements name the old tables
   finalize_statements();
   // Format 1 has no counts table, the last suffix.

@@ -80,6 +80,7 @@ class SimilarStorage final : public SimilarStore {
   SimilarStorage(sqlite3* db, std::string schema, std::string name, const SimilarConfig& config);
 
   const std::string& name() const { return name_; }
+  const std::string& schema() const { return schema_; }
   const SimilarConfig& config() const { return config_; }
 
   // Writes. `conflict` is sqlite3_vtab_on_conflict's: REPLACE removes the

@@ -25,6 +25,7 @@
 #include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
 #include "ext/common/shadow_tables.h"
+#include "ext/common/shared_storage.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/virtual_table.h"
@@ -78,7 +79,8 @@ struct SimilarTable : sqlite3_vtab {
   // None when the config could not be read at connect: the table still
   // connects, so that DROP TABLE removes it; every other use fails with
   // `unreadable`.
-  std::unique_ptr<SimilarStorage> storage;
+  // Shared with the table's other connected objects (ext/common/shared_storage.h).
+  std::shared_ptr<SimilarStorage> storage;
   std::string unreadable;
   int unreadable_code = SQLITE_ERROR;
   // The calls of this table under way that run SQL on its shadow tables
@@ -282,7 +284,9 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
     // its own shadow tables in the same database.
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
     if (config) {
-      table->storage = std::make_unique<SimilarStorage>(db, schema, name, *config);
+      table->storage = SharedStorages<SimilarStorage>::instance().connect(
+          db, schema, name, create,
+          [&] { return std::make_shared<SimilarStorage>(db, schema, name, *config); });
     }
     return hand_over(std::move(table), vtab);
   });

@@ -333,7 +333,16 @@ TEST(IndexSql, RenameAndDropCarryShadowTables) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
   db.exec("BEGIN; INSERT INTO near(rowid, fp) VALUES (1, 5), (2, 6)");
-  db.exec("ALTER TABLE near RENAME TO far");  // with pending writes
+  // Refused in the transaction that wrote to it (a ROLLBACK TO before the
+  // rename would part the table's name from its pending writes), and
+  // nothing changes.
+  EXPECT_EQ(db.error("ALTER TABLE near RENAME TO far"),
+            "simhash_index near: cannot be renamed in a transaction that wrote to it; rename it "
+            "after COMMIT");
+  EXPECT_EQ(db.rows("SELECT rowid FROM near(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
+  db.exec("COMMIT");
+  db.exec("BEGIN; SELECT count(*) FROM near");
+  db.exec("ALTER TABLE near RENAME TO far");  // in a transaction that only read it
   db.exec("COMMIT");
   EXPECT_EQ(db.rows("SELECT name FROM sqlite_master WHERE name LIKE 'near%'"), std::vector<Row>{});
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'far_%'"), 3);
@@ -344,6 +353,43 @@ TEST(IndexSql, RenameAndDropCarryShadowTables) {
   EXPECT_EQ(db.rows("SELECT rowid FROM far(5, 2)"), (std::vector<Row>{{"1"}, {"2"}}));
   db.exec("DROP TABLE far");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0);
+}
+
+// A ROLLBACK TO in a transaction that changed the schema makes SQLite
+// connect the table again while the object it connected before, holding the
+// pending writes, stays in the transaction: both share one storage
+// (ext/common/shared_storage.h), so the queries see the writes before the
+// savepoint and not those after it, through either object.
+TEST(IndexSql, PendingWritesSurviveASchemaResetInTheTransaction) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
+  db.exec("INSERT INTO near(rowid, fp) VALUES (1, 99999999)");
+  // A schema change by CREATE TABLE, and by a rename before the writes.
+  for (const char* change : {"CREATE TABLE t(x)", "ALTER TABLE near RENAME TO near"}) {
+    SCOPED_TRACE(change);
+    db.exec("DROP TABLE IF EXISTS t");
+    db.exec("BEGIN");
+    if (std::string(change).starts_with("ALTER")) {
+      db.exec("ALTER TABLE near RENAME TO far; ALTER TABLE far RENAME TO near");
+    } else {
+      db.exec(change);
+    }
+    db.exec("INSERT INTO near(rowid, fp) VALUES (1000, 12345)");
+    db.exec("SAVEPOINT s; INSERT INTO near(rowid, fp) VALUES (1001, 12344); ROLLBACK TO s");
+    EXPECT_EQ(db.rows("SELECT rowid, distance FROM near WHERE query = 12345 AND radius = 3"),
+              (std::vector<Row>{{"1000", "0"}}));
+    EXPECT_EQ(db.rows("SELECT rowid FROM near WHERE query = 12345 AND nearest = 1"),
+              (std::vector<Row>{{"1000"}}));
+    db.exec("INSERT INTO near(rowid, fp) VALUES (1002, 12347)");  // through the new object
+    db.exec("SAVEPOINT u; INSERT INTO near(rowid, fp) VALUES (1003, 12345); ROLLBACK TO u");
+    EXPECT_EQ(db.rows("SELECT rowid FROM near WHERE query = 12345 AND radius = 3"),
+              (std::vector<Row>{{"1000"}, {"1002"}}));
+    db.exec("COMMIT");
+    EXPECT_EQ(db.rows("SELECT rowid FROM near WHERE query = 12345 AND radius = 3"),
+              (std::vector<Row>{{"1000"}, {"1002"}}));
+    db.exec("INSERT INTO near(near) VALUES('integrity-check')");
+    db.exec("DELETE FROM near WHERE rowid >= 1000");
+  }
 }
 
 // Issue 11 item 1: renamed to one of its column names, the table would

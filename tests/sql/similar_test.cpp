@@ -812,6 +812,36 @@ TEST(SimilarTable, RenameAndDrop) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
 }
 
+// A rename in a transaction that wrote to the table is refused, and a
+// ROLLBACK TO in a transaction that changed the schema (SQLite connects the
+// table again) keeps the writes before the savepoint and drops those after
+// it (ext/common/shared_storage.h; IndexSql has the same for simhash_index).
+TEST(SimilarTable, PendingWritesSurviveASchemaResetInTheTransaction) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+  // Rows of the queries' size, so that they are answered from the postings,
+  // not row by row (kDirectRows).
+  db.exec(
+      "WITH RECURSIVE n(i) AS (SELECT 100 UNION ALL SELECT i + 1 FROM n WHERE i < 300) "
+      "INSERT INTO sim(rowid, text) SELECT i, printf('u%d v%d w%d x%d y%d z%d', i, i, i, i, i, i) "
+      "FROM n");
+  db.exec("BEGIN; INSERT INTO sim(rowid, text) VALUES (1, 'a b c d e f')");
+  EXPECT_EQ(db.error("ALTER TABLE sim RENAME TO other"),
+            "simhash_similar sim: cannot be renamed in a transaction that wrote to it; rename it "
+            "after COMMIT");
+  db.exec("CREATE TABLE t(x)");
+  db.exec("SAVEPOINT s; INSERT INTO sim(rowid, text) VALUES (2, 'a b c d e f g'); ROLLBACK TO s");
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim('a b c d e f')"), (std::vector<Row>{{"1"}}));
+  db.exec("INSERT INTO sim(rowid, text) VALUES (3, 'a b c d e f')");
+  db.exec("SAVEPOINT u; INSERT INTO sim(rowid, text) VALUES (4, 'a b c d e f'); ROLLBACK TO u");
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim('a b c d e f')"), (std::vector<Row>{{"1"}, {"3"}}));
+  db.exec("COMMIT");
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim('a b c d e f')"), (std::vector<Row>{{"1"}, {"3"}}));
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  db.exec("ALTER TABLE sim RENAME TO other");  // after COMMIT
+  EXPECT_EQ(db.rows("SELECT rowid FROM other('a b c d e f')"), (std::vector<Row>{{"1"}, {"3"}}));
+}
+
 TEST(SimilarTable, RenameAndDropInFormat1) {
   TempDatabaseFile file("similar_format1");
   {
