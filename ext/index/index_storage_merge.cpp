@@ -18,9 +18,9 @@ void IndexStorage::flush() {
     buckets_written_ = true;  // before the first write: a failed merge may have written some
     const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
     refresh_layout();
-    const auto inserts = static_cast<std::int64_t>(pending_.size() - pending_.deletes());
+    const auto deletes = static_cast<std::int64_t>(pending_.deletes());
     const std::int64_t rows =
-        store_row_count(inserts - static_cast<std::int64_t>(pending_.deletes()));
+        store_row_count(static_cast<std::int64_t>(pending_.size()) - 2 * deletes);  // net change
     SqlBucketStore store(*this);
     BucketMerge merge(plan_, layout_, pending_, store, merge_scratch_,
                       [this] { throw_if_interrupted(db_); });
