@@ -26,7 +26,11 @@ it as it was; with AUTOCOMMIT=0 nothing is committed); JOURNAL=wal sets the
 copy's journal mode before the rounds; SLOWEST=N lists the N slowest
 inserts of each rolled-back round (CPU, pages, words, rows at 0.8).
 The scan check compares the first CHECKED queries' answers at both
-thresholds with one simhash_jaccard scan of every stored text.
+thresholds with one simhash_jaccard scan of every stored text. Then the
+radius-10 recipe on the same texts and queries (a simhash_index over docs,
+candidates verified by simhash_jaccard): its times and its recall against
+the exact answers (RADIUS=0 skips it); and SCAN_QUERIES (3) queries each
+answered by a scan of simhash_jaccard over every stored text, its CPU time.
 
 With PG=1, PostgreSQL 15's pg_trgm on the same texts side by side: a
 private cluster (initdb in a temporary directory, run as the user nobody,
@@ -208,6 +212,74 @@ def check_against_scan(conn, sample, thresholds):
               f"({returned / max(1, expected_rows):.4f})")
 
 
+def radius_recipe(conn, queries, answers):
+    """The per-row recipe the index had before simhash_similar, on the same
+    texts and queries: candidates within 10 bits of simhash(q) from a
+    simhash_index over docs (k=3, as sql/recipes/follow_table.sql makes it),
+    verified by simhash_jaccard with the table's options (the shape of
+    sql/recipes/near_duplicate_of.sql). Its recall is taken against
+    simhash_similar's answers, which the scan check above shows exact. The
+    index is made once in a kept database (bench_near)."""
+    (made,) = conn.execute(
+        "SELECT count(*) FROM sqlite_schema WHERE name = 'bench_near'").fetchone()
+    if not made:
+        start = time.perf_counter()
+        cpu = time.process_time()
+        conn.execute("BEGIN")
+        conn.execute("CREATE VIRTUAL TABLE bench_near USING simhash_index(k=3)")
+        conn.execute("INSERT INTO bench_near(rowid, fp) SELECT id, fp FROM "
+                     "(SELECT id, simhash(body) AS fp FROM docs) WHERE fp IS NOT NULL")
+        conn.execute("COMMIT")
+        print(f"radius recipe: simhash_index over docs made in {time.process_time() - cpu:.1f} s "
+              f"of CPU, {time.perf_counter() - start:.1f} s wall")
+    (near_bytes,) = conn.execute(
+        "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'bench_near_%'").fetchone()
+    (near_rows,) = conn.execute("SELECT count(*) FROM bench_near").fetchone()
+    print(f"radius recipe: the index {near_bytes / max(1, near_rows):.0f} bytes a row")
+    candidates = "SELECT count(*) FROM bench_near(simhash(?1), 10)"
+    statement = ("SELECT d.id FROM bench_near(simhash(?1), 10) AS n JOIN docs AS d ON d.id = n.rowid "
+                 "WHERE simhash_jaccard(?1, d.body, ?3) >= ?2")
+    mean_candidates = statistics.mean(conn.execute(candidates, (q,)).fetchone()[0] for q in queries)
+    for threshold in (0.8, 0.6):
+        for q in queries:  # untimed pass, as for the table
+            conn.execute(statement, (q, threshold, options)).fetchall()
+        times = []
+        cpu_times = []
+        found = []
+        for q in queries:
+            start = time.perf_counter()
+            cpu = time.thread_time()
+            found.append({r for (r,) in conn.execute(statement, (q, threshold, options))})
+            cpu_times.append(1e6 * (time.thread_time() - cpu))
+            times.append(1e6 * (time.perf_counter() - start))
+        for name, values in (("wall", times), ("cpu", cpu_times)):
+            print(f"radius recipe t={threshold} {name}: median {statistics.median(values):.0f} us, "
+                  f"p90 {percentile(values, 0.9):.0f}, p99 {percentile(values, 0.99):.0f}, max "
+                  f"{max(values):.0f}")
+        exact = answers[threshold]
+        both = sum(len(a & b) for a, b in zip(exact, found))
+        extra = sum(len(b - a) for a, b in zip(exact, found))
+        total = sum(map(len, exact))
+        print(f"  {mean_candidates:.1f} candidates a query (within 10 bits); of the "
+              f"{total} rows at >= {threshold} it found {both} (recall {both / max(1, total):.3f}), "
+              f"and {extra} rows simhash_similar did not return")
+
+
+def scan_per_query(conn, sample):
+    """What one query costs as a plain scan (every stored text compared with
+    it by simhash_jaccard): the baseline an exact per-row answer replaces."""
+    if not sample:
+        return
+    times = []
+    for q in sample:
+        cpu = time.thread_time()
+        conn.execute("SELECT count(*) FROM docs WHERE simhash_jaccard(?, body, ?) >= 0.8",
+                     (q, options)).fetchone()
+        times.append(time.thread_time() - cpu)
+    print(f"a simhash_jaccard scan, one query at a time: median {statistics.median(times):.2f} s "
+          f"of CPU ({len(sample)} queries)")
+
+
 def checked_inserts(path, real, held_out):
     """INSERTS real texts not stored, one statement each, into a copy of the
     database through the recipes (similar_follow_table.sql and
@@ -364,6 +436,9 @@ def measure(conn, path, rows, texts, real, generator, words, held_out):
             {r for (r,) in conn.execute("SELECT rowid FROM sim(?, ?)", (q, threshold))}
             for q in queries]
     check_against_scan(conn, queries[:checked], (0.8, 0.6))
+    if os.environ.get("RADIUS", "1") != "0":
+        radius_recipe(conn, queries, answers)
+    scan_per_query(conn, queries[:int(os.environ.get("SCAN_QUERIES", "3"))])
 
     huge = ""
     for text in real:
