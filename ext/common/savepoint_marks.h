@@ -98,6 +98,19 @@ class SavepointMarks {
   // Whether a merge wrote changes that a ROLLBACK TO would make pending again.
   bool holds_merges() const { return !merged_.empty(); }
 
+  // Whether a ROLLBACK TO one of the open savepoints but the newest would
+  // leave changes pending: those pending when it was opened, whether still
+  // in the log or merged since (a merge after it is undone with it). The
+  // newest is left out for xDestroy: SQLite runs every DROP TABLE of a
+  // virtual table in a transaction under a statement savepoint of its own
+  // (OP_VDestroy asserts it), and sends the table xSavepoint for it, at
+  // OP_Transaction or at the OP_VBegin that joins it to the transaction,
+  // just before the drop; outside a transaction no savepoint is open.
+  bool pending_at_an_older_savepoint() const {
+    return marks_.size() > 1 && std::any_of(marks_.begin(), marks_.end() - 1,
+                                            [](const Mark& mark) { return mark.changes > 0; });
+  }
+
   // Called before a merge empties `log`.
   void before_merge(const Log& log) {
     if (marks_.empty()) {
@@ -158,6 +171,12 @@ class PendingWrites {
   // this object knows of until it ends (a rename is then refused:
   // ext/common/shared_storage.h).
   bool holds_writes() const { return !log_.empty() || marks_.holds_merges(); }
+
+  // Writes that a ROLLBACK TO a savepoint opened before the newest would
+  // make pending again (SavepointMarks::pending_at_an_older_savepoint): a
+  // DROP TABLE is then refused, as that ROLLBACK TO would bring the table
+  // back without them (SQLite gives a dropped table no later call).
+  bool pending_at_an_older_savepoint() const { return marks_.pending_at_an_older_savepoint(); }
 
   // Runs write() to write the log out, then empties it; nothing when the log
   // is empty or a flush is under way (a statement the flush runs may make

@@ -96,6 +96,18 @@ void refuse_rename_after_writes(const std::string& table, bool written) {
   }
 }
 
+void refuse_drop_in_savepoint_after_writes(const std::string& table, bool written) {
+  if (written) {
+    // SQLITE_LOCKED, as SQLite refuses to drop a table that a statement of
+    // the same connection still reads: the DROP TABLE answers only the
+    // code's text, "database table is locked" (failed_destroy).
+    throw SqliteError(SQLITE_LOCKED, table +
+                                         ": cannot be dropped inside a savepoint opened after "
+                                         "writing to it; RELEASE the savepoint first, or drop it "
+                                         "after COMMIT");
+  }
+}
+
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,
                           const std::string& new_name, std::span<const char* const> suffixes) {
   for (const char* suffix : suffixes) {

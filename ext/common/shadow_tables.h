@@ -34,6 +34,14 @@ void drop_shadow_tables_or_views(sqlite3* db, const std::string& schema, const s
 // storage holding those writes keeps the new one (ext/common/shared_storage.h).
 void refuse_rename_after_writes(const std::string& table, bool written);
 
+// Refuses to drop `table` ("<module> <name>") while a savepoint opened after
+// writes to it is open (PendingWrites::pending_at_an_older_savepoint): a
+// ROLLBACK TO it would bring the table back without the writes then pending,
+// which only the dropped storage held. Called before xDestroy changes
+// anything, so that a refused DROP leaves the table and its pending writes
+// as they were.
+void refuse_drop_in_savepoint_after_writes(const std::string& table, bool written);
+
 // Renames each shadow table name_<suffix> of `schema` to new_name_<suffix>
 // (xRename).
 void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::string& name,

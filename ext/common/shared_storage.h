@@ -13,8 +13,8 @@
 // same name on the same connection is alive takes that one's storage.
 // (Not served: a DROP TABLE that a ROLLBACK TO undoes. xDestroy discards the
 // pending writes and SQLite gives the dropped sqlite3_vtab no later call, so
-// the writes pending before that savepoint are not in the buckets until a
-// 'rebuild'; integrity-check reports it.)
+// xDestroy refuses where that ROLLBACK TO could bring back writes pending
+// when its savepoint was opened: PendingWrites::pending_at_an_older_savepoint.)
 //
 // Storage needs name() (the table's name now: a rename changes it) and
 // schema(). Lookups run on the connection's own thread; the list is shared

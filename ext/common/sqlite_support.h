@@ -66,6 +66,19 @@ inline void free_error(sqlite3_vtab* vtab) {
   vtab->zErrMsg = nullptr;
 }
 
+// The code of a failed xDestroy, whose message SQLite does not report
+// (sqlite3VtabCallDestroy returns only the code, 3.40 to 3.53: the DROP
+// TABLE answers the code's generic text) and whose table stays: the message
+// goes to SQLite's error log instead (sqlite3_config(SQLITE_CONFIG_LOG)),
+// and is freed, so that no later call of the table reports it.
+inline int failed_destroy(sqlite3_vtab* vtab, int rc) {
+  if (vtab->zErrMsg != nullptr) {
+    sqlite3_log(rc, "%s", vtab->zErrMsg);
+    free_error(vtab);
+  }
+  return rc;
+}
+
 // An SQLite failure (or a constraint the glue enforces) carried as an
 // exception; the barriers below turn it back into its result code and message.
 class SqliteError : public std::runtime_error {

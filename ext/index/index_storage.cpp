@@ -92,6 +92,11 @@ void IndexStorage::rename(const std::string& new_name) {
   name_ = new_name;
 }
 
+void IndexStorage::check_droppable() const {
+  refuse_drop_in_savepoint_after_writes("simhash_index " + name_,
+                                        pending_writes_.pending_at_an_older_savepoint());
+}
+
 namespace {
 
 // Decodes column `column` of the statement's row (bucket `row_id`) where

@@ -97,6 +97,9 @@ class IndexStorage {
   // Finalizes every cached statement (before RENAME, DROP and on disconnect).
   void finalize_statements();
   void rename(const std::string& new_name);
+  // Throws unless DROP TABLE may discard the pending writes (xDestroy,
+  // before anything changes): refuse_drop_in_savepoint_after_writes.
+  void check_droppable() const;
 
   // Reads; they see the pending changes without merging them. search()
   // answers any radius: probe() up to k, above it search_above_k().

@@ -275,16 +275,18 @@ int x_destroy(sqlite3_vtab* vtab) {
   IndexTable* table = table_of(vtab);
   const int rc = guard(vtab, [&] {
     if (table->storage) {
+      table->storage->check_droppable();
       table->storage->discard_pending();
       table->storage->finalize_statements();
     }
     drop_shadow_tables(table->db, table->schema, table->name);
     return SQLITE_OK;
   });
-  if (rc == SQLITE_OK) {
-    x_disconnect(vtab);
+  if (rc != SQLITE_OK) {
+    return failed_destroy(vtab, rc);
   }
-  return rc;
+  x_disconnect(vtab);
+  return SQLITE_OK;
 }
 
 }  // namespace

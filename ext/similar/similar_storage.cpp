@@ -654,6 +654,11 @@ void SimilarStorage::rename(const std::string& new_name) {
   name_ = new_name;
 }
 
+void SimilarStorage::check_droppable() const {
+  refuse_drop_in_savepoint_after_writes("simhash_similar " + name_,
+                                        pending_writes_.pending_at_an_older_savepoint());
+}
+
 void SimilarStorage::finalize_statements() {
   for (CachedStatement& cached : statements_) {
     cached.finalize();

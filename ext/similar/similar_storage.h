@@ -112,6 +112,9 @@ class SimilarStorage final : public SimilarStore {
   void rollback_to(int level) { pending_writes_.rollback_to(level); }
 
   void rename(const std::string& new_name);
+  // Throws unless DROP TABLE may discard the pending writes (xDestroy,
+  // before anything changes): refuse_drop_in_savepoint_after_writes.
+  void check_droppable() const;
   void finalize_statements();
 
   // SimilarStore

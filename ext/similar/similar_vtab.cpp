@@ -312,16 +312,18 @@ int x_destroy(sqlite3_vtab* vtab) {
   SimilarTable* table = table_of<SimilarTable>(vtab);
   const int rc = guard(vtab, [&] {
     if (table->storage) {
+      table->storage->check_droppable();
       table->storage->discard_pending();
       table->storage->finalize_statements();
     }
     drop_similar_tables(table->db, table->schema, table->name);
     return SQLITE_OK;
   });
-  if (rc == SQLITE_OK) {
-    x_disconnect(vtab);
+  if (rc != SQLITE_OK) {
+    return failed_destroy(vtab, rc);
   }
-  return rc;
+  x_disconnect(vtab);
+  return SQLITE_OK;
 }
 
 // ORDER BY similarity DESC [, rowid] LIMIT n [OFFSET k] needs only the

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -571,6 +572,117 @@ TEST(FindSimilar, KeptCountsRankALongQueryOnItsPostingsWhileTheyAreFew) {
     if (family != 100) {
       EXPECT_EQ(counts.probed_features, family == 0 ? 41U : 81U) << family;
       EXPECT_EQ(counts.postings, family == 0 ? 41U : 81U) << family;
+    }
+  }
+}
+
+// The second cap's choice of p (issue 32): a query of n features (n <= 16,
+// so the sample check never stops a walk) whose p rare ones are held by 64
+// to 191 rows of its sizes each and the other n - p by 192 or more, in a
+// shuffled hash order. The first walk finds none below kCheapPostings and
+// gives up after n - p + 1 features; the second counts them again to
+// kFewPostings and walks on to the last rare one. Row 1 holds the query's
+// n - p common features and only the rare one with the most postings (the
+// p-th of the probes): m = n - p + 1 of the query's n, J = m / n >= t, in
+// no other probed list. Probing fewer than p (p - 1, p / 2) misses it: the
+// rows it is not in are too few for the count filter to need it. Other
+// rows of the sizes outnumber the probes' postings (no bounded-work scan),
+// and hold each common feature in at most a third of them.
+TEST(FindSimilar, KeptCountsProbeAllPOfTheSecondCap) {
+  struct Case {
+    std::size_t n;
+    double t;
+  };
+  std::mt19937_64 random(61);
+  for (const Case c : {Case{10, 0.65}, Case{12, 0.8}, Case{16, 0.7}}) {
+    const SimilarPlan plan = plan_similar_query(c.n, c.t);
+    const std::size_t p = plan.probe_count;
+    ASSERT_GE(p, 3U);  // p - 1 and p / 2 both fewer than p, and not none
+    std::set<std::uint64_t> drawn;
+    while (drawn.size() < c.n) {
+      drawn.insert(random());
+    }
+    const Hashes query(drawn.begin(), drawn.end());
+    // How many rows hold each query feature: p distinct counts in 64..127
+    // at p places in the hash order, 192..255 elsewhere.
+    std::vector<std::size_t> places(c.n);
+    for (std::size_t i = 0; i < c.n; ++i) {
+      places[i] = i;
+    }
+    std::shuffle(places.begin(), places.end(), random);
+    std::vector<std::uint64_t> holders(c.n);
+    std::set<std::uint64_t> rare_counts;
+    while (rare_counts.size() < p) {
+      rare_counts.insert(kCheapPostings + random() % 64);
+    }
+    std::size_t last_rare = 0;  // in hash order: where the second walk stops
+    std::size_t most_held = 0;  // the rare feature probed last (most postings)
+    auto rare_count = rare_counts.begin();
+    for (std::size_t k = 0; k < c.n; ++k) {
+      const std::size_t at = places[k];
+      if (k < p) {
+        holders[at] = *rare_count++;
+        last_rare = std::max(last_rare, at);
+        most_held = holders[at] == *rare_counts.rbegin() ? at : most_held;
+      } else {
+        holders[at] = kFewPostings + random() % 64;
+      }
+    }
+    ModelStore store(true);
+    Hashes found_by_the_last;
+    for (std::size_t i = 0; i < c.n; ++i) {
+      if (i == most_held || holders[i] >= kFewPostings) {
+        found_by_the_last.push_back(query[i]);
+        --holders[i];
+      }
+    }
+    ASSERT_EQ(found_by_the_last.size(), c.n - p + 1);
+    store.add(1, found_by_the_last);
+    // The other rows, of sizes in the range: each feature in as many as it
+    // needs, chosen at random, the rest of each row its own features.
+    const std::size_t others =
+        std::accumulate(rare_counts.begin(), rare_counts.end(), std::size_t{3 * kFewPostings});
+    std::vector<Hashes> rows(others);
+    std::vector<std::size_t> order(others);
+    for (std::size_t i = 0; i < others; ++i) {
+      order[i] = i;
+    }
+    for (std::size_t i = 0; i < c.n; ++i) {
+      std::shuffle(order.begin(), order.end(), random);
+      for (std::size_t k = 0; k < holders[i]; ++k) {
+        rows[order[k]].push_back(query[i]);
+      }
+    }
+    std::int64_t id = 1;
+    for (Hashes& row : rows) {
+      const std::uint64_t size = std::max<std::uint64_t>(
+          row.size(), plan.sizes.lowest + random() % (plan.sizes.highest - plan.sizes.lowest + 1));
+      while (row.size() < size) {
+        const std::uint64_t own = random();
+        if (drawn.count(own) == 0) {
+          row.push_back(own);
+        }
+      }
+      std::sort(row.begin(), row.end());
+      store.add(++id, row);
+    }
+    const std::vector<SimilarMatch> all = all_similarities(store, query);
+    const std::vector<SimilarMatch> want = at_least(all, c.t);
+    // Row 1 at m / n, first by its id (another row may share as much).
+    ASSERT_FALSE(want.empty());
+    ASSERT_EQ(want.front().id, 1) << "n " << c.n;
+    for (const std::size_t limit : {std::size_t{0}, std::size_t{1}}) {
+      store.postings_counted = 0;
+      SimilarCounts counts;
+      EXPECT_EQ(find_similar(query, c.t, store, {}, &counts, limit), want) << "n " << c.n;
+      // n - p + 1 counted to the first cap and again to the second, then
+      // the walk on to the last rare one; no kept count looked up.
+      const std::size_t walked = c.n - p + 1;
+      const std::uint64_t steps = 2 * walked + (last_rare < walked ? 0 : last_rare + 1 - walked);
+      EXPECT_EQ(counts.ranking_steps, steps) << "n " << c.n;
+      EXPECT_EQ(static_cast<std::uint64_t>(store.postings_counted), steps) << "n " << c.n;
+      EXPECT_EQ(counts.probed_features, p) << "n " << c.n;
+      EXPECT_FALSE(counts.scanned_sizes) << "n " << c.n;
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "log_capture.h"
 #include "test_database.h"
 #include "text/icu_versions.h"
 
@@ -57,35 +58,6 @@ TEST(IcuVersion, IndexWithoutTheRecordReadsAsBefore) {
   db.exec("INSERT INTO near(near) VALUES ('integrity-check')");
 }
 
-std::vector<std::string>* logged = nullptr;
-
-void record_log(void* /*unused*/, int code, const char* message) {
-  if (logged != nullptr && code == SQLITE_WARNING) {
-    logged->push_back(message);
-  }
-}
-
-// SQLite takes a log callback only while it is shut down, so this test
-// restarts it around its own connections (no other connection is open
-// between tests).
-class LogCapture {
- public:
-  explicit LogCapture(std::vector<std::string>* into) {
-    logged = into;
-    sqlite3_shutdown();
-    EXPECT_EQ(sqlite3_config(SQLITE_CONFIG_LOG, record_log, nullptr), SQLITE_OK);
-    sqlite3_initialize();
-  }
-  ~LogCapture() {
-    sqlite3_shutdown();
-    sqlite3_config(SQLITE_CONFIG_LOG, nullptr, nullptr);
-    sqlite3_initialize();
-    logged = nullptr;
-  }
-  LogCapture(const LogCapture&) = delete;
-  LogCapture& operator=(const LogCapture&) = delete;
-};
-
 TEST(IcuVersion, OtherIcuStillAnswersAndWarnsInTheLog) {
   const TempDatabaseFile file("simhash_icu_other");
   {
@@ -98,7 +70,7 @@ TEST(IcuVersion, OtherIcuStillAnswersAndWarnsInTheLog) {
   }
   std::vector<std::string> messages;
   {
-    const LogCapture capture(&messages);
+    const LogCapture capture(&messages, SQLITE_WARNING);
     TestDatabase db(file.path());
     EXPECT_EQ(db.integer("SELECT count(*) FROM near(0, 3)"), 2);
     EXPECT_EQ(db.integer(kReadmeVersionCheck), 0);

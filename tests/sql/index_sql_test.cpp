@@ -9,6 +9,7 @@
 #include <string>
 
 #include "index_test_support.h"
+#include "savepoint_drop.h"
 #include "test_database.h"
 
 namespace simhash::testing {
@@ -390,6 +391,18 @@ TEST(IndexSql, PendingWritesSurviveASchemaResetInTheTransaction) {
     db.exec("INSERT INTO near(near) VALUES('integrity-check')");
     db.exec("DELETE FROM near WHERE rowid >= 1000");
   }
+}
+
+// A DROP TABLE inside a savepoint opened after writes to the table is
+// refused (a ROLLBACK TO it would bring the table back without them), and
+// allowed everywhere else (tests/support/savepoint_drop.h).
+TEST(IndexSql, DropInsideASavepointOpenedAfterWritesIsRefused) {
+  expect_drop_refused_only_under_a_savepoint_over_writes(
+      {"simhash_index", "near",
+       "CREATE VIRTUAL TABLE near USING simhash_index(k=3); INSERT INTO near(rowid, fp) VALUES "
+       "(1, 5)",
+       "INSERT INTO near(rowid, fp) VALUES ({id}, 4 + {id})",
+       "INSERT INTO near(near) VALUES ('rebuild')", "SELECT rowid FROM near(5, 2) ORDER BY rowid"});
 }
 
 // Issue 11 item 1: renamed to one of its column names, the table would

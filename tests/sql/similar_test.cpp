@@ -24,6 +24,7 @@
 
 #include "index_test_support.h"
 #include "near_duplicate_texts.h"
+#include "savepoint_drop.h"
 #include "test_database.h"
 
 namespace simhash::testing {
@@ -840,6 +841,20 @@ TEST(SimilarTable, PendingWritesSurviveASchemaResetInTheTransaction) {
   db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
   db.exec("ALTER TABLE sim RENAME TO other");  // after COMMIT
   EXPECT_EQ(db.rows("SELECT rowid FROM other('a b c d e f')"), (std::vector<Row>{{"1"}, {"3"}}));
+}
+
+// As IndexSql.DropInsideASavepointOpenedAfterWritesIsRefused; the other
+// rows keep the query on the postings (which a lost pending write misses).
+TEST(SimilarTable, DropInsideASavepointOpenedAfterWritesIsRefused) {
+  expect_drop_refused_only_under_a_savepoint_over_writes(
+      {"simhash_similar", "sim",
+       "CREATE VIRTUAL TABLE sim USING simhash_similar; WITH RECURSIVE n(i) AS (SELECT 100 UNION "
+       "ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO sim(rowid, text) SELECT i, printf('u%d "
+       "v%d w%d x%d y%d z%d', i, i, i, i, i, i) FROM n; INSERT INTO sim(rowid, text) VALUES (1, "
+       "'a b c d e f')",
+       "INSERT INTO sim(rowid, text) VALUES ({id}, 'a b c d e f')",
+       "INSERT INTO sim(sim) VALUES ('integrity-check')",
+       "SELECT rowid FROM sim('a b c d e f') ORDER BY rowid"});
 }
 
 TEST(SimilarTable, RenameAndDropInFormat1) {
