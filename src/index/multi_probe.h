@@ -66,7 +66,9 @@ class MultiProbePlan {
   // queries at 10M real fingerprints doubled (3.8-4.2 -> 7.5-8.4 ms): real
   // buckets are uneven, the search reads more entries than uniform ones
   // would, and priced below the cached codes' loop it never loaded them.
-  // Until the search is priced from the bucket sizes it reads, these stay.
+  // Pricing each query from the sizes of copy 0's buckets it would read
+  // (branch nearest7, BENCH.md) tracked the search but not whether it would
+  // hold the n nearest, and was no faster: these stay.
   static constexpr double kScanCostPerRow = 70;
   static constexpr double kBucketReadCost = 1500;
   static constexpr double kEntryCost = 10;
