@@ -212,6 +212,31 @@ def check_against_scan(conn, sample, thresholds):
               f"({returned / max(1, expected_rows):.4f})")
 
 
+def timed_queries(conn, label, statement, bindings):
+    """Runs `statement` once for each of `bindings` untimed (the cache warm,
+    as in a running application), then timed one by one; prints the wall
+    and CPU median, p90, p99 and max in microseconds under `label` and
+    returns each query's rowids (the first column) as a set. On a shared
+    machine the wall clock includes waiting for a core; the thread's CPU
+    time does not."""
+    for binding in bindings:
+        conn.execute(statement, binding).fetchall()
+    times = []
+    cpu_times = []
+    found = []
+    for binding in bindings:
+        start = time.perf_counter()
+        cpu = time.thread_time()
+        found.append({r for (r, *_) in conn.execute(statement, binding)})
+        cpu_times.append(1e6 * (time.thread_time() - cpu))
+        times.append(1e6 * (time.perf_counter() - start))
+    for name, values in (("wall", times), ("cpu", cpu_times)):
+        print(f"{label} {name}: median {statistics.median(values):.0f} us, p90 "
+              f"{percentile(values, 0.9):.0f}, p99 {percentile(values, 0.99):.0f}, max "
+              f"{max(values):.0f}")
+    return found
+
+
 def radius_recipe(conn, queries, answers):
     """The per-row recipe the index had before simhash_similar, on the same
     texts and queries: candidates within 10 bits of simhash(q) from a
@@ -241,21 +266,8 @@ def radius_recipe(conn, queries, answers):
                  "WHERE simhash_jaccard(?1, d.body, ?3) >= ?2")
     mean_candidates = statistics.mean(conn.execute(candidates, (q,)).fetchone()[0] for q in queries)
     for threshold in (0.8, 0.6):
-        for q in queries:  # untimed pass, as for the table
-            conn.execute(statement, (q, threshold, options)).fetchall()
-        times = []
-        cpu_times = []
-        found = []
-        for q in queries:
-            start = time.perf_counter()
-            cpu = time.thread_time()
-            found.append({r for (r,) in conn.execute(statement, (q, threshold, options))})
-            cpu_times.append(1e6 * (time.thread_time() - cpu))
-            times.append(1e6 * (time.perf_counter() - start))
-        for name, values in (("wall", times), ("cpu", cpu_times)):
-            print(f"radius recipe t={threshold} {name}: median {statistics.median(values):.0f} us, "
-                  f"p90 {percentile(values, 0.9):.0f}, p99 {percentile(values, 0.99):.0f}, max "
-                  f"{max(values):.0f}")
+        found = timed_queries(conn, f"radius recipe t={threshold}", statement,
+                              [(q, threshold, options) for q in queries])
         exact = answers[threshold]
         both = sum(len(a & b) for a, b in zip(exact, found))
         extra = sum(len(b - a) for a, b in zip(exact, found))
@@ -413,28 +425,10 @@ def measure(conn, path, rows, texts, real, generator, words, held_out):
 
     answers = {}
     for threshold in (0.8, 0.6):
-        statement = "SELECT rowid, similarity FROM sim(?, ?)"
-        for q in queries:  # untimed pass: the cache warm, as in a running application
-            conn.execute(statement, (q, threshold)).fetchall()
-        times = []
-        cpu_times = []
-        found = 0
-        for q in queries:
-            start = time.perf_counter()
-            cpu = time.thread_time()
-            found += len(conn.execute(statement, (q, threshold)).fetchall())
-            cpu_times.append(1e6 * (time.thread_time() - cpu))
-            times.append(1e6 * (time.perf_counter() - start))
-        # On a shared machine the wall clock includes waiting for a core; the
-        # thread's CPU time does not.
-        for name, values in (("wall", times), ("cpu", cpu_times)):
-            print(f"t={threshold} {name}: median {statistics.median(values):.0f} us, p90 "
-                  f"{percentile(values, 0.9):.0f}, p99 {percentile(values, 0.99):.0f}, max "
-                  f"{max(values):.0f}")
-        print(f"  {found / len(queries):.2f} rows a query")
-        answers[threshold] = [
-            {r for (r,) in conn.execute("SELECT rowid FROM sim(?, ?)", (q, threshold))}
-            for q in queries]
+        answers[threshold] = timed_queries(conn, f"t={threshold}",
+                                           "SELECT rowid, similarity FROM sim(?, ?)",
+                                           [(q, threshold) for q in queries])
+        print(f"  {sum(map(len, answers[threshold])) / len(queries):.2f} rows a query")
     check_against_scan(conn, queries[:checked], (0.8, 0.6))
     if os.environ.get("RADIUS", "1") != "0":
         radius_recipe(conn, queries, answers)
