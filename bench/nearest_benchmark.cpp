@@ -160,6 +160,25 @@ struct Result {
   int wrong = 0;
 };
 
+// Each query's least CPU and wall time over the passes (passes=N), handed
+// to the Result of its half (queries 0-99 near, 100-199 random).
+class BestOfPasses {
+ public:
+  explicit BestOfPasses(std::size_t queries) : cpu_(queries, 1e9), wall_(queries, 1e9) {}
+  void record(std::size_t query, double cpu, double wall) {
+    cpu_[query] = std::min(cpu_[query], cpu);
+    wall_[query] = std::min(wall_[query], wall);
+  }
+  void hand_to(Result* halves, std::size_t query) const {
+    halves[query / 100].cpu.push_back(cpu_[query]);
+    halves[query / 100].wall.push_back(wall_[query]);
+  }
+
+ private:
+  std::vector<double> cpu_;
+  std::vector<double> wall_;
+};
+
 void print(const char* name, const char* half, const Result& result) {
   if (result.cpu.empty()) {
     return;
@@ -345,20 +364,17 @@ int main(int argc, char** argv) {
   std::vector<Answer> truth(queries.size());
   Result popcount[2];
   {
-    std::vector<double> best_cpu(queries.size(), 1e9);
-    std::vector<double> best_wall(queries.size(), 1e9);
+    BestOfPasses best(queries.size());
     for (int pass = 0; pass < passes; ++pass) {
       for (std::size_t q = 0; q < queries.size(); ++q) {
         const auto start = Clock::now();
         const double cpu_start = thread_seconds();
         truth[q] = popcount_nearest(codes, static_cast<std::uint64_t>(queries[q]), 10);
-        best_cpu[q] = std::min(best_cpu[q], thread_seconds() - cpu_start);
-        best_wall[q] = std::min(best_wall[q], seconds_since(start));
+        best.record(q, thread_seconds() - cpu_start, seconds_since(start));
       }
     }
     for (std::size_t q = 0; q < queries.size(); ++q) {
-      popcount[q / 100].cpu.push_back(best_cpu[q]);
-      popcount[q / 100].wall.push_back(best_wall[q]);
+      best.hand_to(popcount, q);
     }
   }
   const auto time_sql = [&](const std::string& sql, std::size_t per_half, Result* result) {
@@ -391,8 +407,7 @@ int main(int argc, char** argv) {
     // With passes=N each query's least time over N passes: the passes go
     // over all the queries one after another, so a slow minute of a shared
     // machine inflates one pass of a query, not all of its runs.
-    std::vector<double> best_cpu(queries.size(), 1e9);
-    std::vector<double> best_wall(queries.size(), 1e9);
+    BestOfPasses best(queries.size());
     for (int pass = 0; pass < passes; ++pass) {
       for (std::size_t q = 0; q < queries.size(); ++q) {
         if (q % 100 >= per_half) {
@@ -401,15 +416,13 @@ int main(int argc, char** argv) {
         const auto start = Clock::now();
         const double cpu_start = thread_seconds();
         const Answer answer = run_query(db, statement, queries[q]);
-        best_cpu[q] = std::min(best_cpu[q], thread_seconds() - cpu_start);
-        best_wall[q] = std::min(best_wall[q], seconds_since(start));
+        best.record(q, thread_seconds() - cpu_start, seconds_since(start));
         result[q / 100].wrong += answer != truth[q];
       }
     }
     for (std::size_t q = 0; q < queries.size(); ++q) {
       if (q % 100 < per_half) {
-        result[q / 100].cpu.push_back(best_cpu[q]);
-        result[q / 100].wall.push_back(best_wall[q]);
+        best.hand_to(result, q);
       }
     }
     sqlite3_finalize(statement);
