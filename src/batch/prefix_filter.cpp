@@ -130,22 +130,22 @@ PostingIndex::PostingIndex(std::size_t slot_count,
                            std::span<const std::uint32_t> every_slot_to_come,
                            const CheckPoint& check, unsigned threads)
     : charge_(every_slot_to_come.size() * sizeof(std::uint32_t) +
-              (2 * slot_count + 1) * sizeof(std::uint32_t)),
+              (slot_count + 1) * sizeof(Bounds)),
       postings_(std::make_unique_for_overwrite<std::uint32_t[]>(every_slot_to_come.size())) {
   if (every_slot_to_come.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("simhash: too many features to join");
   }
   threads = std::max(threads, 1U);
-  parallel_fill(begin_, slot_count + 1, 0U, check, threads);
-  // The counts per slot: a sum, the same whatever the threads' order (and
-  // below 2^32, checked above).
+  parallel_fill(bounds_, slot_count + 1, Bounds{0, 0}, check, threads);
+  // The counts per slot (in the next slot's begin): a sum, the same
+  // whatever the threads' order (and below 2^32, checked above).
   parallel_for(every_slot_to_come.size(), kFillBetweenChecks, threads,
                [&](unsigned worker, std::size_t begin, std::size_t end) {
                  if (worker == 0 && check) {
                    check();
                  }
                  for (std::size_t i = begin; i < end; ++i) {
-                   std::uint32_t& count = begin_[every_slot_to_come[i] + 1];
+                   std::uint32_t& count = bounds_[every_slot_to_come[i] + 1].begin;
                    if (threads > 1) {
                      std::atomic_ref<std::uint32_t>(count).fetch_add(1, std::memory_order_relaxed);
                    } else {
@@ -153,25 +153,25 @@ PostingIndex::PostingIndex(std::size_t slot_count,
                    }
                  }
                });
-  for (std::size_t slot = 1; slot < begin_.size(); ++slot) {
-    begin_[slot] += begin_[slot - 1];
+  for (std::size_t slot = 1; slot < bounds_.size(); ++slot) {
+    bounds_[slot].begin += bounds_[slot - 1].begin;
   }
-  end_.resize(slot_count);  // unwritten: copied from begin_ on the threads
+  // Every slot empty: its end at its begin, set on the threads.
   parallel_for(slot_count, kFillBetweenChecks, threads,
                [&](unsigned worker, std::size_t begin, std::size_t end) {
                  if (worker == 0 && check) {
                    check();
                  }
-                 std::copy(begin_.begin() + static_cast<std::ptrdiff_t>(begin),
-                           begin_.begin() + static_cast<std::ptrdiff_t>(end),
-                           end_.begin() + static_cast<std::ptrdiff_t>(begin));
+                 for (std::size_t slot = begin; slot < end; ++slot) {
+                   bounds_[slot].end = bounds_[slot].begin;
+                 }
                });
 }
 
 std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots) {
-  const std::uint32_t entry = size_++;
+  const std::uint32_t entry = number(1);
   for (const std::uint32_t slot : slots) {
-    postings_[end_[slot]++] = entry;
+    enter(slot, entry);
   }
   return entry;
 }

@@ -14,6 +14,7 @@
 // never hide one.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -124,6 +125,48 @@ class PostingIndex {
 
   // Adds the next entry under `slots`; returns its number.
   std::uint32_t add(std::span<const std::uint32_t> slots);
+  // Numbers the next `count` entries, the first returned, and leaves their
+  // postings to enter(): so threads may enter them, each its own slots.
+  std::uint32_t number(std::uint32_t count) {
+    const std::uint32_t first = size_;
+    size_ += count;
+    return first;
+  }
+  // Enters `entry` under `slot`: a slot's entries in ascending order, by
+  // one thread at a time.
+  void enter(std::uint32_t slot, std::uint32_t entry) { postings_[bounds_[slot].end++] = entry; }
+  // Enters the entries [first, end), entry e under those of slots_of(e)
+  // that owns(slot): threads whose slots are disjoint may enter at once.
+  // The slots' bounds and then their postings' lines are asked for some
+  // entries ahead (each a cache miss, else waited for one at a time).
+  template <typename SlotsOf, typename Owns>
+  void enter(std::uint32_t first, std::uint32_t end, SlotsOf&& slots_of, Owns&& owns) {
+    constexpr std::uint32_t kAhead = 4;  // entries between each step
+    for (std::uint32_t entry = first; entry < end + 2 * kAhead; ++entry) {
+      if (entry < end) {
+        for (const std::uint32_t slot : slots_of(entry)) {
+          if (owns(slot)) {
+            __builtin_prefetch(&bounds_[slot], 1);
+          }
+        }
+      }
+      if (entry >= first + kAhead && entry - kAhead < end) {
+        for (const std::uint32_t slot : slots_of(entry - kAhead)) {
+          if (owns(slot)) {
+            __builtin_prefetch(&postings_[bounds_[slot].end], 1);
+          }
+        }
+      }
+      if (entry >= first + 2 * kAhead) {
+        const std::uint32_t entering = entry - 2 * kAhead;
+        for (const std::uint32_t slot : slots_of(entering)) {
+          if (owns(slot)) {
+            enter(slot, entering);
+          }
+        }
+      }
+    }
+  }
   std::size_t size() const { return size_; }
 
   // Calls on_entry(entry) once for each entry numbered in [from, to) under
@@ -132,28 +175,90 @@ class PostingIndex {
   template <typename OnEntry>
   void for_each_entry(std::span<const std::uint32_t> slots, std::uint32_t from, std::uint32_t to,
                       EntryMarks& marks, OnEntry&& on_entry) const {
+    for_each_entry(slots, from, to, to, 0, marks, on_entry);
+  }
+  // The same, but of the entries in [cut, to) (a join's newest, which a
+  // probe may meet many of) at most `budget` postings are looked at: past
+  // that, none of them is reported, only those in [from, cut), and it
+  // returns false. So a probe costs at most `budget` steps there, however
+  // many entries share its slots.
+  template <typename OnEntry>
+  bool for_each_entry(std::span<const std::uint32_t> slots, std::uint32_t from, std::uint32_t cut,
+                      std::uint32_t to, std::size_t budget, EntryMarks& marks,
+                      OnEntry&& on_entry) const {
+    bool within = true;
     for (const std::uint32_t slot : slots) {
-      for (std::uint32_t at = end_[slot]; at > begin_[slot] && postings_[at - 1] >= from; --at) {
-        const std::uint32_t entry = postings_[at - 1];
-        if (entry < to) {
-          marks.mark(entry);
+      const std::uint32_t first = bounds_[slot].begin;
+      std::uint32_t at = bounds_[slot].end;
+      if (at > first && postings_[at - 1] >= to) {
+        at = first_at_least(first, at, to);  // entries from `to` on, skipped at once
+      }
+      for (; at > first && postings_[at - 1] >= cut; --at) {
+        if (!within || budget == 0) {
+          within = false;
+          at = first_at_least(first, at, cut);
+          break;
         }
+        --budget;
+        marks.mark(postings_[at - 1]);
+      }
+      for (; at > first && postings_[at - 1] >= from; --at) {
+        marks.mark(postings_[at - 1]);
       }
     }
     for (const std::uint32_t entry : marks.marked()) {
-      on_entry(entry);
+      if (within || entry < cut) {
+        on_entry(entry);
+      }
     }
     marks.clear();
+    return within;
+  }
+
+  // Takes out of each of `slots` (each named once) the entries numbered
+  // `since` or more for which dead(entry) holds; the rest keep their order
+  // and numbers. The cost is the slots' entries since `since`; their bounds
+  // are asked for some slots ahead, as enter() does.
+  template <typename Dead>
+  void remove_since(std::span<const std::uint32_t> slots, std::uint32_t since, Dead&& dead) {
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (i + kAhead < slots.size()) {
+        __builtin_prefetch(&bounds_[slots[i + kAhead]], 1);
+      }
+      Bounds& bounds = bounds_[slots[i]];
+      std::uint32_t kept = bounds.end;
+      while (kept > bounds.begin && postings_[kept - 1] >= since) {
+        --kept;  // the newest are few: no search
+      }
+      for (std::uint32_t at = kept; at < bounds.end; ++at) {
+        if (!dead(postings_[at])) {
+          postings_[kept++] = postings_[at];
+        }
+      }
+      bounds.end = kept;
+    }
   }
 
  private:
-  MemoryCharge charge_;               // memory_budget.h; first, charged before the rest exists
-  TableVector<std::uint32_t> begin_;  // slot s's entries are postings_[begin_[s], end_[s])
-  TableVector<std::uint32_t> end_;
+  // Slot s's entries are postings_[bounds_[s].begin, bounds_[s].end): the
+  // two side by side, so that a probe's look at a slot is one cache line.
+  struct Bounds {
+    std::uint32_t begin;
+    std::uint32_t end;
+  };
+  MemoryCharge charge_;  // memory_budget.h; first, charged before the rest exists
+  TableVector<Bounds> bounds_;
   // Left uninitialized (untouched pages cost nothing): a slot's entries
   // are written by add() before any is read.
   std::unique_ptr<std::uint32_t[]> postings_;
   std::uint32_t size_ = 0;
+
+  // Where in [first, end) a slot's entries (ascending) reach `entry`.
+  std::uint32_t first_at_least(std::uint32_t first, std::uint32_t end, std::uint32_t entry) const {
+    return static_cast<std::uint32_t>(
+        std::lower_bound(postings_.get() + first, postings_.get() + end, entry) - postings_.get());
+  }
 };
 
 }  // namespace simhash

@@ -30,6 +30,28 @@ constexpr std::size_t kBlockShare = 16;
 constexpr std::size_t kMinBlockRows = 16;
 constexpr std::size_t kMaxBlockRows = std::size_t{1} << 16;
 constexpr std::size_t kProbesPerRange = 8;
+// A probe of a block's nodes keeps aside the block's entries it meets,
+// unless it meets more than kBlockEntryBudget postings of them (a family
+// of near copies inside the block, sharing their rare features: the rule
+// then probes that node row by row, so what the threads keep aside stays
+// within 512 bytes a row of the block). On 323K real texts 1.5% of the
+// probes meet more.
+constexpr std::size_t kBlockEntryBudget = 128;
+// The dropped entries the settling's own probes may meet, a row of the
+// block, before it takes them out of the index (a pass over their slots).
+constexpr std::size_t kDroppedMetPerRow = 8;
+
+// A node of the block being settled.
+struct BlockNode {
+  std::uint32_t node = 0;
+  std::uint32_t entry = LeaderRule::kNone;  // its entry, when first met in this block
+  std::uint32_t last = 0;                   // its last row in the block
+  // The block's entries its probe met, ascending:
+  // workers[thread].met[begin, end), `begin` moving on as the rule reaches them.
+  std::uint32_t thread = 0;
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+};
 
 // Within a radius: the candidates verified at once (4 of PairFinder's
 // batches, 384 KB; two are held, the one verified and the next found
@@ -178,15 +200,24 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
 //
 // Rows are taken a block at a time, in visit order. A row joins the
 // representative it is most similar to among those made before it (the
-// earlier one on a tie), and a node's best offer from the representatives
-// made before the block does not depend on anything the block decides. So
-// the threads first find that offer for each node of the block (each probe
-// writes only its own node's offer), then one thread runs the rule row by
-// row over the block as before, each row looking only at the
-// representatives the block has made since. Blocks grow with the rows
-// before them (a sixteenth), so the block's own part stays a few percent
-// of the work, and their bounds depend on the rows alone: the same probes,
-// the same counts, for any thread count.
+// earlier one on a tie), and a representative is always the first row of
+// its node (a node whose first row took an offer has one for every later
+// row). So each block's nodes met for the first time are entered in the
+// index at once, in the order of their first rows, as the representatives
+// they may become. The threads then probe each node of the block: the
+// representatives made before the block are verified there and offer
+// themselves (nothing the block decides changes those offers), and the
+// block's own entries before the node's last row in the block (a
+// first-met node: before its first) are only noted, ascending. Then one
+// thread runs the rule row by row, verifying for each row only the noted
+// entries that became representatives before it, the very pairs one
+// thread probing row by row would verify; and the entries that did not
+// become representatives leave the index (before the next block's probes,
+// or at once when the rule's own probes meet many). Only a node whose probe met
+// more than kBlockEntryBudget postings of the block's is probed there row
+// by row (every node's way before). Blocks grow with the rows before them
+// (a sixteenth), and their bounds depend on the rows alone: the same
+// probes, the same counts, for any thread count.
 std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
                                                               const CheckPoint& check,
                                                               DedupCounts* counts,
@@ -209,21 +240,33 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     const SlotRanking ranking({&nodes_}, check, threads);
     report_progress(progress_, "indexing prefixes", 0, 0);
     const Prefixes prefixes(nodes_, ranking, threshold, check, threads);
-    // The representatives, entries numbered by the order they became one.
-    PostingIndex representatives(ranking.slot_count(), prefixes.all(), check, threads);
-    // The rule, `seen` and `leaders` (at most one a node).
-    const MemoryCharge working(nodes_.size() *
-                               (LeaderRule::kBytesPerNode + 2 * sizeof(std::uint32_t)));
+    // The first rows of nodes, numbered in visit order; once a block is
+    // settled only those that became representatives stay in it.
+    PostingIndex entries(ranking.slot_count(), prefixes.all(), check, threads);
+    // The rule, `seen`, `first_rows` and `in_block` (each at most one a
+    // node), a block's nodes with the entries their probes met, and a bit a
+    // slot for each thread (the slots it cleaned).
+    const MemoryCharge working(
+        nodes_.size() * (LeaderRule::kBytesPerNode + 3 * sizeof(std::uint32_t)) +
+        std::clamp<std::size_t>(ids_.size() / kBlockShare, kMinBlockRows, kMaxBlockRows) *
+            (sizeof(BlockNode) + kBlockEntryBudget * sizeof(std::uint32_t)) +
+        threads * ranking.slot_count() / 8);
     LeaderRule rule(nodes_.size());
-    // Each node's offers come from the representatives before its `seen`;
-    // later members of the node look only at the representatives made since.
-    std::vector<std::uint32_t> seen(nodes_.size(), 0);
-    std::vector<std::uint32_t> leaders;  // positions, by entry
+    // The entries a node has been probed against, [0, seen): kUnmet for a
+    // node no block has met yet.
+    constexpr std::uint32_t kUnmet = std::numeric_limits<std::uint32_t>::max();
+    std::vector<std::uint32_t> seen(nodes_.size(), kUnmet);
+    std::vector<std::uint32_t> first_rows;  // positions, by entry
+    // A node's place in block_nodes while its block is settled.
+    std::vector<std::uint32_t> in_block(nodes_.size(), 0);
+    std::vector<BlockNode> block_nodes;
     struct Worker {
       explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
 
       EntryMarks marks;
       PairVerifier verifier;
+      std::vector<std::uint32_t> met;  // of the block's entries, by node
+      EntryMarks visited_slots;        // the slots it cleaned of dropped entries
     };
     std::vector<Worker> workers;
     workers.reserve(threads);
@@ -231,66 +274,176 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       // Only the caller's thread, 0, may call the check point.
       workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
     }
-
-    // Probes `node` for the representatives from its `seen` to the newest,
-    // each verified pair offering its representative to the node. `thread` 0
-    // is the caller's.
-    const auto probe = [&](std::uint32_t node, unsigned thread) {
-      Worker& worker = workers[thread];
-      const FeatureView features = nodes_.features_of(node);
-      const std::uint64_t fingerprint = nodes_.fingerprint_of(node);
-      const auto newest = static_cast<std::uint32_t>(leaders.size());
-      representatives.for_each_entry(
-          prefixes.of(node), seen[node], newest, worker.marks, [&](std::uint32_t entry) {
-            worker.verifier.count_candidate();
-            const std::uint32_t leader = leaders[entry];
-            const std::uint32_t other_node = node_of_[leader];
-            if (radius &&
-                hamming_distance(fingerprint, nodes_.fingerprint_of(other_node)) > *radius) {
-              return;
-            }
-            if (const std::optional<double> similarity =
-                    worker.verifier.verify(features, nodes_.features_of(other_node))) {
-              rule.offer(node, leader, LeaderRule::kNone, -*similarity);
-            }
-          });
-      seen[node] = newest;
+    // The similarity of `node` and the first row of `entry` when they link.
+    const auto link = [&](Worker& worker, std::uint32_t node,
+                          std::uint32_t entry) -> std::optional<double> {
+      worker.verifier.count_candidate();
+      const std::uint32_t other_node = node_of_[first_rows[entry]];
+      if (radius && hamming_distance(nodes_.fingerprint_of(node),
+                                     nodes_.fingerprint_of(other_node)) > *radius) {
+        return std::nullopt;
+      }
+      return worker.verifier.verify(nodes_.features_of(node), nodes_.features_of(other_node));
     };
 
-    std::vector<std::uint32_t> block_nodes;  // to probe before the block
+    // The entries of the block being settled (or the last one) that did
+    // not become representatives: by entry - last_block_entry, and listed.
+    std::vector<std::uint8_t> dropped;
+    std::vector<std::uint32_t> dropped_entries;
+    std::uint32_t last_block_entry = 0;
+    std::size_t taken_out = 0;  // the first dropped_entries, out of the index already
+    // Takes dropped_entries[taken_out, ...) out of their slots of residue
+    // `part` of `parts`, each slot once (`visited`, cleared).
+    const auto take_out = [&](EntryMarks& visited, std::uint32_t part, unsigned parts) {
+      for (std::size_t i = taken_out; i < dropped_entries.size(); ++i) {
+        for (const std::uint32_t slot : prefixes.of(node_of_[first_rows[dropped_entries[i]]])) {
+          if (parts == 1 || slot % parts == part) {
+            visited.mark(slot);
+          }
+        }
+      }
+      entries.remove_since(visited.marked(), last_block_entry, [&](std::uint32_t other) {
+        return dropped[other - last_block_entry] != 0;
+      });
+      visited.clear();
+    };
     for (std::size_t block = 0; block < ids_.size();) {
       const std::size_t block_end = std::min(
           ids_.size(),
           block + std::clamp<std::size_t>(block / kBlockShare, kMinBlockRows, kMaxBlockRows));
-      // Each node of the block that is not a representative, once.
+      const auto block_entry = static_cast<std::uint32_t>(first_rows.size());
+      // Each node of the block that is not a representative, once, in the
+      // order of its first row here; the first-met ones entered.
       block_nodes.clear();
-      for (std::size_t position = block; position < block_end; ++position) {
-        if (!rule.has_representative(node_of_[position])) {
-          block_nodes.push_back(node_of_[position]);
+      for (auto position = static_cast<std::uint32_t>(block); position < block_end; ++position) {
+        const std::uint32_t node = node_of_[position];
+        if (rule.has_representative(node)) {
+          continue;
+        }
+        const std::uint32_t place = in_block[node];
+        if (place < block_nodes.size() && block_nodes[place].node == node) {
+          block_nodes[place].last = position;
+          continue;
+        }
+        in_block[node] = static_cast<std::uint32_t>(block_nodes.size());
+        BlockNode& added = block_nodes.emplace_back();
+        added.node = node;
+        added.last = position;
+        if (seen[node] == kUnmet) {
+          added.entry = static_cast<std::uint32_t>(first_rows.size());
+          first_rows.push_back(position);
         }
       }
-      std::sort(block_nodes.begin(), block_nodes.end());
-      block_nodes.erase(std::unique(block_nodes.begin(), block_nodes.end()), block_nodes.end());
-      parallel_for(block_nodes.size(), kProbesPerRange, threads,
-                   [&](unsigned thread, std::size_t begin, std::size_t end) {
-                     for (std::size_t i = begin; i < end; ++i) {
-                       probe(block_nodes[i], thread);
-                     }
-                   });
+      const auto block_entries = static_cast<std::uint32_t>(first_rows.size());
+      entries.number(block_entries - block_entry);
+      // The last block's entries that did not become representatives leave
+      // the index (later probes meet representatives only), and this
+      // block's enter it: each thread the slots of one residue, so what a
+      // slot holds does not depend on the thread count.
+      parallel_for(threads, 1, threads, [&](unsigned thread, std::size_t begin, std::size_t end) {
+        if (thread == 0 && check) {
+          check();  // only the caller's thread may ask the caller
+        }
+        EntryMarks& visited = workers[thread].visited_slots;
+        for (auto part = static_cast<std::uint32_t>(begin); part < end; ++part) {
+          take_out(visited, part, threads);
+          entries.enter(
+              block_entry, block_entries,
+              [&](std::uint32_t entry) { return prefixes.of(node_of_[first_rows[entry]]); },
+              [&](std::uint32_t slot) { return threads == 1 || slot % threads == part; });
+        }
+      });
+      dropped.assign(block_entries - block_entry, 0);
+      dropped_entries.clear();
+      taken_out = 0;
+      last_block_entry = block_entry;
+      parallel_for(
+          block_nodes.size(), kProbesPerRange, threads,
+          [&](unsigned thread, std::size_t begin, std::size_t end) {
+            Worker& worker = workers[thread];
+            for (std::size_t i = begin; i < end; ++i) {
+              BlockNode& probed = block_nodes[i];
+              const std::uint32_t node = probed.node;
+              // The block's entries before its last row here; a first-met
+              // node's own first row comes before its later ones.
+              const std::uint32_t to =
+                  probed.entry != LeaderRule::kNone
+                      ? probed.entry
+                      : static_cast<std::uint32_t>(
+                            std::lower_bound(first_rows.begin() + block_entry,
+                                             first_rows.begin() + block_entries, probed.last) -
+                            first_rows.begin());
+              probed.thread = thread;
+              probed.begin = static_cast<std::uint32_t>(worker.met.size());
+              const bool noted = entries.for_each_entry(
+                  prefixes.of(node), seen[node] == kUnmet ? 0 : seen[node], block_entry, to,
+                  kBlockEntryBudget, worker.marks, [&](std::uint32_t entry) {
+                    if (entry >= block_entry) {
+                      worker.met.push_back(entry);
+                    } else if (const std::optional<double> similarity = link(worker, node, entry)) {
+                      rule.offer(node, first_rows[entry], LeaderRule::kNone, -*similarity);
+                    }
+                  });
+              std::sort(worker.met.begin() + probed.begin, worker.met.end());
+              probed.end = static_cast<std::uint32_t>(worker.met.size());
+              // Past the budget, the rule probes the block's entries row by row.
+              seen[node] = noted ? to : block_entry;
+            }
+          });
       if (check) {
         check();
       }
+      // The rule, row by row. `made`: the entries whose first row is
+      // before this one.
+      std::uint32_t made = block_entry;
+      // The dropped entries the row-by-row probes met since the last were
+      // taken out: past a few a row of the block (a family of near copies
+      // inside it, every row probed here), they are taken out at once, so
+      // that those probes do not grow with the square of the family.
+      std::size_t met_dropped = 0;
+      // The block's `entry` offers itself to `node` if it became a
+      // representative and they link (the caller's thread).
+      const auto offer_entry = [&](std::uint32_t node, std::uint32_t entry) {
+        if (dropped[entry - block_entry] != 0) {
+          ++met_dropped;
+        } else if (const std::optional<double> similarity = link(workers[0], node, entry)) {
+          rule.offer(node, first_rows[entry], LeaderRule::kNone, -*similarity);
+        }
+      };
       for (auto position = static_cast<std::uint32_t>(block); position < block_end; ++position) {
+        while (made < block_entries && first_rows[made] < position) {
+          ++made;
+        }
         const std::uint32_t node = node_of_[position];
+        BlockNode* settled = nullptr;
         if (!rule.has_representative(node)) {
-          probe(node, 0);
+          settled = &block_nodes[in_block[node]];
+          const std::vector<std::uint32_t>& met = workers[settled->thread].met;
+          for (; settled->begin < settled->end && met[settled->begin] < made; ++settled->begin) {
+            offer_entry(node, met[settled->begin]);
+          }
+          if (seen[node] < made) {
+            // The block's entries this row may join that the threads left.
+            entries.for_each_entry(prefixes.of(node), seen[node], made, workers[0].marks,
+                                   [&](std::uint32_t entry) { offer_entry(node, entry); });
+            seen[node] = made;
+            if (met_dropped > kDroppedMetPerRow * (block_end - block)) {
+              take_out(workers[0].visited_slots, 0, 1);
+              taken_out = dropped_entries.size();
+              met_dropped = 0;
+            }
+          }
         }
         const LeaderRule::Place place = rule.place(position, node);
         joined.push_back(Joined{place.leader, place.by_offer ? -place.rank : 1.0});
-        if (place.leader == position) {
-          representatives.add(prefixes.of(node));
-          leaders.push_back(position);
+        if (settled != nullptr && settled->entry != LeaderRule::kNone &&
+            first_rows[settled->entry] == position && place.leader != position) {
+          dropped[settled->entry - block_entry] = 1;
+          dropped_entries.push_back(settled->entry);
         }
+      }
+      for (Worker& worker : workers) {
+        worker.met.clear();
       }
       block = block_end;
       report_progress(progress_, "joining", block, ids_.size());

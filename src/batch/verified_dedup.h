@@ -16,7 +16,10 @@
 // bytes more. With a radius, every verified pair takes 16 bytes (candidates
 // are verified in windows of 16K as they are found, so rejected ones take no
 // memory beyond two windows, 0.9 MB); without, prefix_filter.h's table and 8 bytes a prefix
-// feature.
+// feature, 32 bytes a distinct row (the rule and the join's own arrays), and
+// while a block is settled (a sixteenth of the rows before it, at most 64K)
+// up to 536 bytes a row of the block (the block's entries each probe met,
+// at most 128 a row), with a bit a slot of the table for each thread.
 #pragma once
 
 #include <cstddef>
