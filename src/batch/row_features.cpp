@@ -13,8 +13,6 @@
 
 #include <algorithm>
 
-#include "util/parallel_for.h"
-
 namespace simhash {
 namespace {
 
@@ -74,7 +72,8 @@ FeatureBlock RowFeatureBuilder::Worker::lay_out(std::vector<RowFeatures>& rows,
 }
 
 RowFeatureBuilder::RowFeatureBuilder(const SimhashOptions& fingerprint,
-                                     const SimhashOptions& verification, unsigned threads) {
+                                     const SimhashOptions& verification, unsigned threads)
+    : team_(std::max(threads, 1U)) {
   for (unsigned worker = 0; worker < std::max(threads, 1U); ++worker) {
     workers_.push_back(std::make_unique<Worker>(fingerprint, verification));
   }
@@ -94,8 +93,8 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
   for (const std::unique_ptr<Worker>& worker : workers_) {
     worker->built.clear();
   }
-  parallel_for(
-      texts.size(), kTextsPerRange, threads(),
+  team_.for_each_range(
+      texts.size(), kTextsPerRange,
       [&](unsigned worker, std::size_t begin, std::size_t end) {
         Worker& extractors = *workers_[worker];
         for (std::size_t i = begin; i < end; ++i) {

@@ -19,6 +19,7 @@
 #include "fingerprint/feature_extractor.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"
+#include "util/thread_team.h"
 
 namespace simhash {
 
@@ -94,6 +95,7 @@ class RowFeatureBuilder {
  private:
   struct Worker;
   std::vector<std::unique_ptr<Worker>> workers_;
+  ThreadTeam team_;  // one a statement, woken for each batch
 };
 
 }  // namespace simhash

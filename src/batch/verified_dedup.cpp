@@ -17,7 +17,7 @@
 #include "batch/prefix_filter.h"
 #include "batch/repeated_id.h"
 #include "fingerprint/hamming.h"
-#include "util/parallel_for.h"
+#include "util/thread_team.h"
 
 namespace simhash {
 namespace {
@@ -56,8 +56,7 @@ struct BlockNode {
 // Within a radius: the candidates verified at once (4 of PairFinder's
 // batches, 384 KB; two are held, the one verified and the next found
 // meanwhile, with a result each: 0.9 MB), handed to the threads a few
-// dozen at a time. A window is some milliseconds of work, so starting the
-// threads for each costs little.
+// dozen at a time, by a team of threads woken for each window.
 constexpr std::size_t kRadiusWindowPairs = 4 * PairFinder::kBatchSize;
 constexpr std::size_t kVerifiesPerRange = 64;
 
@@ -147,10 +146,11 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   std::vector<NearPair> ahead;
   std::vector<double> similarities;
   fill(window);
+  ThreadTeam team(threads);  // a loop a window
   while (!window.empty()) {
     similarities.assign(window.size(), kRejected);
-    parallel_for(
-        window.size(), kVerifiesPerRange, threads,
+    team.for_each_range(
+        window.size(), kVerifiesPerRange,
         [&](unsigned thread, std::size_t begin, std::size_t end) {
           PairVerifier& verifier = verifiers[thread];
           for (std::size_t i = begin; i < end; ++i) {
@@ -270,6 +270,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     };
     std::vector<Worker> workers;
     workers.reserve(threads);
+    ThreadTeam team(threads);  // two loops a block: woken, not started, for each
     for (unsigned thread = 0; thread < threads; ++thread) {
       // Only the caller's thread, 0, may call the check point.
       workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
@@ -340,7 +341,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       // the index (later probes meet representatives only), and this
       // block's enter it: each thread the slots of one residue, so what a
       // slot holds does not depend on the thread count.
-      parallel_for(threads, 1, threads, [&](unsigned thread, std::size_t begin, std::size_t end) {
+      team.for_each_range(threads, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
         if (thread == 0 && check) {
           check();  // only the caller's thread may ask the caller
         }
@@ -357,8 +358,8 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       dropped_entries.clear();
       taken_out = 0;
       last_block_entry = block_entry;
-      parallel_for(
-          block_nodes.size(), kProbesPerRange, threads,
+      team.for_each_range(
+          block_nodes.size(), kProbesPerRange,
           [&](unsigned thread, std::size_t begin, std::size_t end) {
             Worker& worker = workers[thread];
             for (std::size_t i = begin; i < end; ++i) {

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Workers take the next range from a shared counter, so a thread that gets
-// short texts takes more of them.
+// A loop on a team of its own: started for it, joined when it ends.
 #include "util/parallel_for.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
 #include <thread>
-#include <vector>
+
+#include "util/thread_team.h"
 
 namespace simhash {
 
@@ -32,45 +29,10 @@ void parallel_for(
     const std::function<void(unsigned worker, bool caller_busy)>& finish) {
   grain = std::max<std::size_t>(grain, 1);
   const std::size_t ranges = (count + grain - 1) / grain;
-  threads =
-      static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(ranges, 1)));
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::atomic<bool> caller_busy{static_cast<bool>(meanwhile)};
-  std::exception_ptr first_error;
-  std::mutex error_mutex;
-  const auto work = [&](unsigned worker) {
-    try {
-      if (worker == 0 && meanwhile) {
-        meanwhile();
-        caller_busy = false;
-      }
-      for (std::size_t range = next++; range < ranges && !failed; range = next++) {
-        const std::size_t begin = range * grain;
-        body(worker, begin, std::min(count, begin + grain));
-      }
-      if (finish && !failed) {
-        finish(worker, worker != 0 && caller_busy);
-      }
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!first_error) {
-        first_error = std::current_exception();
-      }
-      failed = true;
-    }
-  };
-  {
-    std::vector<std::jthread> helpers;
-    helpers.reserve(threads - 1);
-    for (unsigned worker = 1; worker < threads; ++worker) {
-      helpers.emplace_back(work, worker);
-    }
-    work(0);
-  }  // joined here
-  if (first_error) {
-    std::rethrow_exception(first_error);
-  }
+  // No thread started for want of a range.
+  ThreadTeam team(
+      static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(ranges, 1))));
+  team.for_each_range(count, grain, body, meanwhile, finish);
 }
 
 unsigned hardware_threads() { return std::max(1U, std::thread::hardware_concurrency()); }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // A loop spread over threads, for the batch work that may use the machine's
 // cores (simhash_dedup's tokenizing and its join's probes). The caller gives each index its own
-// result slot, so results never depend on the thread count.
+// result slot, so results never depend on the thread count. Each call
+// starts its threads and joins them: a job of many short loops keeps a
+// ThreadTeam (thread_team.h), which runs the same loop on threads it keeps.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// Workers take the next range from a shared counter, so a thread that gets
+// short texts takes more of them. Between loops the helpers wait on a
+// condition variable; the caller waits for the last of them, so nothing of
+// one loop (its ranges, its body) is touched after for_each_range returns.
+#include "util/thread_team.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+
+namespace simhash {
+
+struct ThreadTeam::Loop {
+  Loop(std::size_t count_in, std::size_t grain_in, const Body& body_in,
+       const std::function<void()>& meanwhile_in, const Finish& finish_in)
+      : count(count_in),
+        grain(std::max<std::size_t>(grain_in, 1)),
+        ranges((count + grain - 1) / grain),
+        body(body_in),
+        meanwhile(meanwhile_in),
+        finish(finish_in),
+        caller_busy(static_cast<bool>(meanwhile_in)) {}
+
+  std::size_t count;
+  std::size_t grain;
+  std::size_t ranges;
+  const Body& body;
+  const std::function<void()>& meanwhile;
+  const Finish& finish;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::atomic<bool> caller_busy;
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+};
+
+ThreadTeam::ThreadTeam(unsigned threads) {
+  const unsigned helpers = std::max(threads, 1U) - 1;
+  helpers_.reserve(helpers);
+  for (unsigned worker = 1; worker <= helpers; ++worker) {
+    helpers_.emplace_back([this, worker] { serve(worker); });
+  }
+}
+
+ThreadTeam::~ThreadTeam() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  helpers_.clear();  // joins them
+}
+
+void ThreadTeam::serve(unsigned worker) {
+  std::uint64_t served = 0;
+  for (;;) {
+    Loop* loop = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || generation_ != served; });
+      if (stopping_) {
+        return;
+      }
+      served = generation_;
+      loop = loop_;
+    }
+    work(*loop, worker);
+    bool last = false;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      last = --running_ == 0;
+    }
+    if (last) {
+      done_.notify_one();
+    }
+  }
+}
+
+void ThreadTeam::work(Loop& loop, unsigned worker) {
+  try {
+    if (worker == 0 && loop.meanwhile) {
+      loop.meanwhile();
+      loop.caller_busy = false;
+    }
+    for (std::size_t range = loop.next++; range < loop.ranges && !loop.failed;
+         range = loop.next++) {
+      const std::size_t begin = range * loop.grain;
+      loop.body(worker, begin, std::min(loop.count, begin + loop.grain));
+    }
+    if (loop.finish && !loop.failed) {
+      loop.finish(worker, worker != 0 && loop.caller_busy);
+    }
+  } catch (...) {
+    const std::lock_guard<std::mutex> lock(loop.error_mutex);
+    if (!loop.first_error) {
+      loop.first_error = std::current_exception();
+    }
+    loop.failed = true;
+  }
+}
+
+void ThreadTeam::for_each_range(std::size_t count, std::size_t grain, const Body& body,
+                                const std::function<void()>& meanwhile, const Finish& finish) {
+  Loop loop(count, grain, body, meanwhile, finish);
+  if (!helpers_.empty()) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      loop_ = &loop;
+      running_ = static_cast<unsigned>(helpers_.size());
+      ++generation_;
+    }
+    wake_.notify_all();
+  }
+  work(loop, 0);
+  if (!helpers_.empty()) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return running_ == 0; });
+    loop_ = nullptr;
+  }
+  if (loop.first_error) {
+    std::rethrow_exception(loop.first_error);
+  }
+}
+
+}  // namespace simhash

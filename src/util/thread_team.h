@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// Threads kept for the length of one job that runs many short loops (the
+// threshold join's blocks, the reader's batches): each loop wakes the
+// team's threads instead of starting new ones, which parallel_for does for
+// every loop it runs (the join runs two loops a block, ~180 blocks at 323K
+// rows; a thread's start and join cost more than a wake-up, most under a
+// sandboxing kernel such as gVisor; BENCH.md, issue 33, the thread team).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace simhash {
+
+class ThreadTeam {
+ public:
+  using Body = std::function<void(unsigned worker, std::size_t begin, std::size_t end)>;
+  using Finish = std::function<void(unsigned worker, bool caller_busy)>;
+
+  // `threads` counts the caller's: a team of 1 starts no thread.
+  explicit ThreadTeam(unsigned threads);
+  ~ThreadTeam();  // stops and joins the team's threads
+  ThreadTeam(const ThreadTeam&) = delete;
+  ThreadTeam& operator=(const ThreadTeam&) = delete;
+
+  unsigned size() const { return static_cast<unsigned>(helpers_.size()) + 1; }
+
+  // parallel_for's loop (parallel_for.h says what body, meanwhile and finish
+  // are given) on this team, worker 0 the caller's thread. Returns once
+  // every worker is done; the first exception thrown is rethrown here, and
+  // the team can run the next loop.
+  void for_each_range(std::size_t count, std::size_t grain, const Body& body,
+                      const std::function<void()>& meanwhile = {}, const Finish& finish = {});
+
+ private:
+  struct Loop;
+  static void work(Loop& loop, unsigned worker);
+  void serve(unsigned worker);
+
+  std::mutex mutex_;
+  std::condition_variable wake_;  // a loop to run, or stop
+  std::condition_variable done_;  // the last helper finished its part
+  Loop* loop_ = nullptr;
+  std::uint64_t generation_ = 0;  // loops handed out so far
+  unsigned running_ = 0;          // helpers still in the current loop
+  bool stopping_ = false;
+  std::vector<std::jthread> helpers_;  // last: started once the rest exists
+};
+
+}  // namespace simhash

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// ThreadTeam: the same threads serve every loop, each loop covers every
+// index once, and an exception ends one loop, not the team. (The loop's
+// own contract, meanwhile and finish, is parallel_for's, tested with it in
+// tests/batch/row_features_test.cpp: parallel_for runs on a team.)
+#include "util/thread_team.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace simhash {
+namespace {
+
+// Loops on one team that each make every worker take one range (each range
+// waits, bounded, until all have started): a thread kept by the team counts
+// every loop it served; a thread started for one loop would count one.
+TEST(ThreadTeam, TheSameThreadsServeEveryLoop) {
+  constexpr int kLoops = 40;
+  for (const unsigned threads : {1U, 2U, 4U}) {
+    ThreadTeam team(threads);
+    ASSERT_EQ(team.size(), threads);
+    std::vector<int> served_by_worker(threads, 0);
+    for (int loop = 0; loop < kLoops; ++loop) {
+      std::atomic<unsigned> started{0};
+      team.for_each_range(threads, 1, [&](unsigned worker, std::size_t, std::size_t) {
+        thread_local int served = 0;
+        ++started;
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (started < threads && std::chrono::steady_clock::now() < give_up) {
+          std::this_thread::yield();
+        }
+        ASSERT_EQ(started, threads) << "a worker never came";
+        served_by_worker[worker] = ++served;
+      });
+    }
+    for (unsigned worker = 0; worker < threads; ++worker) {
+      EXPECT_GE(served_by_worker[worker], kLoops) << threads << " threads, worker " << worker;
+    }
+  }
+}
+
+TEST(ThreadTeam, EachLoopCoversEveryIndexOnce) {
+  ThreadTeam team(5);
+  for (const std::size_t count : {0U, 1U, 3U, 1000U, 4097U}) {
+    for (const std::size_t grain : {1U, 7U, 5000U}) {
+      std::vector<int> seen(count, 0);
+      team.for_each_range(count, grain, [&](unsigned worker, std::size_t begin, std::size_t end) {
+        EXPECT_LT(worker, 5U);
+        EXPECT_LE(end - begin, grain);
+        for (std::size_t i = begin; i < end; ++i) {
+          ++seen[i];
+        }
+      });
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<std::ptrdiff_t>(count))
+          << count << " indexes, grain " << grain;
+    }
+  }
+}
+
+// The first error is rethrown; the loops after it run in full.
+TEST(ThreadTeam, AnErrorEndsItsLoopNotTheTeam) {
+  for (const unsigned threads : {1U, 3U}) {
+    ThreadTeam team(threads);
+    for (int round = 0; round < 3; ++round) {
+      EXPECT_THROW(team.for_each_range(100, 3,
+                                       [](unsigned, std::size_t begin, std::size_t) {
+                                         if (begin >= 30) {
+                                           throw std::runtime_error("stop");
+                                         }
+                                       }),
+                   std::runtime_error);
+      EXPECT_THROW(team.for_each_range(
+                       10, 1, [](unsigned, std::size_t, std::size_t) {},
+                       [] { throw std::logic_error("meanwhile"); }),
+                   std::logic_error);
+      std::atomic<std::size_t> covered{0};
+      team.for_each_range(
+          100, 3, [&](unsigned, std::size_t begin, std::size_t end) { covered += end - begin; });
+      EXPECT_EQ(covered, 100U);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace simhash
