@@ -167,6 +167,25 @@ class PostingIndex {
       }
     }
   }
+  // One posting to enter: `entry` under `slot`.
+  struct Posting {
+    std::uint32_t slot;
+    std::uint32_t entry;
+  };
+  // Enters `postings` in their order (each slot's entries ascending), asking
+  // for bounds and posting lines ahead as above.
+  void enter(std::span<const Posting> postings) {
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < postings.size(); ++i) {
+      if (i + 2 * kAhead < postings.size()) {
+        __builtin_prefetch(&bounds_[postings[i + 2 * kAhead].slot], 1);
+      }
+      if (i + kAhead < postings.size()) {
+        __builtin_prefetch(&postings_[bounds_[postings[i + kAhead].slot].end], 1);
+      }
+      enter(postings[i].slot, postings[i].entry);
+    }
+  }
   std::size_t size() const { return size_; }
 
   // Calls on_entry(entry) once for each entry numbered in [from, to) under

@@ -53,6 +53,18 @@ struct BlockNode {
   std::uint32_t end = 0;
 };
 
+// On several threads, each chunk of a block's entries (and of the last
+// block's dropped ones) first sorts what it enters (and takes out) by the
+// residue of the slot, modulo the threads; then each thread enters the
+// slots of one residue, chunk after chunk, so a slot's entries stay
+// ascending. Each thread thus walks a chunk's prefixes, not every entry's
+// (walking all of them, each thread took as long as one thread alone).
+struct ResidueChunk {
+  std::vector<std::vector<PostingIndex::Posting>> postings;  // by residue
+  std::vector<std::vector<std::uint32_t>> dropped_slots;     // by residue
+  MemoryCharge charge;
+};
+
 // Within a radius: the candidates verified at once (4 of PairFinder's
 // batches, 384 KB; two are held, the one verified and the next found
 // meanwhile, with a result each: 0.9 MB), handed to the threads a few
@@ -293,20 +305,79 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     std::vector<std::uint32_t> dropped_entries;
     std::uint32_t last_block_entry = 0;
     std::size_t taken_out = 0;  // the first dropped_entries, out of the index already
-    // Takes dropped_entries[taken_out, ...) out of their slots of residue
-    // `part` of `parts`, each slot once (`visited`, cleared).
-    const auto take_out = [&](EntryMarks& visited, std::uint32_t part, unsigned parts) {
-      for (std::size_t i = taken_out; i < dropped_entries.size(); ++i) {
-        for (const std::uint32_t slot : prefixes.of(node_of_[first_rows[dropped_entries[i]]])) {
-          if (parts == 1 || slot % parts == part) {
-            visited.mark(slot);
-          }
-        }
-      }
+    const auto slots_of_entry = [&](std::uint32_t entry) {
+      return prefixes.of(node_of_[first_rows[entry]]);
+    };
+    // Takes the dropped entries out of the slots marked in `visited` (each
+    // slot once), and clears it.
+    const auto take_out_of = [&](EntryMarks& visited) {
       entries.remove_since(visited.marked(), last_block_entry, [&](std::uint32_t other) {
         return dropped[other - last_block_entry] != 0;
       });
       visited.clear();
+    };
+    // Takes dropped_entries[taken_out, ...) out of their slots.
+    const auto take_out = [&](EntryMarks& visited) {
+      for (std::size_t i = taken_out; i < dropped_entries.size(); ++i) {
+        for (const std::uint32_t slot : slots_of_entry(dropped_entries[i])) {
+          visited.mark(slot);
+        }
+      }
+      take_out_of(visited);
+    };
+    std::vector<ResidueChunk> chunks(threads > 1 ? threads : 0);
+    // Chunk `part` of the block's entries [first, end) and of the dropped
+    // entries still in the index, sorted by residue.
+    const auto sort_by_residue = [&](std::uint32_t part, std::uint32_t first, std::uint32_t end) {
+      const auto share = [&](std::size_t from, std::size_t to, std::uint32_t nth) {
+        return from + (to - from) * nth / threads;
+      };
+      // on_slot(dropped, slot, entry) for each slot of the chunk's entries.
+      const auto each_slot = [&](auto&& on_slot) {
+        for (auto entry = static_cast<std::uint32_t>(share(first, end, part));
+             entry < share(first, end, part + 1); ++entry) {
+          for (const std::uint32_t slot : slots_of_entry(entry)) {
+            on_slot(false, slot, entry);
+          }
+        }
+        const std::size_t size = dropped_entries.size();
+        for (std::size_t i = share(taken_out, size, part); i < share(taken_out, size, part + 1);
+             ++i) {
+          for (const std::uint32_t slot : slots_of_entry(dropped_entries[i])) {
+            on_slot(true, slot, dropped_entries[i]);
+          }
+        }
+      };
+      // Counted first, so that each list takes its size (charged) and no more.
+      std::vector<std::size_t> postings(threads, 0);
+      std::vector<std::size_t> dropped_slots(threads, 0);
+      each_slot([&](bool dropped_one, std::uint32_t slot, std::uint32_t) {
+        ++(dropped_one ? dropped_slots : postings)[slot % threads];
+      });
+      ResidueChunk& chunk = chunks[part];
+      chunk.postings.resize(threads);
+      chunk.dropped_slots.resize(threads);
+      std::size_t bytes = 0;
+      for (unsigned residue = 0; residue < threads; ++residue) {
+        bytes += std::max(postings[residue], chunk.postings[residue].capacity()) *
+                     sizeof(PostingIndex::Posting) +
+                 std::max(dropped_slots[residue], chunk.dropped_slots[residue].capacity()) *
+                     sizeof(std::uint32_t);
+      }
+      chunk.charge.grow_to(bytes);
+      for (unsigned residue = 0; residue < threads; ++residue) {
+        chunk.postings[residue].clear();
+        chunk.postings[residue].reserve(postings[residue]);
+        chunk.dropped_slots[residue].clear();
+        chunk.dropped_slots[residue].reserve(dropped_slots[residue]);
+      }
+      each_slot([&](bool dropped_one, std::uint32_t slot, std::uint32_t entry) {
+        if (dropped_one) {
+          chunk.dropped_slots[slot % threads].push_back(slot);
+        } else {
+          chunk.postings[slot % threads].push_back({slot, entry});
+        }
+      });
     };
     for (std::size_t block = 0; block < ids_.size();) {
       const std::size_t block_end = std::min(
@@ -341,19 +412,37 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       // the index (later probes meet representatives only), and this
       // block's enter it: each thread the slots of one residue, so what a
       // slot holds does not depend on the thread count.
-      team.for_each_range(threads, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
-        if (thread == 0 && check) {
-          check();  // only the caller's thread may ask the caller
+      if (threads == 1) {
+        if (check) {
+          check();
         }
-        EntryMarks& visited = workers[thread].visited_slots;
-        for (auto part = static_cast<std::uint32_t>(begin); part < end; ++part) {
-          take_out(visited, part, threads);
-          entries.enter(
-              block_entry, block_entries,
-              [&](std::uint32_t entry) { return prefixes.of(node_of_[first_rows[entry]]); },
-              [&](std::uint32_t slot) { return threads == 1 || slot % threads == part; });
-        }
-      });
+        take_out(workers[0].visited_slots);
+        entries.enter(block_entry, block_entries, slots_of_entry,
+                      [](std::uint32_t) { return true; });
+      } else {
+        team.for_each_range(threads, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
+          if (thread == 0 && check) {
+            check();  // only the caller's thread may ask the caller
+          }
+          for (auto part = static_cast<std::uint32_t>(begin); part < end; ++part) {
+            sort_by_residue(part, block_entry, block_entries);
+          }
+        });
+        team.for_each_range(threads, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
+          EntryMarks& visited = workers[thread].visited_slots;
+          for (std::size_t residue = begin; residue < end; ++residue) {
+            for (const ResidueChunk& chunk : chunks) {
+              for (const std::uint32_t slot : chunk.dropped_slots[residue]) {
+                visited.mark(slot);
+              }
+            }
+            take_out_of(visited);
+            for (const ResidueChunk& chunk : chunks) {
+              entries.enter(chunk.postings[residue]);
+            }
+          }
+        });
+      }
       dropped.assign(block_entries - block_entry, 0);
       dropped_entries.clear();
       taken_out = 0;
@@ -429,7 +518,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
                                    [&](std::uint32_t entry) { offer_entry(node, entry); });
             seen[node] = made;
             if (met_dropped > kDroppedMetPerRow * (block_end - block)) {
-              take_out(workers[0].visited_slots, 0, 1);
+              take_out(workers[0].visited_slots);
               taken_out = dropped_entries.size();
               met_dropped = 0;
             }
