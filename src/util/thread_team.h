@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Threads kept for the length of one job that runs many short loops (the
-// threshold join's blocks, the reader's batches): each loop wakes the
-// team's threads instead of starting new ones, which parallel_for does for
-// every loop it runs (the join runs two loops a block, ~180 blocks at 323K
-// rows; a thread's start and join cost more than a wake-up, most under a
-// sandboxing kernel such as gVisor; BENCH.md, issue 33, the thread team).
+// threshold join's blocks, the reader's batches, the radius path's
+// windows): each loop wakes the team's threads instead of starting new
+// ones, as parallel_for does for the one loop it runs. At 323K rows the join
+// runs 135 blocks of three loops each; on a 16-core machine (a gVisor
+// sandbox) waking a team instead of starting threads took its join at 16
+// threads from 0.46-0.58 s (two runs) to 0.42 s (BENCH.md, issue 33 on 16
+// cores).
 #pragma once
 
 #include <condition_variable>
