@@ -16,6 +16,7 @@
 #include "ext/common/shared_storage.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
+#include "ext/common/storage_table.h"
 #include "ext/common/virtual_table.h"
 #include "ext/index/index_shadow_tables.h"
 #include "ext/index/index_storage.h"
@@ -265,30 +266,6 @@ int x_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vta
   return connect_or_create(db, argc, argv, vtab, error, false);
 }
 
-int x_disconnect(sqlite3_vtab* vtab) {
-  free_error(vtab);
-  take_back<IndexTable>(vtab);
-  return SQLITE_OK;
-}
-
-int x_destroy(sqlite3_vtab* vtab) {
-  IndexTable* table = table_of(vtab);
-  const int rc = guard(vtab, [&] {
-    if (table->storage) {
-      table->storage->check_droppable();
-      table->storage->discard_pending();
-      table->storage->finalize_statements();
-    }
-    drop_shadow_tables(table->db, table->schema, table->name);
-    return SQLITE_OK;
-  });
-  if (rc != SQLITE_OK) {
-    return failed_destroy(vtab, rc);
-  }
-  x_disconnect(vtab);
-  return SQLITE_OK;
-}
-
 }  // namespace
 
 // A command as SQL shows it (42 reads as "42"), for matching and messages.
@@ -511,8 +488,8 @@ sqlite3_module make_module() {
   module.xCreate = x_create;
   module.xConnect = x_connect;
   module.xBestIndex = x_best_index;
-  module.xDisconnect = x_disconnect;
-  module.xDestroy = x_destroy;
+  module.xDisconnect = disconnect_storage_table<IndexTable>;
+  module.xDestroy = destroy_storage_table<IndexTable, drop_shadow_tables>;
   module.xOpen = x_open;
   module.xClose = x_close;
   module.xFilter = x_filter;

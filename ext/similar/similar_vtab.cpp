@@ -28,6 +28,7 @@
 #include "ext/common/shared_storage.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
+#include "ext/common/storage_table.h"
 #include "ext/common/virtual_table.h"
 #include "ext/registration.h"
 #include "ext/similar/similar_shadow_tables.h"
@@ -300,30 +301,6 @@ int x_create(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab
 int x_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** vtab,
               char** error) {
   return connect_or_create(db, argc, argv, vtab, error, false);
-}
-
-int x_disconnect(sqlite3_vtab* vtab) {
-  free_error(vtab);
-  take_back<SimilarTable>(vtab);
-  return SQLITE_OK;
-}
-
-int x_destroy(sqlite3_vtab* vtab) {
-  SimilarTable* table = table_of<SimilarTable>(vtab);
-  const int rc = guard(vtab, [&] {
-    if (table->storage) {
-      table->storage->check_droppable();
-      table->storage->discard_pending();
-      table->storage->finalize_statements();
-    }
-    drop_similar_tables(table->db, table->schema, table->name);
-    return SQLITE_OK;
-  });
-  if (rc != SQLITE_OK) {
-    return failed_destroy(vtab, rc);
-  }
-  x_disconnect(vtab);
-  return SQLITE_OK;
 }
 
 // ORDER BY similarity DESC [, rowid] LIMIT n [OFFSET k] needs only the
@@ -773,8 +750,8 @@ sqlite3_module make_module() {
   module.xCreate = x_create;
   module.xConnect = x_connect;
   module.xBestIndex = x_best_index;
-  module.xDisconnect = x_disconnect;
-  module.xDestroy = x_destroy;
+  module.xDisconnect = disconnect_storage_table<SimilarTable>;
+  module.xDestroy = destroy_storage_table<SimilarTable, drop_similar_tables>;
   module.xOpen = x_open;
   module.xClose = x_close;
   module.xFilter = x_filter;
