@@ -8,9 +8,8 @@
 // so a stop comes within one batch's work: a few ms (128 KiB of text, or
 // 256 short texts at 10-40 us each, per thread; 4096 texts on one thread
 // made a stop 57 ms late under load, 512 took 12 ms on two threads).
-// Waking the builder's threads for each batch costs a few microseconds
-// (they are started once a statement: util/thread_team.h), a check
-// about 40 us.
+// The builder's threads are started once a statement and woken for each
+// batch (util/thread_team.h); a check costs about 40 us.
 #include "ext/batch/text_query.h"
 
 #include <algorithm>
