@@ -184,11 +184,12 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
   // simhash_progress(1): lines on stderr (read_text_rows counts the rows
   // first for a total only where that is cheap).
   ProgressReport progress(db, kName);
-  RowFeatureBuilder builder(SimhashOptions{}, verification, threads_);
   VerifiedDedup dedup;
   dedup.set_progress(progress.hook());
+  // The tokenizers and their threads only while the query is read.
+  std::optional<RowFeatureBuilder> builder(std::in_place, SimhashOptions{}, verification, threads_);
   read_text_rows(
-      db, statement.get(), builder, kName, "the query",
+      db, statement.get(), *builder, kName, "the query",
       [&](std::int64_t id, const RowFeatures& row) {
         if (row.fingerprint) {
           dedup.add(id, *row.fingerprint, row.view(), row.key, row.laid_out_block());
@@ -206,6 +207,7 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
       // features out in blocks the new rows point into: the thread adding
       // the rows copies none of those.
       [&](std::vector<FeatureBlock> blocks) { dedup.adopt(std::move(blocks)); });
+  builder.reset();
   // The join and the grouping need neither the lookup of identical rows nor
   // the arrays' spare room: about 40 bytes a distinct row and 12 a row.
   dedup.finish_adding();

@@ -13,6 +13,7 @@
 // the hidden arguments. Ids must be distinct within each query.
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -119,13 +120,14 @@ void PairsCursor::filter(std::span<sqlite3_value* const> arguments) {
   }
 
   const NestingGuard nesting(name);
-  RowFeatureBuilder builder(SimhashOptions{}, verification, threads_);
   SimilarPairs finder;
   // simhash_progress(1): lines on stderr; each query's rows counted first
   // where that is cheap (read_text_rows).
   ProgressReport progress(db, name);
   finder.set_progress(progress.hook());
   std::uint64_t rows_read = 0;
+  // The tokenizers and their threads only while the queries are read.
+  std::optional<RowFeatureBuilder> builder(std::in_place, SimhashOptions{}, verification, threads_);
   const auto read = [&](int query, bool kept) {
     const std::string argument = function.query_count == 1 ? "the query"
                                  : kept                    ? "the kept rows' query"
@@ -133,7 +135,7 @@ void PairsCursor::filter(std::span<sqlite3_value* const> arguments) {
     const Statement statement = prepare_text_query(db, queries_[static_cast<std::size_t>(query)],
                                                    name, argument, function.usage);
     read_text_rows(
-        db, statement.get(), builder, name, argument,
+        db, statement.get(), *builder, name, argument,
         [&](std::int64_t id, const RowFeatures& row) {
           // A text with no fingerprint (no word) still joins, with a
           // placeholder fingerprint; its distances are NULL.
@@ -152,12 +154,13 @@ void PairsCursor::filter(std::span<sqlite3_value* const> arguments) {
   const CheckPoint check = [db] { throw_if_interrupted(db); };
   if (function.query_count == 1) {
     read(0, true);
-    rows_ = finder.pairs(threshold_, check, nullptr, threads_);
   } else {
     read(1, true);
     read(0, false);
-    rows_ = finder.pairs_between(threshold_, check, nullptr, threads_);
   }
+  builder.reset();
+  rows_ = function.query_count == 1 ? finder.pairs(threshold_, check, nullptr, threads_)
+                                    : finder.pairs_between(threshold_, check, nullptr, threads_);
   pairs_charge_.set(rows_.capacity() * sizeof(SimilarPair));
   progress.finish(grouped_digits(rows_read) + " rows compared; " + grouped_digits(rows_.size()) +
                   " pairs at the threshold");

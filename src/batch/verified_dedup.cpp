@@ -282,7 +282,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     };
     std::vector<Worker> workers;
     workers.reserve(threads);
-    ThreadTeam team(threads);  // two loops a block: woken, not started, for each
+    ThreadTeam team(threads);  // the loops of every block: woken, not started, for each
     for (unsigned thread = 0; thread < threads; ++thread) {
       // Only the caller's thread, 0, may call the check point.
       workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
