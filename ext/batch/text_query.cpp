@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Texts are read into a batch of about kBatchBytes (or kBatchRows rows) per
-// thread, whose features the threads build while the caller's thread hands
-// the last batch's rows over and reads the next one, then builds with
-// them: reading and handing over (one thread's work: SQLite's steps, the
-// engine's add) overlap the tokenizing, and no thread waits for a small
-// batch. Before and after each batch's building the interrupt is checked,
-// so a stop comes within one batch's work: a few ms (128 KiB of text, or
-// 256 short texts at 10-40 us each, per thread; 4096 texts on one thread
-// made a stop 57 ms late under load, 512 took 12 ms on two threads).
-// The builder's threads are started once a statement and woken for each
-// batch (util/thread_team.h); a check costs about 40 us.
+// thread, whose features the threads build while the caller's thread reads
+// the next one and another thread hands the last one's rows over, both then
+// building with them: reading and handing over (each one thread's work:
+// SQLite's steps; the engine's add) overlap the tokenizing and each other,
+// and no thread waits for a small batch. On many cores the caller is the
+// bound, and both used to be its work (issue 33: at 16 threads the read
+// phase took about as long as the caller's CPU time). Before and after each batch's building the
+// interrupt is checked, so a stop comes within one batch's work: a few ms (128 KiB of text, or 256
+// short texts at 10-40 us each, per thread; 4096 texts on one thread made a stop 57 ms late under
+// load, 512 took 12 ms on two threads). The builder's threads are started once a statement and
+// woken for each batch (util/thread_team.h); a check costs about 40 us.
 #include "ext/batch/text_query.h"
 
 #include <algorithm>
@@ -255,34 +256,38 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
       }
     }
   };
-  // The batch building and the one read meanwhile (which held the last
-  // one built until handed over), taking turns; each with its results.
-  std::array<Batch, 2> batches;
-  std::array<std::vector<RowFeatures>, 2> results;
+  // Batches take turns: one building, the next read meanwhile by the
+  // caller, the last one built handed over meanwhile by another thread.
+  // With one thread the caller hands over, then reads into the batch it
+  // handed over: two suffice.
+  constexpr std::size_t kMostBatches = 3;
+  const std::size_t turns = builder.threads() > 1 ? 3 : 2;
+  std::array<Batch, kMostBatches> batches;
+  std::array<std::vector<RowFeatures>, kMostBatches> results;
   // With lay_out: the results laid out, a block per thread.
-  std::array<std::vector<FeatureBlock>, 2> blocks;
+  std::array<std::vector<FeatureBlock>, kMostBatches> blocks;
   std::size_t building = 0;
   bool have_built = false;
   read(batches[building]);
   while (!batches[building].ids.empty()) {
     throw_if_interrupted(db);
-    const std::size_t other = building ^ 1;
+    const std::size_t next = (building + 1) % turns;
+    const std::size_t last = (building + turns - 1) % turns;
+    std::function<void()> hand_over_last;
+    if (have_built) {
+      hand_over_last = [&] { hand_over(batches[last].ids, results[last], blocks[last]); };
+    }
     builder.build(
-        batches[building].texts, results[building],
-        [&] {
-          if (have_built) {
-            hand_over(batches[other].ids, results[other], blocks[other]);
-          }
-          read(batches[other]);
-        },
+        batches[building].texts, results[building], [&] { read(batches[next]); }, hand_over_last,
         lay_out ? &blocks[building] : nullptr);
     throw_if_interrupted(db);
     have_built = true;
-    building = other;
+    building = next;
     report_progress(progress, "reading and tokenizing", row, total_rows);
   }
   if (have_built) {
-    hand_over(batches[building ^ 1].ids, results[building ^ 1], blocks[building ^ 1]);
+    const std::size_t last = (building + turns - 1) % turns;
+    hand_over(batches[last].ids, results[last], blocks[last]);
   }
   if (const std::optional<std::int64_t> repeated =
           find_repeated_id(std::move(every_id), [db] { throw_if_interrupted(db); })) {

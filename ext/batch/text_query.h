@@ -38,7 +38,10 @@ Statement prepare_text_query(sqlite3* db, const std::string& query, std::string_
 // Rows with a NULL text or no features are left out, but their ids count: an
 // id that comes twice, whatever its texts, throws SqliteError ("<who>:
 // <argument> returns id 7 more than once"), as do a non-INTEGER id, a
-// failing query and an interrupt.
+// failing query and an interrupt. on_row and on_blocks are called one at
+// a time, in order, but not always on the caller's thread (with more than
+// one thread, a builder's thread hands a batch over while the caller reads
+// the next): they must touch nothing the reading does.
 // `progress` (when given: simhash_progress(1)) hears "reading and
 // tokenizing" after each batch: the rows read, of a total counted first only
 // where counting costs little beside the reading (count_query_rows_if_cheap

@@ -84,7 +84,8 @@ RowFeatureBuilder::~RowFeatureBuilder() = default;
 void RowFeatureBuilder::build(std::span<const std::string_view> texts,
                               std::vector<RowFeatures>& rows,
                               const std::function<void()>& meanwhile,
-                              std::vector<FeatureBlock>* blocks, LayOut lay_out) {
+                              const std::function<void()>& aside, std::vector<FeatureBlock>* blocks,
+                              LayOut lay_out) {
   rows.resize(texts.size());
   if (blocks != nullptr) {
     blocks->clear();
@@ -120,7 +121,8 @@ void RowFeatureBuilder::build(std::span<const std::string_view> texts,
         if (blocks != nullptr && (caller_busy || lay_out == LayOut::kEveryThread)) {
           (*blocks)[worker] = workers_[worker]->lay_out(rows, worker);
         }
-      });
+      },
+      aside);
 }
 
 }  // namespace simhash

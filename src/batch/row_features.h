@@ -77,7 +77,10 @@ class RowFeatureBuilder {
   // rows[i] for texts[i]; `rows` is resized to match and keeps its buffers
   // between batches. The caller's thread runs meanwhile() (when given)
   // while the others start building, then builds with them: the way to
-  // read the next batch while this one is built.
+  // read the next batch while this one is built. Another thread runs
+  // aside() (when given) before it builds, beside meanwhile(): the way to
+  // hand the last batch over meanwhile (ThreadTeam::for_each_range; with
+  // one thread the caller runs it first).
   // With `blocks`, the threads `lay_out` names also lay the features of the
   // rows they built out end to end in a block of their own, once no text is
   // left for them (in the same parallel region: no second barrier, and the
@@ -88,7 +91,7 @@ class RowFeatureBuilder {
   // when some row of it has a weight other than 1. Which rows are laid out
   // depends on the timing (kWhileTheCallerIsBusy); the features do not.
   void build(std::span<const std::string_view> texts, std::vector<RowFeatures>& rows,
-             const std::function<void()>& meanwhile = {},
+             const std::function<void()>& meanwhile = {}, const std::function<void()>& aside = {},
              std::vector<FeatureBlock>* blocks = nullptr,
              LayOut lay_out = LayOut::kWhileTheCallerIsBusy);
 

@@ -13,13 +13,16 @@ namespace simhash {
 
 struct ThreadTeam::Loop {
   Loop(std::size_t count_in, std::size_t grain_in, const Body& body_in,
-       const std::function<void()>& meanwhile_in, const Finish& finish_in)
+       const std::function<void()>& meanwhile_in, const Finish& finish_in,
+       const std::function<void()>& aside_in, unsigned aside_worker_in)
       : count(count_in),
         grain(std::max<std::size_t>(grain_in, 1)),
         ranges((count + grain - 1) / grain),
         body(body_in),
         meanwhile(meanwhile_in),
         finish(finish_in),
+        aside(aside_in),
+        aside_worker(aside_worker_in),
         caller_busy(static_cast<bool>(meanwhile_in)) {}
 
   std::size_t count;
@@ -28,6 +31,8 @@ struct ThreadTeam::Loop {
   const Body& body;
   const std::function<void()>& meanwhile;
   const Finish& finish;
+  const std::function<void()>& aside;
+  unsigned aside_worker;  // 1, or 0 in a team of one
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
   std::atomic<bool> caller_busy;
@@ -79,6 +84,9 @@ void ThreadTeam::serve(unsigned worker) {
 
 void ThreadTeam::work(Loop& loop, unsigned worker) {
   try {
+    if (worker == loop.aside_worker && loop.aside) {
+      loop.aside();
+    }
     if (worker == 0 && loop.meanwhile) {
       loop.meanwhile();
       loop.caller_busy = false;
@@ -101,8 +109,9 @@ void ThreadTeam::work(Loop& loop, unsigned worker) {
 }
 
 void ThreadTeam::for_each_range(std::size_t count, std::size_t grain, const Body& body,
-                                const std::function<void()>& meanwhile, const Finish& finish) {
-  Loop loop(count, grain, body, meanwhile, finish);
+                                const std::function<void()>& meanwhile, const Finish& finish,
+                                const std::function<void()>& aside) {
+  Loop loop(count, grain, body, meanwhile, finish, aside, helpers_.empty() ? 0 : 1);
   if (!helpers_.empty()) {
     {
       const std::lock_guard<std::mutex> lock(mutex_);

@@ -36,8 +36,15 @@ class ThreadTeam {
   // are given) on this team, worker 0 the caller's thread. Returns once
   // every worker is done; the first exception thrown is rethrown here, and
   // the team can run the next loop.
+  // aside() is a second job that cannot wait for the loop, run by worker 1
+  // before it takes a range, beside the caller's meanwhile() (in a team of
+  // one, by the caller, before meanwhile()): the reader hands the last
+  // batch over on it while the caller reads the next, so that neither
+  // holds up the other on many cores. An exception from it stops the loop
+  // as one from body does.
   void for_each_range(std::size_t count, std::size_t grain, const Body& body,
-                      const std::function<void()>& meanwhile = {}, const Finish& finish = {});
+                      const std::function<void()>& meanwhile = {}, const Finish& finish = {},
+                      const std::function<void()>& aside = {});
 
  private:
   struct Loop;

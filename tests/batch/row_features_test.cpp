@@ -81,7 +81,7 @@ TEST(RowFeatureBuilder, EveryThreadCountGivesWhatOneExtractorGives) {
                   std::this_thread::sleep_for(std::chrono::microseconds(300));
                 }
               },
-              pass == 1 ? nullptr : &blocks,
+              {}, pass == 1 ? nullptr : &blocks,
               pass == 0 ? LayOut::kEveryThread : LayOut::kWhileTheCallerIsBusy);
           ASSERT_EQ(rows.size(), end - begin);
           ASSERT_EQ(blocks.size(), pass == 1 ? 0U : threads);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ThreadTeam: the same threads serve every loop, each loop covers every
-// index once, and an exception ends one loop, not the team. (The loop's
+// index once, aside() runs beside meanwhile() on another thread (before it
+// on the caller's in a team of one), and an exception ends one loop, not
+// the team. (The loop's
 // own contract, meanwhile and finish, is parallel_for's, tested with it in
 // tests/batch/row_features_test.cpp: parallel_for runs on a team.)
 #include "util/thread_team.h"
@@ -64,6 +66,71 @@ TEST(ThreadTeam, EachLoopCoversEveryIndexOnce) {
   }
 }
 
+// aside() and meanwhile() run at once on two threads: each waits, bounded,
+// until the other has started. In a team of one the caller runs aside()
+// first. Each runs once a loop, before its thread takes a range.
+TEST(ThreadTeam, AsideRunsBesideMeanwhileOnAnotherThread) {
+  for (const unsigned threads : {1U, 2U, 4U}) {
+    ThreadTeam team(threads);
+    for (int loop = 0; loop < 20; ++loop) {
+      std::atomic<bool> aside_started{false};
+      std::atomic<bool> meanwhile_started{false};
+      std::atomic<int> asides{0};
+      std::atomic<int> meanwhiles{0};
+      std::thread::id aside_thread;
+      std::thread::id meanwhile_thread;
+      bool meanwhile_saw_aside_done = false;
+      const auto wait_for = [](const std::atomic<bool>& other) {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (!other && std::chrono::steady_clock::now() < give_up) {
+          std::this_thread::yield();
+        }
+        return other.load();
+      };
+      std::atomic<std::size_t> covered{0};
+      team.for_each_range(
+          50, 2,
+          [&](unsigned worker, std::size_t begin, std::size_t end) {
+            if (worker == 0) {
+              EXPECT_EQ(meanwhiles, 1) << "the caller took a range before meanwhile";
+            }
+            if (worker == (threads > 1 ? 1U : 0U)) {
+              EXPECT_EQ(asides, 1) << "worker " << worker << " took a range before aside";
+            }
+            covered += end - begin;
+          },
+          [&] {
+            ++meanwhiles;
+            meanwhile_thread = std::this_thread::get_id();
+            meanwhile_started = true;
+            meanwhile_saw_aside_done = asides == 1;
+            if (threads > 1) {
+              EXPECT_TRUE(wait_for(aside_started)) << "aside never ran beside meanwhile";
+            }
+          },
+          {},
+          [&] {
+            ++asides;
+            aside_thread = std::this_thread::get_id();
+            aside_started = true;
+            if (threads > 1) {
+              EXPECT_TRUE(wait_for(meanwhile_started)) << "meanwhile never ran beside aside";
+            }
+          });
+      EXPECT_EQ(asides, 1);
+      EXPECT_EQ(meanwhiles, 1);
+      EXPECT_EQ(covered, 50U);
+      EXPECT_EQ(meanwhile_thread, std::this_thread::get_id());
+      if (threads == 1) {
+        EXPECT_EQ(aside_thread, std::this_thread::get_id());
+        EXPECT_TRUE(meanwhile_saw_aside_done) << "in a team of one, aside runs first";
+      } else {
+        EXPECT_NE(aside_thread, std::this_thread::get_id());
+      }
+    }
+  }
+}
+
 // The first error is rethrown; the loops after it run in full.
 TEST(ThreadTeam, AnErrorEndsItsLoopNotTheTeam) {
   for (const unsigned threads : {1U, 3U}) {
@@ -80,6 +147,10 @@ TEST(ThreadTeam, AnErrorEndsItsLoopNotTheTeam) {
                        10, 1, [](unsigned, std::size_t, std::size_t) {},
                        [] { throw std::logic_error("meanwhile"); }),
                    std::logic_error);
+      EXPECT_THROW(team.for_each_range(
+                       10, 1, [](unsigned, std::size_t, std::size_t) {}, [] {}, {},
+                       [] { throw std::domain_error("aside"); }),
+                   std::domain_error);
       std::atomic<std::size_t> covered{0};
       team.for_each_range(
           100, 3, [&](unsigned, std::size_t begin, std::size_t end) { covered += end - begin; });
