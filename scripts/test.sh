@@ -34,9 +34,9 @@
 #     with SQLITE_OMIT_LOAD_EXTENSION, tests/amalgamation/'s program checked
 #     against hamming() and for no shared SQLite (two and a half minutes
 #     from an empty build directory on two busy cores, seconds once built);
-#   a ThreadSanitizer build (build-tsan/, clang++) of the extension and the
+#   a ThreadSanitizer build (build-tsan/, clang++) of the extension, the
 #     SQL test files that hold the tests that use several threads (5 of the
-#     40), running those tests;
+#     40) and the engine's tests, running those that use several threads;
 #   the npm package (npm/, docs/node.md) with the self-contained x64 and the
 #     aarch64 modules, installed into a scratch project (build/npm-scratch/)
 #     next to better-sqlite3 12.11.1 from the npm registry (compiled there
@@ -218,21 +218,36 @@ clang_build() {
 # The tests that run several threads at once (SQLite itself is not
 # instrumented; its mutexes are still seen through pthread).
 TSAN_SQL_TESTS='IndexConcurrency.*:BatchInterrupt.*:IndexCommands.Interrupt*:*.TheThreadCountChangesNothing'
+# And the engine's: the thread team (its loops, meanwhile and aside), the
+# builder, the joins on threads, the memory charged from several threads.
+TSAN_ENGINE_TESTS='ThreadTeam.*:ParallelFor.*:RowFeatureBuilder.*:*OnThreads*:*.ThreadsShareOneLimit:SimilarPairs.*'
 
-# Only sql_tests, of the files of tests/sql/ that TSAN_SQL_TESTS needs (5 of
+# sql_tests of only the files of tests/sql/ that TSAN_SQL_TESTS needs (5 of
 # the 40: sql_test_files; tsan_tests checks that none is missing), as the
-# cross builds do (docs/development.md has the figures).
+# cross builds do (docs/development.md has the figures), and engine_tests.
 tsan_build() {
   CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSIMHASH_TSAN=ON -DSIMHASH_BUILD_TESTS=ON -DSIMHASH_BUILD_BENCH=OFF "${test_only_build[@]}" \
     -DSIMHASH_SQL_TEST_FILES="$(sql_test_files "$TSAN_SQL_TESTS")"
-  cmake --build build-tsan -j"$jobs" --target sql_tests
+  cmake --build build-tsan -j"$jobs" --target sql_tests engine_tests
 }
 
-# As two shards at once (docs/development.md has the figures).
+# The SQL tests as two shards at once (docs/development.md has the
+# figures), the engine's (about 10 s) in the core the first to end leaves.
 tsan_tests() {
   lists_what_release_does "$TSAN_SQL_TESTS" build-tsan/sql_tests
-  TSAN_OPTIONS=halt_on_error=1 sharded "$jobs" build-tsan/sql_tests --gtest_filter="$TSAN_SQL_TESTS"
+  # A pattern whose tests were renamed would run nothing, and pass.
+  local patterns pattern
+  IFS=: read -ra patterns <<<"$TSAN_ENGINE_TESTS"
+  for pattern in "${patterns[@]}"; do
+    if ! build-tsan/engine_tests --gtest_list_tests --gtest_filter="$pattern" | grep -q '^  '; then
+      echo "TSAN_ENGINE_TESTS: $pattern names no test of engine_tests" >&2
+      return 1
+    fi
+  done
+  TSAN_OPTIONS=halt_on_error=1 shard_pool "$jobs" \
+    "$jobs" build-tsan/sql_tests --gtest_filter="$TSAN_SQL_TESTS" ';;' \
+    1 build-tsan/engine_tests --gtest_filter="$TSAN_ENGINE_TESTS"
 }
 
 # The self-contained module (build-selfcontained/simhash.so): ICU from
