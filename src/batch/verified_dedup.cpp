@@ -220,10 +220,13 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
 // representatives made before the block are verified there and offer
 // themselves (nothing the block decides changes those offers), and the
 // block's own entries before the node's last row in the block (a
-// first-met node: before its first) are only noted, ascending. Then one
-// thread runs the rule row by row, verifying for each row only the noted
+// first-met node: before its first) are only noted, ascending (on several
+// threads, with whether each links, verified there). Then one
+// thread runs the rule row by row, taking for each row only the noted
 // entries that became representatives before it, the very pairs one
-// thread probing row by row would verify; and the entries that did not
+// thread probing row by row would verify (verifying them itself on one
+// thread; on several, counting them and recomputing the similarity of
+// those that link, a tenth of them on real text); and the entries that did not
 // become representatives leave the index (before the next block's probes,
 // or at once when the rule's own probes meet many). Only a node whose probe met
 // more than kBlockEntryBudget postings of the block's is probed there row
@@ -261,7 +264,8 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     const MemoryCharge working(
         nodes_.size() * (LeaderRule::kBytesPerNode + 3 * sizeof(std::uint32_t)) +
         std::clamp<std::size_t>(ids_.size() / kBlockShare, kMinBlockRows, kMaxBlockRows) *
-            (sizeof(BlockNode) + kBlockEntryBudget * sizeof(std::uint32_t)) +
+            (sizeof(BlockNode) +
+             kBlockEntryBudget * (sizeof(std::uint32_t) + (threads > 1 ? 1 : 0))) +
         threads * ranking.slot_count() / 8);
     LeaderRule rule(nodes_.size());
     // The entries a node has been probed against, [0, seen): kUnmet for a
@@ -273,30 +277,56 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     std::vector<std::uint32_t> in_block(nodes_.size(), 0);
     std::vector<BlockNode> block_nodes;
     struct Worker {
-      explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
+      Worker(PairVerifier verifier_in, PairVerifier uncounted_in)
+          : verifier(verifier_in), uncounted(uncounted_in) {}
 
       EntryMarks marks;
       PairVerifier verifier;
+      // For the block's entries it met: their links are verified here and
+      // counted when the rule takes them, as if verified then.
+      PairVerifier uncounted;
       std::vector<std::uint32_t> met;  // of the block's entries, by node
-      EntryMarks visited_slots;        // the slots it cleaned of dropped entries
+      // By index of met, on several threads: whether the entry links.
+      std::vector<std::uint8_t> met_links;
+      EntryMarks visited_slots;  // the slots it cleaned of dropped entries
     };
     std::vector<Worker> workers;
     workers.reserve(threads);
     ThreadTeam team(threads);  // the loops of every block: woken, not started, for each
     for (unsigned thread = 0; thread < threads; ++thread) {
       // Only the caller's thread, 0, may call the check point.
-      workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
+      workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr),
+                           PairVerifier(threshold, false, nullptr));
     }
-    // The similarity of `node` and the first row of `entry` when they link.
-    const auto link = [&](Worker& worker, std::uint32_t node,
-                          std::uint32_t entry) -> std::optional<double> {
-      worker.verifier.count_candidate();
+    // verify(verifier, a, b) for the features of `node` and of the first row
+    // of `entry` (the similarity when they link), unless the radius rules
+    // the pair out.
+    const auto link_by = [&](PairVerifier& verifier, std::uint32_t node, std::uint32_t entry,
+                             auto&& verify) -> std::optional<double> {
       const std::uint32_t other_node = node_of_[first_rows[entry]];
       if (radius && hamming_distance(nodes_.fingerprint_of(node),
                                      nodes_.fingerprint_of(other_node)) > *radius) {
         return std::nullopt;
       }
-      return worker.verifier.verify(nodes_.features_of(node), nodes_.features_of(other_node));
+      return verify(verifier, nodes_.features_of(node), nodes_.features_of(other_node));
+    };
+    const auto verify = [](PairVerifier& verifier, FeatureView a, FeatureView b) {
+      return verifier.verify(a, b);
+    };
+    // The same, counted (a candidate, and what the verification counts).
+    const auto link = [&](Worker& worker, std::uint32_t node,
+                          std::uint32_t entry) -> std::optional<double> {
+      worker.verifier.count_candidate();
+      return link_by(worker.verifier, node, entry, verify);
+    };
+    // Counts what link() counts for a pair that does not link.
+    const auto count_unlinked = [&](Worker& worker, std::uint32_t node, std::uint32_t entry) {
+      worker.verifier.count_candidate();
+      link_by(worker.verifier, node, entry,
+              [](PairVerifier& verifier, FeatureView a, FeatureView b) {
+                verifier.count_unlinked(a, b);
+                return std::optional<double>();
+              });
     };
 
     // The entries of the block being settled (or the last one) that did
@@ -476,6 +506,15 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
                   });
               std::sort(worker.met.begin() + probed.begin, worker.met.end());
               probed.end = static_cast<std::uint32_t>(worker.met.size());
+              if (threads > 1) {
+                // Verified here, so that the rule (on one thread) only
+                // recomputes the few that link, for their similarity.
+                worker.met_links.resize(worker.met.size());
+                for (std::uint32_t j = probed.begin; j < probed.end; ++j) {
+                  worker.met_links[j] =
+                      link_by(worker.uncounted, node, worker.met[j], verify).has_value() ? 1 : 0;
+                }
+              }
               // Past the budget, the rule probes the block's entries row by row.
               seen[node] = noted ? to : block_entry;
             }
@@ -492,10 +531,13 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       // that those probes do not grow with the square of the family.
       std::size_t met_dropped = 0;
       // The block's `entry` offers itself to `node` if it became a
-      // representative and they link (the caller's thread).
-      const auto offer_entry = [&](std::uint32_t node, std::uint32_t entry) {
+      // representative and they link (the caller's thread). `may_link`
+      // false: a thread found they do not, and this only counts the pair.
+      const auto offer_entry = [&](std::uint32_t node, std::uint32_t entry, bool may_link = true) {
         if (dropped[entry - block_entry] != 0) {
           ++met_dropped;
+        } else if (!may_link) {
+          count_unlinked(workers[0], node, entry);
         } else if (const std::optional<double> similarity = link(workers[0], node, entry)) {
           rule.offer(node, first_rows[entry], LeaderRule::kNone, -*similarity);
         }
@@ -508,9 +550,11 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
         BlockNode* settled = nullptr;
         if (!rule.has_representative(node)) {
           settled = &block_nodes[in_block[node]];
-          const std::vector<std::uint32_t>& met = workers[settled->thread].met;
-          for (; settled->begin < settled->end && met[settled->begin] < made; ++settled->begin) {
-            offer_entry(node, met[settled->begin]);
+          const Worker& noted_by = workers[settled->thread];
+          for (; settled->begin < settled->end && noted_by.met[settled->begin] < made;
+               ++settled->begin) {
+            offer_entry(node, noted_by.met[settled->begin],
+                        threads == 1 || noted_by.met_links[settled->begin] != 0);
           }
           if (seen[node] < made) {
             // The block's entries this row may join that the threads left.
@@ -534,6 +578,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       }
       for (Worker& worker : workers) {
         worker.met.clear();
+        worker.met_links.clear();
       }
       block = block_end;
       report_progress(progress_, "joining", block, ids_.size());
