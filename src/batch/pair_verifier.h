@@ -50,12 +50,13 @@ class PairVerifier {
     return may_reach(a, b, threshold_) ? similarity_if_reached(a, b) : std::nullopt;
   }
 
-  // Counts what verify(a, b) counts for a pair that does not link, without
-  // its merge: for a pair another verifier found unlinked, so that the
-  // counts are those of one verifier doing all the work.
-  void count_unlinked(FeatureView a, FeatureView b) {
-    if (may_reach(a, b, threshold_)) {
+  // Counts what verify(a, b) counts, without the merge: for a pair another
+  // verifier found `linked` or not, so that the counts are those of one
+  // verifier doing all the work.
+  void count_verified_elsewhere(FeatureView a, FeatureView b, bool linked) {
+    if (linked || may_reach(a, b, threshold_)) {
       ++counts_.checked;
+      counts_.verified += linked ? 1 : 0;
       add_work(a.hashes.size() + b.hashes.size());
     }
   }
