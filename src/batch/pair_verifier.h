@@ -29,8 +29,11 @@ struct DedupCounts {
   bool operator==(const DedupCounts&) const = default;
 };
 
-// One thread's verifier: a search on several threads keeps one per thread.
-class PairVerifier {
+// One thread's verifier: a search on several threads keeps one per thread,
+// each on cache lines of its own (it counts every candidate: threads
+// writing counts on one line would take it from each other at every
+// step), and so is whatever holds one (a thread's state in an array).
+class alignas(64) PairVerifier {
  public:
   // `weighted`: the rows carry weights (weighted Jaccard), else set Jaccard
   // with its early stop. `check` (not owned; none on threads other than the
