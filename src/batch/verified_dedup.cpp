@@ -284,11 +284,11 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       Worker(PairVerifier verifier_in, PairVerifier uncounted_in)
           : verifier(verifier_in), uncounted(uncounted_in) {}
 
-      EntryMarks marks;
       PairVerifier verifier;
       // For the block's entries it met, on several threads: verified here,
       // counted when the rule takes them, as if verified then.
       PairVerifier uncounted;
+      EntryMarks marks;
       std::vector<std::uint32_t> met;  // of the block's entries, by node
       // By index of met: whether the entry links; and the similarities of
       // those that do, in met's order (charged as they grow).
