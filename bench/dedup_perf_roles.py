@@ -47,10 +47,17 @@ for b in blocks:
            for f in frames):
         count["parallel (bodies, lay_out)"] += 1
         continue
+    # A team's loop: parallel_for's, or ThreadTeam's (whose meanwhile the
+    # caller runs and whose aside worker 1 runs before its ranges).
+    in_loop = any("parallel_for" in f or "ThreadTeam::for_each_range" in f or
+                  "ThreadTeam::work" in f for f in frames)
     if tid != caller:
-        count["other thread, outside bodies (start, join)"] += 1
+        if in_loop and any("VerifiedDedup::add" in f or "FeatureRows::" in f for f in frames):
+            count["other thread, overlapped with the building: handing over (aside)"] += 1
+        else:
+            count["other thread, outside bodies (start, join)"] += 1
         continue
-    if any("parallel_for" in f for f in frames) and any("read_text_rows" in f for f in frames):
+    if in_loop and any("read_text_rows" in f for f in frames):
         # meanwhile(): reading the next batch, adding the last one's rows
         sub = "reading" if not any("dedup_vtab" in f and "lambda" in f for f in frames) else "adding rows"
         if any("VerifiedDedup::add" in f or "FeatureRows::" in f for f in frames):

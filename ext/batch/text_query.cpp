@@ -6,11 +6,11 @@
 // SQLite's steps; the engine's add) overlap the tokenizing and each other,
 // and no thread waits for a small batch. On many cores the caller is the
 // bound, and both used to be its work (issue 33: at 16 threads the read
-// phase took about as long as the caller's CPU time). Before and after each batch's building the
-// interrupt is checked, so a stop comes within one batch's work: a few ms (128 KiB of text, or 256
-// short texts at 10-40 us each, per thread; 4096 texts on one thread made a stop 57 ms late under
-// load, 512 took 12 ms on two threads). The builder's threads are started once a statement and
-// woken for each batch (util/thread_team.h); a check costs about 40 us.
+// phase took about as long as the caller's CPU time). Before each batch's building and after
+// the last the interrupt is checked, so a stop comes within one batch's work: a few ms (128 KiB of
+// text, or 256 short texts at 10-40 us each, per thread; 4096 texts on one thread made a stop 57 ms
+// late under load, 512 took 12 ms on two threads). The builder's threads are started once a
+// statement and woken for each batch (util/thread_team.h); a check costs about 40 us.
 #include "ext/batch/text_query.h"
 
 #include <algorithm>
@@ -280,11 +280,13 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
     builder.build(
         batches[building].texts, results[building], [&] { read(batches[next]); }, hand_over_last,
         lay_out ? &blocks[building] : nullptr);
-    throw_if_interrupted(db);
     have_built = true;
     building = next;
     report_progress(progress, "reading and tokenizing", row, total_rows);
   }
+  // The loop checks before each batch only (a check after one would be
+  // followed at once by the next one's): the last batch's is here.
+  throw_if_interrupted(db);
   if (have_built) {
     const std::size_t last = (building + turns - 1) % turns;
     hand_over(batches[last].ids, results[last], blocks[last]);
