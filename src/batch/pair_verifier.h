@@ -20,8 +20,9 @@ namespace simhash {
 // What a verified search compared: for benchmarks and for the tests that
 // show a filter works.
 struct DedupCounts {
-  std::uint64_t candidates =
-      0;                       // pairs considered (within the radius, or sharing a prefix feature)
+  // Pairs considered: within the radius, or sharing a prefix slot at places
+  // that allow the threshold (prefix_filter.h).
+  std::uint64_t candidates = 0;
   std::uint64_t checked = 0;   // pairs whose similarity was computed (sizes allow the threshold)
   std::uint64_t verified = 0;  // pairs at the threshold or more
 

@@ -28,6 +28,13 @@ bool may_reach(FeatureView a, FeatureView b, double threshold) {
   return smaller / larger >= threshold * (1 - 1e-9);
 }
 
+bool positions_allow(std::size_t size_a, std::size_t position_a, std::size_t size_b,
+                     std::size_t position_b, double threshold) {
+  const std::size_t most =
+      std::min(size_a - std::min(position_a, size_a), size_b - std::min(position_b, size_b));
+  return most >= needed_overlap(size_a, size_b, threshold);
+}
+
 // Nodes ranked or prefixed between two checks: some 60 features each.
 constexpr std::uint32_t kNodesBetweenChecks = 1U << 13;
 
@@ -115,10 +122,10 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
                      order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
                    }
                    const std::size_t length = start_[node + 1] - start_[node];
-                   // The prefix is a set: which features, not their order, matters.
-                   std::nth_element(order.begin(),
-                                    order.begin() + static_cast<std::ptrdiff_t>(length - 1),
-                                    order.end());
+                   // The prefix's features, then their order (for positions_allow).
+                   const auto prefix_end = order.begin() + static_cast<std::ptrdiff_t>(length);
+                   std::nth_element(order.begin(), prefix_end - 1, order.end());
+                   std::sort(order.begin(), prefix_end);
                    for (std::size_t i = 0; i < length; ++i) {
                      slots_[start_[node] + i] = ranking.slot_of(order[i].hash);
                    }
@@ -129,9 +136,8 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
 PostingIndex::PostingIndex(std::size_t slot_count,
                            std::span<const std::uint32_t> every_slot_to_come,
                            const CheckPoint& check, unsigned threads)
-    : charge_(every_slot_to_come.size() * sizeof(std::uint32_t) +
-              (slot_count + 1) * sizeof(Bounds)),
-      postings_(std::make_unique_for_overwrite<std::uint32_t[]>(every_slot_to_come.size())) {
+    : charge_(every_slot_to_come.size() * sizeof(Posting) + (slot_count + 1) * sizeof(Bounds)),
+      postings_(std::make_unique_for_overwrite<Posting[]>(every_slot_to_come.size())) {
   if (every_slot_to_come.size() >= std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("simhash: too many features to join");
   }
@@ -168,11 +174,10 @@ PostingIndex::PostingIndex(std::size_t slot_count,
                });
 }
 
-std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots) {
+std::uint32_t PostingIndex::add(std::span<const std::uint32_t> slots, std::size_t size) {
   const std::uint32_t entry = number(1);
-  for (const std::uint32_t slot : slots) {
-    enter(slot, entry);
-  }
+  each_posting(entry, slots, size,
+               [this](std::uint32_t slot, Posting posting) { enter(slot, posting); });
   return entry;
 }
 

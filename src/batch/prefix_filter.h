@@ -12,6 +12,13 @@
 // (on 323K real texts: 328 MB in all instead of 864), and an index keyed by
 // slot is an array: features that share a slot only add candidates, they
 // never hide one.
+//
+// Each prefix is kept in that order, so a probe meets an entry first at the
+// earliest slot their prefixes share, and that slot's place in each set
+// bounds the overlap (the positional filter of PPJoin: Xiao, Wang, Lin and
+// Yu, WWW 2008), which drops most candidates before their features are
+// read (on 1M real-like rows, 3 of 4; positions_allow says why slots keep
+// it exact).
 #pragma once
 
 #include <algorithm>
@@ -36,6 +43,17 @@ namespace simhash {
 // refusing a pair the exact merge would accept by a rounding.
 bool may_reach(FeatureView a, FeatureView b, double threshold);
 
+// Whether two binary sets may reach Jaccard `threshold` when the earliest
+// slot their prefixes share holds the feature at `position_a` of `a` (the
+// first of `a`'s in that slot) and at `position_b` of `b`: no shared
+// feature comes before either. One that did would be in both prefixes, and
+// in a slot met earlier, unless it fell in this slot, whose features are
+// next to each other in the order (the slot is the order's second key):
+// then it would be the slot's first in `a` or in `b`. So the overlap is at
+// most min(|a| - position_a, |b| - position_b).
+bool positions_allow(std::size_t size_a, std::size_t position_a, std::size_t size_b,
+                     std::size_t position_b, double threshold);
+
 // Constructors below take the CheckPoint their work runs between
 // (check_point.h): at 1M rows each is hundreds of ms.
 
@@ -59,9 +77,10 @@ class SlotRanking {
   TableVector<std::uint32_t> occurrences_;  // by slot, saturating
 };
 
-// The prefix (as slots) of every node of one FeatureRows, built on
-// `threads` threads (the same prefixes for any count); `check` runs on the
-// caller's thread only.
+// The prefix (as slots, in the global order: a slot a prefix holds twice is
+// next to itself) of every node of one FeatureRows, built on `threads`
+// threads (the same prefixes for any count); `check` runs on the caller's
+// thread only.
 class Prefixes {
  public:
   Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double threshold,
@@ -98,33 +117,60 @@ class EntryMarks {
     marked_.push_back(entry);
     return true;
   }
+  // Keeps the entry marked last marked, but takes it out of marked(): one
+  // a probe must not report, nor meet again.
+  void unlist_last() {
+    unlisted_.push_back(marked_.back());
+    marked_.pop_back();
+  }
   // The entries marked since the last clear(), in the order marked.
   const std::vector<std::uint32_t>& marked() const { return marked_; }
   void clear() {
     for (const std::uint32_t entry : marked_) {
       bits_[entry / 64] = 0;
     }
+    for (const std::uint32_t entry : unlisted_) {
+      bits_[entry / 64] = 0;
+    }
     marked_.clear();
+    unlisted_.clear();
   }
 
  private:
   std::vector<std::uint64_t> bits_;
   std::vector<std::uint32_t> marked_;
+  std::vector<std::uint32_t> unlisted_;
 };
 
 // Entries (numbered 0, 1, ... in the order added) by the slots of their
-// prefix. Room is made up front for every prefix that may be added. Probes
-// only read it, so any number of threads may probe at once while nothing
-// is added.
+// prefix, each posting with the slot's place in the entry's prefix and the
+// entry's size, for positions_allow. Room is made up front for every prefix
+// that may be added. Probes only read it, so any number of threads may
+// probe at once while nothing is added.
 class PostingIndex {
  public:
+  // An entry under one slot: 8 bytes. A size of kUnknownSize or more is
+  // kept as kUnknownSize, and such an entry is never filtered by position.
+  static constexpr std::uint16_t kUnknownSize = 0xFFFF;
+  struct Posting {
+    std::uint32_t entry;
+    std::uint16_t position;  // of the slot's first feature in the entry's order
+    std::uint16_t size;      // the entry's features, or kUnknownSize
+  };
+  static Posting posting(std::uint32_t entry, std::size_t position, std::size_t size) {
+    const bool known = size < kUnknownSize;
+    return Posting{entry, static_cast<std::uint16_t>(known ? position : 0),
+                   known ? static_cast<std::uint16_t>(size) : kUnknownSize};
+  }
+
   // Its tables are sized and filled on `threads` threads (the same tables
   // for any count); `check` runs on the caller's thread only.
   PostingIndex(std::size_t slot_count, std::span<const std::uint32_t> every_slot_to_come,
                const CheckPoint& check = {}, unsigned threads = 1);
 
-  // Adds the next entry under `slots`; returns its number.
-  std::uint32_t add(std::span<const std::uint32_t> slots);
+  // Adds the next entry, of `size` features, under its prefix's `slots`;
+  // returns its number.
+  std::uint32_t add(std::span<const std::uint32_t> slots, std::size_t size);
   // Numbers the next `count` entries, the first returned, and leaves their
   // postings to enter(): so threads may enter them, each its own slots.
   std::uint32_t number(std::uint32_t count) {
@@ -132,15 +178,29 @@ class PostingIndex {
     size_ += count;
     return first;
   }
-  // Enters `entry` under `slot`: a slot's entries in ascending order, by
+  // Enters `posting` under `slot`: a slot's entries in ascending order, by
   // one thread at a time.
-  void enter(std::uint32_t slot, std::uint32_t entry) { postings_[bounds_[slot].end++] = entry; }
+  void enter(std::uint32_t slot, Posting posting) { postings_[bounds_[slot].end++] = posting; }
+  // Calls on_posting(slot, posting) for each slot of the prefix `slots` of
+  // `entry`, of `size` features: a slot the prefix holds twice, once, at
+  // its first place.
+  template <typename OnPosting>
+  static void each_posting(std::uint32_t entry, std::span<const std::uint32_t> slots,
+                           std::size_t size, OnPosting&& on_posting) {
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (i == 0 || slots[i] != slots[i - 1]) {
+        on_posting(slots[i], posting(entry, i, size));
+      }
+    }
+  }
   // Enters the entries [first, end), entry e under those of slots_of(e)
-  // that owns(slot): threads whose slots are disjoint may enter at once.
-  // The slots' bounds and then their postings' lines are asked for some
-  // entries ahead (each a cache miss, else waited for one at a time).
-  template <typename SlotsOf, typename Owns>
-  void enter(std::uint32_t first, std::uint32_t end, SlotsOf&& slots_of, Owns&& owns) {
+  // (of size_of(e) features) that owns(slot): threads whose slots are
+  // disjoint may enter at once. The slots' bounds and then their postings'
+  // lines are asked for some entries ahead (each a cache miss, else waited
+  // for one at a time).
+  template <typename SlotsOf, typename SizeOf, typename Owns>
+  void enter(std::uint32_t first, std::uint32_t end, SlotsOf&& slots_of, SizeOf&& size_of,
+             Owns&& owns) {
     constexpr std::uint32_t kAhead = 4;  // entries between each step
     for (std::uint32_t entry = first; entry < end + 2 * kAhead; ++entry) {
       if (entry < end) {
@@ -159,22 +219,23 @@ class PostingIndex {
       }
       if (entry >= first + 2 * kAhead) {
         const std::uint32_t entering = entry - 2 * kAhead;
-        for (const std::uint32_t slot : slots_of(entering)) {
-          if (owns(slot)) {
-            enter(slot, entering);
-          }
-        }
+        each_posting(entering, slots_of(entering), size_of(entering),
+                     [&](std::uint32_t slot, Posting posting) {
+                       if (owns(slot)) {
+                         enter(slot, posting);
+                       }
+                     });
       }
     }
   }
-  // One posting to enter: `entry` under `slot`.
-  struct Posting {
+  // One posting to enter, under `slot`.
+  struct Entering {
     std::uint32_t slot;
-    std::uint32_t entry;
+    Posting posting;
   };
   // Enters `postings` in their order (each slot's entries ascending), asking
   // for bounds and posting lines ahead as above.
-  void enter(std::span<const Posting> postings) {
+  void enter(std::span<const Entering> postings) {
     constexpr std::size_t kAhead = 8;
     for (std::size_t i = 0; i < postings.size(); ++i) {
       if (i + 2 * kAhead < postings.size()) {
@@ -183,18 +244,27 @@ class PostingIndex {
       if (i + kAhead < postings.size()) {
         __builtin_prefetch(&postings_[bounds_[postings[i + kAhead].slot].end], 1);
       }
-      enter(postings[i].slot, postings[i].entry);
+      enter(postings[i].slot, postings[i].posting);
     }
   }
   std::size_t size() const { return size_; }
 
+  // A probe: the prefix `slots` of a set of `size` features, for the
+  // entries that may reach Jaccard `threshold` with it.
+  struct Probe {
+    std::span<const std::uint32_t> slots;
+    std::size_t size;
+    double threshold;
+  };
   // Calls on_entry(entry) once for each entry numbered in [from, to) under
-  // one of `slots`, in the order met (slot by slot, newest first within a
-  // slot). `marks` is the caller's own (one per thread) and is left clear.
+  // one of the probe's slots whose positions allow the threshold (at the
+  // first slot it is met under), in the order met (slot by slot, newest
+  // first within a slot). `marks` is the caller's own (one per thread) and
+  // is left clear.
   template <typename OnEntry>
-  void for_each_entry(std::span<const std::uint32_t> slots, std::uint32_t from, std::uint32_t to,
-                      EntryMarks& marks, OnEntry&& on_entry) const {
-    for_each_entry(slots, from, to, to, 0, marks, on_entry);
+  void for_each_entry(const Probe& probe, std::uint32_t from, std::uint32_t to, EntryMarks& marks,
+                      OnEntry&& on_entry) const {
+    for_each_entry(probe, from, to, to, 0, marks, on_entry);
   }
   // The same, but of the entries in [cut, to) (a join's newest, which a
   // probe may meet many of) at most `budget` postings are looked at: past
@@ -202,27 +272,39 @@ class PostingIndex {
   // returns false. So a probe costs at most `budget` steps there, however
   // many entries share its slots.
   template <typename OnEntry>
-  bool for_each_entry(std::span<const std::uint32_t> slots, std::uint32_t from, std::uint32_t cut,
-                      std::uint32_t to, std::size_t budget, EntryMarks& marks,
-                      OnEntry&& on_entry) const {
+  bool for_each_entry(const Probe& probe, std::uint32_t from, std::uint32_t cut, std::uint32_t to,
+                      std::size_t budget, EntryMarks& marks, OnEntry&& on_entry) const {
     bool within = true;
-    for (const std::uint32_t slot : slots) {
+    const std::span<const std::uint32_t> slots = probe.slots;
+    for (std::size_t position = 0; position < slots.size(); ++position) {
+      const std::uint32_t slot = slots[position];
+      if (position > 0 && slot == slots[position - 1]) {
+        continue;  // met at its first place
+      }
+      // Marked (met) either way; listed only where the positions allow.
+      const auto meet = [&](const Posting& posting) {
+        if (marks.mark(posting.entry) && posting.size != kUnknownSize &&
+            !positions_allow(probe.size, position, posting.size, posting.position,
+                             probe.threshold)) {
+          marks.unlist_last();
+        }
+      };
       const std::uint32_t first = bounds_[slot].begin;
       std::uint32_t at = bounds_[slot].end;
-      if (at > first && postings_[at - 1] >= to) {
+      if (at > first && postings_[at - 1].entry >= to) {
         at = first_at_least(first, at, to);  // entries from `to` on, skipped at once
       }
-      for (; at > first && postings_[at - 1] >= cut; --at) {
+      for (; at > first && postings_[at - 1].entry >= cut; --at) {
         if (!within || budget == 0) {
           within = false;
           at = first_at_least(first, at, cut);
           break;
         }
         --budget;
-        marks.mark(postings_[at - 1]);
+        meet(postings_[at - 1]);
       }
-      for (; at > first && postings_[at - 1] >= from; --at) {
-        marks.mark(postings_[at - 1]);
+      for (; at > first && postings_[at - 1].entry >= from; --at) {
+        meet(postings_[at - 1]);
       }
     }
     for (const std::uint32_t entry : marks.marked()) {
@@ -247,11 +329,11 @@ class PostingIndex {
       }
       Bounds& bounds = bounds_[slots[i]];
       std::uint32_t kept = bounds.end;
-      while (kept > bounds.begin && postings_[kept - 1] >= since) {
+      while (kept > bounds.begin && postings_[kept - 1].entry >= since) {
         --kept;  // the newest are few: no search
       }
       for (std::uint32_t at = kept; at < bounds.end; ++at) {
-        if (!dead(postings_[at])) {
+        if (!dead(postings_[at].entry)) {
           postings_[kept++] = postings_[at];
         }
       }
@@ -270,13 +352,16 @@ class PostingIndex {
   TableVector<Bounds> bounds_;
   // Left uninitialized (untouched pages cost nothing): a slot's entries
   // are written by add() before any is read.
-  std::unique_ptr<std::uint32_t[]> postings_;
+  std::unique_ptr<Posting[]> postings_;
   std::uint32_t size_ = 0;
 
   // Where in [first, end) a slot's entries (ascending) reach `entry`.
   std::uint32_t first_at_least(std::uint32_t first, std::uint32_t end, std::uint32_t entry) const {
     return static_cast<std::uint32_t>(
-        std::lower_bound(postings_.get() + first, postings_.get() + end, entry) - postings_.get());
+        std::lower_bound(
+            postings_.get() + first, postings_.get() + end, entry,
+            [](const Posting& posting, std::uint32_t value) { return posting.entry < value; }) -
+        postings_.get());
   }
 };
 

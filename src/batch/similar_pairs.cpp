@@ -97,17 +97,18 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   }
   PostingIndex index(ranking.slot_count(), indexed_prefixes.all(), check, threads);
   for (std::uint32_t node = 0; node < indexed.nodes.size(); ++node) {
-    index.add(indexed_prefixes.of(node));  // entry == node
+    index.add(indexed_prefixes.of(node),
+              indexed.nodes.features_of(node).hashes.size());  // entry == node
     check_after_every(node, kWorkBetweenChecks, check);
   }
 
   struct Worker {
     explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
 
-    EntryMarks marks;
     PairVerifier verifier;
-    std::vector<SimilarPair> pairs;
     MemoryCharge charge;  // for its pairs
+    std::vector<SimilarPair> pairs;
+    EntryMarks marks;
   };
   std::vector<Worker> workers;
   workers.reserve(threads);
@@ -146,7 +147,8 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
           }
           const auto prefix = one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
           const auto to = one_side ? probe : static_cast<std::uint32_t>(index.size());
-          index.for_each_entry(prefix, 0, to, worker.marks, [&](std::uint32_t node) {
+          const PostingIndex::Probe probed{prefix, features.hashes.size(), threshold};
+          index.for_each_entry(probed, 0, to, worker.marks, [&](std::uint32_t node) {
             worker.verifier.count_candidate();
             if (const std::optional<double> similarity =
                     worker.verifier.verify(features, indexed.nodes.features_of(node))) {

@@ -63,8 +63,8 @@ struct BlockNode {
 // ascending. Each thread thus walks a chunk's prefixes, not every entry's
 // (walking all of them, each thread took as long as one thread alone).
 struct ResidueChunk {
-  std::vector<std::vector<PostingIndex::Posting>> postings;  // by residue
-  std::vector<std::vector<std::uint32_t>> dropped_slots;     // by residue
+  std::vector<std::vector<PostingIndex::Entering>> postings;  // by residue
+  std::vector<std::vector<std::uint32_t>> dropped_slots;      // by residue
   MemoryCharge charge;
 };
 
@@ -367,6 +367,14 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     const auto slots_of_entry = [&](std::uint32_t entry) {
       return prefixes.of(node_of_[first_rows[entry]]);
     };
+    const auto size_of_entry = [&](std::uint32_t entry) {
+      return nodes_.features_of(node_of_[first_rows[entry]]).hashes.size();
+    };
+    // The probe of `node`'s prefix.
+    const auto probe_of = [&](std::uint32_t node) {
+      return PostingIndex::Probe{prefixes.of(node), nodes_.features_of(node).hashes.size(),
+                                 threshold};
+    };
     // Takes the dropped entries out of the slots marked in `visited` (each
     // slot once), and clears it.
     const auto take_out_of = [&](EntryMarks& visited) {
@@ -391,26 +399,28 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       const auto share = [&](std::size_t from, std::size_t to, std::uint32_t nth) {
         return from + (to - from) * nth / threads;
       };
-      // on_slot(dropped, slot, entry) for each slot of the chunk's entries.
+      // on_slot(dropped, slot, posting) for each posting of the chunk's
+      // entries, and each slot of its dropped ones (no posting).
       const auto each_slot = [&](auto&& on_slot) {
         for (auto entry = static_cast<std::uint32_t>(share(first, end, part));
              entry < share(first, end, part + 1); ++entry) {
-          for (const std::uint32_t slot : slots_of_entry(entry)) {
-            on_slot(false, slot, entry);
-          }
+          PostingIndex::each_posting(entry, slots_of_entry(entry), size_of_entry(entry),
+                                     [&](std::uint32_t slot, PostingIndex::Posting posting) {
+                                       on_slot(false, slot, posting);
+                                     });
         }
         const std::size_t size = dropped_entries.size();
         for (std::size_t i = share(taken_out, size, part); i < share(taken_out, size, part + 1);
              ++i) {
           for (const std::uint32_t slot : slots_of_entry(dropped_entries[i])) {
-            on_slot(true, slot, dropped_entries[i]);
+            on_slot(true, slot, PostingIndex::Posting{});
           }
         }
       };
       // Counted first, so that each list takes its size (charged) and no more.
       std::vector<std::size_t> postings(threads, 0);
       std::vector<std::size_t> dropped_slots(threads, 0);
-      each_slot([&](bool dropped_one, std::uint32_t slot, std::uint32_t) {
+      each_slot([&](bool dropped_one, std::uint32_t slot, PostingIndex::Posting) {
         ++(dropped_one ? dropped_slots : postings)[slot % threads];
       });
       ResidueChunk& chunk = chunks[part];
@@ -419,7 +429,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
       std::size_t bytes = 0;
       for (unsigned residue = 0; residue < threads; ++residue) {
         bytes += std::max(postings[residue], chunk.postings[residue].capacity()) *
-                     sizeof(PostingIndex::Posting) +
+                     sizeof(PostingIndex::Entering) +
                  std::max(dropped_slots[residue], chunk.dropped_slots[residue].capacity()) *
                      sizeof(std::uint32_t);
       }
@@ -430,11 +440,11 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
         chunk.dropped_slots[residue].clear();
         chunk.dropped_slots[residue].reserve(dropped_slots[residue]);
       }
-      each_slot([&](bool dropped_one, std::uint32_t slot, std::uint32_t entry) {
+      each_slot([&](bool dropped_one, std::uint32_t slot, PostingIndex::Posting posting) {
         if (dropped_one) {
           chunk.dropped_slots[slot % threads].push_back(slot);
         } else {
-          chunk.postings[slot % threads].push_back({slot, entry});
+          chunk.postings[slot % threads].push_back({slot, posting});
         }
       });
     };
@@ -476,7 +486,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
           check();
         }
         take_out(workers[0].visited_slots);
-        entries.enter(block_entry, block_entries, slots_of_entry,
+        entries.enter(block_entry, block_entries, slots_of_entry, size_of_entry,
                       [](std::uint32_t) { return true; });
       } else {
         team.for_each_range(threads, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
@@ -525,7 +535,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
               probed.thread = thread;
               probed.begin = static_cast<std::uint32_t>(worker.met.size());
               const bool noted = entries.for_each_entry(
-                  prefixes.of(node), seen[node] == kUnmet ? 0 : seen[node], block_entry, to,
+                  probe_of(node), seen[node] == kUnmet ? 0 : seen[node], block_entry, to,
                   kBlockEntryBudget, worker.marks, [&](std::uint32_t entry) {
                     if (entry >= block_entry) {
                       worker.met.push_back(entry);
@@ -596,7 +606,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
           }
           if (seen[node] < made) {
             // The block's entries this row may join that the threads left.
-            entries.for_each_entry(prefixes.of(node), seen[node], made, workers[0].marks,
+            entries.for_each_entry(probe_of(node), seen[node], made, workers[0].marks,
                                    [&](std::uint32_t entry) { offer_entry(node, entry); });
             seen[node] = made;
             if (met_dropped > kDroppedMetPerRow * (block_end - block)) {

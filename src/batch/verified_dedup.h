@@ -15,15 +15,14 @@
 // Memory: the distinct rows as feature_rows.h keeps them; every row 12
 // bytes more. With a radius, every verified pair takes 16 bytes (candidates
 // are verified in windows of 16K as they are found, so rejected ones take no
-// memory beyond two windows, 0.9 MB); without, prefix_filter.h's table and 8 bytes a prefix
-// feature, 32 bytes a distinct row (the rule and the join's own arrays), and
-// while a block is settled (a sixteenth of the rows before it, at most 64K)
-// up to 540 bytes a row of the block (the block's entries each probe met,
-// at most 128 a row; 668 on several threads, which also note whether each
-// links, and 8 bytes a link for its similarity), with a bit a slot of the
-// table for each thread; on
-// several threads, while the block's entries are entered, 8 bytes for each
-// of their prefix features and 4 for each of the last block's dropped ones.
+// memory beyond two windows, 0.9 MB); without, prefix_filter.h's table and 12 bytes a prefix
+// feature (its slot, and its posting with the slot's place), 32 bytes a distinct row (the rule and
+// the join's own arrays), and while a block is settled (a sixteenth of the rows before it, at most
+// 64K) up to 540 bytes a row of the block (the block's entries each probe met, at most 128 a row;
+// 668 on several threads, which also note whether each links, and 8 bytes a link for its
+// similarity), with a bit a slot of the table for each thread; on several threads, while the
+// block's entries are entered, 12 bytes for each of their prefix features and 4 for each of the
+// last block's dropped ones.
 #pragma once
 
 #include <cstddef>

@@ -79,17 +79,12 @@ double containment(const FeatureVector& a, const FeatureVector& b) {
   return containment(FeatureView(a), FeatureView(b));
 }
 
-namespace {
-
-// J >= t  <=>  overlap >= t (|a| + |b|) / (1 + t); an integer overlap is at
-// least a number when it is at least its ceiling. Taken a little low.
+// An integer overlap is at least a number when it is at least its ceiling.
 std::size_t needed_overlap(std::size_t size_a, std::size_t size_b, double threshold) {
   const double bound =
       threshold * (1 - 1e-9) * static_cast<double>(size_a + size_b) / (1 + threshold) - 1e-6;
   return bound <= 0 ? 0 : static_cast<std::size_t>(std::ceil(bound));
 }
-
-}  // namespace
 
 SetJaccardMerge::SetJaccardMerge(std::span<const std::uint64_t> a, std::size_t size_b,
                                  double threshold)

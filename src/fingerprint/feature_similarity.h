@@ -65,6 +65,11 @@ double weighted_jaccard(const FeatureVector& a, const FeatureVector& b);
 double containment(FeatureView a, FeatureView b);
 double containment(const FeatureVector& a, const FeatureVector& b);
 
+// The overlap two sets of these sizes need for set Jaccard `threshold`:
+// J >= t  <=>  overlap >= t (|a| + |b|) / (1 + t). Taken a little low, so
+// that no rounding refuses a pair the exact similarity would accept.
+std::size_t needed_overlap(std::size_t size_a, std::size_t size_b, double threshold);
+
 // The set Jaccard of two views without weights (every weight 1) when it is
 // at least `threshold`, else nullopt, which the merge often knows early: once
 // the shared features still possible (those counted plus the fewer left on

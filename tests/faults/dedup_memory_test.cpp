@@ -101,16 +101,19 @@ TEST(DedupMemory, StaysWithinTheStatedBound) {
       integer(db, "SELECT count(*) FROM docs, simhash_features(docs.body, 'n=3 weight=binary')"));
 
   // Word shingles with binary weights take the join, with or without a
-  // radius; weighted ones the pairs within the radius, which it holds.
+  // radius; weighted ones the pairs within the radius, which it holds. At
+  // 0.1 the join's prefixes are nearly every feature.
   struct Mode {
+    const char* threshold;
     const char* radius;
     const char* options;
   };
   for (const Mode mode :
-       {Mode{"NULL", "NULL"}, Mode{"10", "NULL"}, Mode{"10", "'n=3'"}, Mode{"24", "'n=3'"}}) {
+       {Mode{"0.5", "NULL", "NULL"}, Mode{"0.1", "NULL", "NULL"}, Mode{"0.5", "10", "NULL"},
+        Mode{"0.5", "10", "'n=3'"}, Mode{"0.5", "24", "'n=3'"}}) {
     const std::string query = std::string("SELECT count(*) FROM simhash_dedup('SELECT id, body ") +
-                              "FROM docs', 0.5, " + mode.radius + ", " + mode.options + ", " +
-                              std::to_string(kThreads) + ")";
+                              "FROM docs', " + mode.threshold + ", " + mode.radius + ", " +
+                              mode.options + ", " + std::to_string(kThreads) + ")";
     std::int64_t grouped = 0;
     const std::size_t peak = peak_while(db, query, grouped);
     // The links: every pair at the threshold (the weighted Jaccard of these
