@@ -135,5 +135,55 @@ TEST(PostingIndex, ReportsEveryEarlierSetAtTheThresholdAndDropsSomeByPosition) {
   }
 }
 
+// A set past what a posting's size can say (65,535 features) is never
+// dropped by position: a near copy of one without its 10,000 rarest
+// features still meets it, where its place (10,000) with the size taken as
+// 65,535 would leave too few features after it.
+TEST(PostingIndex, AnEntryTooLargeForItsPostingIsNeverDroppedByPosition) {
+  constexpr std::uint64_t kLarge = 70000;
+  constexpr std::uint64_t kMissing = 10000;
+  // 130,000 occurrences make a table of 2^15 slots (a hash's top 15 bits):
+  // the missing features each alone in a slot of its own (counted once, so
+  // first in the order), the shared ones 60,000 in the other slots.
+  std::mt19937_64 random(3);
+  const auto in_slot = [&](std::uint64_t slot) { return (slot << 49) | (random() >> 15); };
+  std::set<std::uint64_t> missing;
+  for (std::uint64_t slot = 0; slot < kMissing; ++slot) {
+    missing.insert(in_slot(slot));
+  }
+  std::set<std::uint64_t> shared_ones;
+  while (shared_ones.size() < kLarge - kMissing) {
+    shared_ones.insert(in_slot(kMissing + random() % ((std::uint64_t{1} << 15) - kMissing)));
+  }
+  const auto set_of = [](const std::set<std::uint64_t>& hashes) {
+    FeatureVector set;
+    set.hashes.assign(hashes.begin(), hashes.end());
+    set.weights.assign(set.hashes.size(), 1.0);
+    set.sum_of_weights = static_cast<double>(set.hashes.size());
+    return set;
+  };
+  std::set<std::uint64_t> all = shared_ones;
+  all.insert(missing.begin(), missing.end());
+  const FeatureVector large = set_of(all);
+  const FeatureVector copy = set_of(shared_ones);
+  FeatureRows rows;
+  rows.add(0, large, FeatureRows::key_of(0, large), std::nullopt);
+  rows.add(1, copy, FeatureRows::key_of(1, copy), std::nullopt);
+  rows.finish_adding();
+  const double threshold = 0.8;
+  ASSERT_GE(static_cast<double>(kLarge - kMissing) / static_cast<double>(kLarge), threshold);
+  ASSERT_FALSE(
+      positions_allow(kLarge - kMissing, 0, PostingIndex::kUnknownSize, kMissing, threshold));
+  const SlotRanking ranking({&rows});
+  const Prefixes prefixes(rows, ranking, threshold);
+  PostingIndex index(ranking.slot_count(), prefixes.all());
+  index.add(prefixes.of(0), kLarge);
+  EntryMarks marks;
+  std::vector<std::uint32_t> met;
+  index.for_each_entry(PostingIndex::Probe{prefixes.of(1), kLarge - kMissing, threshold}, 0, 1,
+                       marks, [&](std::uint32_t entry) { met.push_back(entry); });
+  EXPECT_EQ(met, std::vector<std::uint32_t>{0});
+}
+
 }  // namespace
 }  // namespace simhash
