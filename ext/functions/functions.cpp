@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Registers the scalar and aggregate functions on a connection: simhash,
 // simhash_agg, hamming, simhash_hamming, simhash_cosine, simhash_jaccard,
-// simhash_containment, simhash_first_difference, simhash_hex,
-// simhash_version, simhash_icu_version and simhash_raise, and holds the five
-// small ones (simhash_first_difference, simhash_hex, simhash_version,
-// simhash_icu_version, simhash_raise).
+// simhash_containment, simhash_first_difference, simhash_change,
+// simhash_changed_words, simhash_hex, simhash_version, simhash_icu_version
+// and simhash_raise, and holds the small ones (all but the first six).
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -19,6 +18,7 @@
 #include "ext/registration.h"
 #include "text/first_difference.h"
 #include "text/icu_versions.h"
+#include "text/text_change.h"
 
 namespace simhash::sql {
 
@@ -65,6 +65,30 @@ void simhash_first_difference(sqlite3_context* context, int /*argc*/, sqlite3_va
     }
     const std::string text = describe(*difference);
     sqlite3_result_text(context, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  });
+}
+
+// simhash_change(text, kept) and simhash_changed_words(text, kept): what
+// deleting `text` and keeping `kept` loses, as text/text_change.h says: the
+// kind's name, and the words each has that the other lacks ('' for none).
+// NULL when either is NULL; arguments are read as simhash_first_difference
+// reads them.
+template <bool kWords>
+void simhash_change(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  guard(context, [&] {
+    const std::optional<std::string_view> text = text_of(argv[0]);
+    const std::optional<std::string_view> kept = text_of(argv[1]);
+    if (!text || !kept) {
+      sqlite3_result_null(context);
+      return;
+    }
+    const TextChange change = text_change(*text, *kept);
+    if (kWords) {
+      sqlite3_result_text(context, change.words.c_str(), static_cast<int>(change.words.size()),
+                          SQLITE_TRANSIENT);
+    } else {
+      sqlite3_result_text(context, name_of(change.kind), -1, SQLITE_STATIC);
+    }
   });
 }
 
@@ -160,6 +184,12 @@ int register_scalar_functions(sqlite3* db, char** error) {
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_first_difference", 2, nullptr, simhash_first_difference);
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "simhash_change", 2, nullptr, simhash_change<false>);
+  }
+  if (rc == SQLITE_OK) {
+    rc = register_plain(db, "simhash_changed_words", 2, nullptr, simhash_change<true>);
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_hex", 1, nullptr, simhash_hex);

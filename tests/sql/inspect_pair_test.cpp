@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Why a verified pair matched, through SQL: simhash_containment against the
 // same sum written over simhash_features, simhash_shared_features' rows, and
-// simhash_first_difference's text; NULLs, equal texts and the messages for
-// wrong arguments.
+// simhash_first_difference's text, simhash_change's kind and words; NULLs,
+// equal texts and the messages for wrong arguments.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -142,6 +142,34 @@ TEST(FirstDifference, LinesNullsAndEqualTexts) {
             std::string::npos);
   EXPECT_NE(
       db.error("SELECT simhash_first_difference('a', 'b', 'c')").find("wrong number of arguments"),
+      std::string::npos);
+}
+
+TEST(Change, KindAndWordsOfWhatDeletingTheFirstTextLoses) {
+  TestDatabase db;
+  EXPECT_EQ(db.cell("SELECT simhash_change('same', 'same')"), "identical");
+  EXPECT_EQ(db.cell("SELECT simhash_changed_words('same', 'same')"), "");
+  EXPECT_EQ(db.cell("SELECT simhash_change('One  two.', 'one' || char(10) || 'two')"),
+            "formatting");
+  EXPECT_EQ(db.cell("SELECT simhash_change('Catalan language pack', 'Aragonese language pack')"),
+            "substituted");
+  EXPECT_EQ(
+      db.cell("SELECT simhash_changed_words('Catalan language pack', 'Aragonese language pack')"),
+      "-catalan +aragonese");
+  EXPECT_EQ(db.cell("SELECT simhash_change('a < b', 'a > b') || ' ' || "
+                    "simhash_changed_words('a < b', 'a > b')"),
+            "symbols -< +>");
+  EXPECT_EQ(db.cell("SELECT simhash_change('that partially maps', 'that maps')"), "dropped");
+  EXPECT_EQ(db.cell("SELECT simhash_change('that maps', 'that partially maps')"), "added");
+  // NULL for a NULL on either side; numbers as their text, BLOBs as their bytes.
+  EXPECT_EQ(db.cell("SELECT simhash_change(NULL, 'x')"), std::nullopt);
+  EXPECT_EQ(db.cell("SELECT simhash_changed_words('x', NULL)"), std::nullopt);
+  EXPECT_EQ(db.cell("SELECT simhash_change(12, '12')"), "identical");
+  EXPECT_EQ(db.cell("SELECT simhash_change(x'61ff', 'a' || char(65533))"), "formatting");
+  EXPECT_NE(db.error("SELECT simhash_change('a')").find("wrong number of arguments"),
+            std::string::npos);
+  EXPECT_NE(
+      db.error("SELECT simhash_changed_words('a', 'b', 'c')").find("wrong number of arguments"),
       std::string::npos);
 }
 

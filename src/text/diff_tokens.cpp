@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// diff_tokens(): the tokens text_change.h compares (see the header).
+#include "text/diff_tokens.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
+#include <unicode/utf8.h>
+
+#include "text/text_normalizer.h"
+#include "text/utf8_repair.h"
+
+namespace simhash {
+namespace {
+
+bool is_word_character(UChar32 c) {
+  const std::int32_t category = u_charType(c);
+  switch (category) {
+    case U_UPPERCASE_LETTER:
+    case U_LOWERCASE_LETTER:
+    case U_TITLECASE_LETTER:
+    case U_MODIFIER_LETTER:
+    case U_OTHER_LETTER:
+    case U_NON_SPACING_MARK:
+    case U_ENCLOSING_MARK:
+    case U_COMBINING_SPACING_MARK:
+    case U_DECIMAL_DIGIT_NUMBER:
+    case U_LETTER_NUMBER:
+    case U_OTHER_NUMBER:
+    case U_CONNECTOR_PUNCTUATION:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Scripts written without spaces between words: one token per character.
+bool is_unspaced_script(UChar32 c) {
+  UErrorCode status = U_ZERO_ERROR;
+  switch (uscript_getScript(c, &status)) {
+    case USCRIPT_HAN:
+    case USCRIPT_HIRAGANA:
+    case USCRIPT_KATAKANA:
+    case USCRIPT_THAI:
+    case USCRIPT_LAO:
+    case USCRIPT_KHMER:
+    case USCRIPT_MYANMAR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_apostrophe(UChar32 c) { return c == 0x27 || c == 0x2019; }
+
+bool is_bullet(UChar32 c) {
+  switch (c) {
+    case 0x00B7:  // middle dot
+    case 0x2022:  // bullet
+    case 0x2023:  // triangular bullet
+    case 0x2043:  // hyphen bullet
+    case 0x2219:  // bullet operator
+    case 0x25AA:  // small black square
+    case 0x25CF:  // black circle
+    case 0x25E6:  // white bullet
+    case 0x30FB:  // katakana middle dot
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_dash(UChar32 c) { return u_charType(c) == U_DASH_PUNCTUATION || c == 0x2212; }
+
+bool is_quotation(UChar32 c) {
+  return c == 0x60 || u_hasBinaryProperty(c, UCHAR_QUOTATION_MARK) ||
+         u_charType(c) == U_INITIAL_PUNCTUATION || u_charType(c) == U_FINAL_PUNCTUATION;
+}
+
+bool is_line_break(UChar32 c) { return c == 0x0A || c == 0x0D || c == 0x2028 || c == 0x2029; }
+
+// Reads the code points of a well-formed UTF-8 text, with one of lookahead.
+class CodePoints {
+ public:
+  explicit CodePoints(std::string_view text) : text_(text) {}
+  bool done() const { return at_ >= size(); }
+  UChar32 peek() const {
+    std::int32_t at = at_;
+    UChar32 c = 0;
+    U8_NEXT(text_.data(), at, size(), c);
+    return c;
+  }
+  UChar32 next() {
+    UChar32 c = 0;
+    U8_NEXT(text_.data(), at_, size(), c);
+    return c;
+  }
+  // The code point after the next one, or -1 at the end.
+  UChar32 peek_second() const {
+    std::int32_t at = at_;
+    UChar32 c = 0;
+    U8_NEXT(text_.data(), at, size(), c);
+    if (at >= size()) {
+      return -1;
+    }
+    U8_NEXT(text_.data(), at, size(), c);
+    return c;
+  }
+
+ private:
+  std::int32_t size() const { return static_cast<std::int32_t>(text_.size()); }
+  std::string_view text_;
+  std::int32_t at_ = 0;
+};
+
+void append_utf8(std::string& out, UChar32 c) {
+  char bytes[U8_MAX_LENGTH];
+  std::int32_t length = 0;
+  U8_APPEND_UNSAFE(bytes, length, c);
+  out.append(bytes, static_cast<std::size_t>(length));
+}
+
+// A token as cut, before the formatting marks are set.
+struct RawToken {
+  DiffToken token;
+  UChar32 first = 0;         // its first code point, as in the text
+  bool line_start = false;   // the first token of its line
+  bool space_after = false;  // white space or the end of the text follows
+};
+
+std::vector<RawToken> cut(std::string_view normalized) {
+  std::vector<RawToken> tokens;
+  CodePoints text(normalized);
+  bool line_start = true;
+  while (!text.done()) {
+    const UChar32 c = text.next();
+    if (u_isUWhiteSpace(c) != 0) {
+      line_start = line_start || is_line_break(c);
+      continue;
+    }
+    RawToken raw;
+    raw.first = c;
+    raw.line_start = line_start;
+    DiffToken& token = raw.token;
+    if (is_word_character(c) && !is_unspaced_script(c)) {
+      token.is_word = true;
+      append_utf8(token.text, c);
+      while (!text.done()) {
+        const UChar32 following = text.peek();
+        const UChar32 second = text.peek_second();
+        const bool joins = is_word_character(following) && !is_unspaced_script(following);
+        const bool inner_apostrophe = is_apostrophe(following) && second >= 0 &&
+                                      is_word_character(second) && !is_unspaced_script(second);
+        if (!joins && !inner_apostrophe) {
+          break;
+        }
+        append_utf8(token.text, text.next());
+      }
+    } else {
+      token.is_word = is_word_character(c);  // a character of an unspaced script
+      append_utf8(token.text, is_bullet(c) ? 0x2022 : is_dash(c) ? U'-' : c);
+    }
+    raw.space_after = text.done() || u_isUWhiteSpace(text.peek()) != 0;
+    line_start = false;
+    tokens.push_back(std::move(raw));
+  }
+  return tokens;
+}
+
+bool is_sentence_mark(UChar32 c) { return u_hasBinaryProperty(c, UCHAR_TERMINAL_PUNCTUATION) != 0; }
+
+bool is_digits(const std::string& word) {
+  return !word.empty() &&
+         std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The marks of layout that a line may start with or consist of: "- ", "* ",
+// "• ", "o " (roff's bullet), "1. ", "2) ", "## ", "**", and rules or
+// underlines ("=====", "-----").
+void mark_line_layout(std::span<RawToken> line) {
+  const RawToken& first = line.front();
+  const bool alone = first.space_after;
+  const std::string& text = first.token.text;
+  if (alone && (text == "-" || text == "*" || text == "+" || text == "\u2022" || text == "o")) {
+    line.front().token.is_formatting = true;
+  }
+  if (line.size() >= 2 && is_digits(text) && !first.space_after && line[1].space_after &&
+      (line[1].token.text == "." || line[1].token.text == ")")) {
+    line[0].token.is_formatting = line[1].token.is_formatting = true;
+  }
+  // A run of one repeated mark: the whole line, or "#"s and "*"s before a space.
+  constexpr std::string_view kRuleMarks = "=-~^*#_+";
+  if (text.size() != 1 || kRuleMarks.find(text[0]) == std::string_view::npos) {
+    return;
+  }
+  std::size_t run = 1;
+  while (run < line.size() && !line[run - 1].space_after && line[run].token.text == text) {
+    ++run;
+  }
+  const bool whole_line = run == line.size() && run >= 3;
+  const bool heading = (text == "#" || text == "*") && line[run - 1].space_after;
+  if (whole_line || heading) {
+    for (std::size_t i = 0; i < run; ++i) {
+      line[i].token.is_formatting = true;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<DiffToken> diff_tokens(std::string_view utf8_text) {
+  std::string repaired;
+  const std::string_view valid = repair_utf8(utf8_text, repaired);
+  std::string normalized;
+  TextNormalizer().normalize(valid, normalized);
+  std::vector<RawToken> raw = cut(normalized);
+
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    RawToken& here = raw[i];
+    const RawToken* next = i + 1 < raw.size() ? &raw[i + 1] : nullptr;
+    DiffToken& token = here.token;
+    if (token.is_word) {
+      continue;
+    }
+    // Sentence punctuation before a space, the end or more of it ("...",
+    // ",..."); a CJK full stop or comma anywhere.
+    const bool sentence_mark =
+        is_sentence_mark(here.first) && (here.space_after || here.first > 0x7F ||
+                                         (next != nullptr && is_sentence_mark(next->first)));
+    // "()" after a function's name is how man pages mark it.
+    const bool empty_brackets =
+        (here.first == U'(' && !here.space_after && next != nullptr && next->first == U')') ||
+        (here.first == U')' && i > 0 && raw[i - 1].first == U'(' && !raw[i - 1].space_after);
+    token.is_formatting =
+        is_bullet(here.first) || is_quotation(here.first) || sentence_mark || empty_brackets;
+  }
+  for (std::size_t begin = 0; begin < raw.size();) {
+    std::size_t end = begin + 1;
+    while (end < raw.size() && !raw[end].line_start) {
+      ++end;
+    }
+    mark_line_layout(std::span<RawToken>(raw).subspan(begin, end - begin));
+    begin = end;
+  }
+
+  std::vector<DiffToken> tokens;
+  tokens.reserve(raw.size());
+  for (RawToken& token : raw) {
+    tokens.push_back(std::move(token.token));
+  }
+  return tokens;
+}
+
+}  // namespace simhash
