@@ -51,8 +51,11 @@ INSERT INTO step_times SELECT 'fingerprint (simhash)', seconds FROM now_seconds;
 -- order and the first of each group is kept, so the ORDER BY is the keep
 -- policy. No chains: every member is verified against the file its group
 -- keeps.
-CREATE TABLE clusters AS SELECT id, cluster, distance, similarity
-FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id');
+CREATE TABLE clusters AS
+SELECT x.id, x.cluster, x.distance, x.similarity,
+       CASE WHEN x.id <> x.cluster THEN simhash_change(r.body, k.body) END AS kind
+FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id') AS x
+JOIN docs AS r ON r.id = x.id JOIN docs AS k ON k.id = x.cluster;
 INSERT INTO step_times SELECT 'dedup (simhash_dedup: candidates, checks, groups)', seconds
 FROM now_seconds;
 
@@ -87,6 +90,14 @@ UNION ALL SELECT 'keeping one per group would remove',
                         (SELECT sum(size) FROM clusters JOIN docs USING (id)
                          WHERE id <> cluster) / 1e6)
           FROM cluster_sizes
+UNION ALL SELECT '  of them identical or differing only in layout (deleted unread)',
+                 format('%d files', count(*))
+          FROM clusters WHERE kind IN ('identical', 'formatting')
+UNION ALL SELECT '  to read before deleting (other changes)',
+                 (SELECT group_concat(format('%s %d', kind, files), ', ') FROM
+                   (SELECT kind, count(*) AS files FROM clusters
+                    WHERE kind NOT IN ('identical', 'formatting')
+                    GROUP BY kind ORDER BY files DESC, kind))
 UNION ALL SELECT '  the least similar file removed (Jaccard to the file kept)',
                  format('%.2f', (SELECT min(similarity) FROM clusters WHERE id <> cluster))
 UNION ALL SELECT 'single link at 10 bits unverified would have chained',

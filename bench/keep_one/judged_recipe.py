@@ -54,6 +54,7 @@ def main(module, deleted=",".join(DELETED)):
     print(f"deleted unread: {', '.join(deleted)}")
     report("development", [p for p in pairs if not p["held_out"]], deleted)
     report("held out", [p for p in pairs if p["held_out"]], deleted)
+    report("both parts", pairs, deleted)
     intl = [p for p in pairs if p["source"].startswith("deb-") and p["source"] != "deb-en"]
     report("non-English descriptions (both parts)", intl, deleted)
 

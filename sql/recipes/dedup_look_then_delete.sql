@@ -1,36 +1,45 @@
 -- SPDX-License-Identifier: MIT
 -- Look, then delete, with one dedup run: simhash_dedup's groups of
--- docs(id INTEGER PRIMARY KEY, body TEXT) kept in a temp table, a one-row
--- summary of what keep-one would remove, the least similar removals to read,
--- and the DELETE from the same table (the dedup is not run a second time).
--- docs/dedup.md explains it; tests/python/test_dedup_flow.py runs this file
--- and checks each number against the table.
+-- docs(id INTEGER PRIMARY KEY, body TEXT) kept in a temp table with what
+-- each removal would lose (simhash_change's kind and simhash_changed_words),
+-- a summary by kind, the removals to review with their changed words, and
+-- the DELETE of the removals that are safe unread (the dedup is not run a
+-- second time). docs/dedup.md explains it; tests/python/test_dedup_flow.py
+-- runs this file and checks each number against the table.
 --
 -- The keep policy is the query's ORDER BY: the first row of each group is
 -- kept (here the lowest id; ORDER BY length(body) DESC keeps the longest).
 
 DROP TABLE IF EXISTS temp.dupes;
 CREATE TEMP TABLE dupes AS
-  SELECT id, cluster, distance, similarity
-    FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id');
+  SELECT x.id, x.cluster, x.distance, x.similarity,
+         CASE WHEN x.id <> x.cluster THEN simhash_change(r.body, k.body) END AS kind,
+         CASE WHEN x.id <> x.cluster THEN simhash_changed_words(r.body, k.body) END AS changes
+    FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id') AS x
+    JOIN docs AS r ON r.id = x.id
+    JOIN docs AS k ON k.id = x.cluster;
 
--- The summary: groups, rows to remove, their bytes, the least similar
--- removal (the one to read first).
-SELECT count(DISTINCT cluster) AS groups,
-       count(*) FILTER (WHERE id <> cluster) AS rows_to_remove,
-       coalesce(sum(length(CAST(d.body AS BLOB))) FILTER (WHERE id <> cluster), 0) AS bytes_to_remove,
-       min(similarity) FILTER (WHERE id <> cluster) AS least_similarity
-  FROM temp.dupes JOIN docs AS d USING (id);
+-- The summary: the removals of each kind, whether the DELETE below takes
+-- them unread, their bytes and the least similar of them.
+SELECT d.kind, count(*) AS removals,
+       d.kind IN ('identical', 'formatting') AS deleted_unread,
+       sum(length(CAST(r.body AS BLOB))) AS bytes,
+       round(min(d.similarity), 3) AS least_similarity
+  FROM temp.dupes AS d JOIN docs AS r USING (id)
+ WHERE d.id <> d.cluster
+ GROUP BY d.kind
+ ORDER BY deleted_unread DESC, removals DESC, d.kind;
 
--- The five least similar removals beside the rows kept for them.
-SELECT x.id AS removed, x.cluster AS kept, round(x.similarity, 3) AS similarity,
-       substr(r.body, 1, 60) AS removed_text, substr(k.body, 1, 60) AS kept_text
-  FROM temp.dupes AS x
-  JOIN docs AS r ON r.id = x.id
-  JOIN docs AS k ON k.id = x.cluster
- WHERE x.id <> x.cluster
- ORDER BY x.similarity, x.id
- LIMIT 5;
+-- To review: each removal the DELETE leaves, with the row kept for it and
+-- the words each has that the other lacks ("-" only in the removed row, "+"
+-- only in the kept one), least similar first.
+SELECT id AS removed, cluster AS kept, kind, round(similarity, 3) AS similarity, changes
+  FROM temp.dupes
+ WHERE id <> cluster AND kind NOT IN ('identical', 'formatting')
+ ORDER BY similarity, id;
 
--- Satisfied: delete from the same groups.
--- DELETE FROM docs WHERE id IN (SELECT id FROM temp.dupes WHERE id <> cluster);
+-- Delete what is safe unread: copies that differ from the row kept only in
+-- layout. To delete more, name more kinds (docs/dedup.md says what each
+-- costs), e.g. kind IN ('identical', 'formatting', 'added').
+DELETE FROM docs WHERE id IN
+  (SELECT id FROM temp.dupes WHERE id <> cluster AND kind IN ('identical', 'formatting'));

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 """The look-then-delete flow of docs/dedup.md
 (sql/recipes/dedup_look_then_delete.sql, run as it is): one simhash_dedup
-run kept in a temp table, its one-row summary (groups, rows to remove, their
-bytes, the least similar removal) and the list of least similar removals,
-each checked against brute force over every pair (and the leader grouping
-docs/dedup.md describes) on random texts with near copies (fixed seeds); then the DELETE from the temp table removes exactly
-those rows.
+run kept in a temp table with each removal's kind, its summary by kind
+(removals, whether deleted unread, bytes, the least similar) and the list of
+removals to review, each checked against brute force over every pair (and
+the leader grouping docs/dedup.md describes) on random texts with near
+copies and copies that differ only in layout (fixed seeds); then its DELETE
+removes exactly the removals of the kinds it deletes unread.
 
 Usage: python3 tests/python/test_dedup_flow.py path/to/simhash.so
 (run from the repository root, as ctest does).
@@ -33,7 +34,8 @@ def statements(script):
 
 def texts(seed):
     """Random texts, each with 0-3 copies that change a few words (some
-    above the 0.8 threshold, some below), and an empty one."""
+    above the 0.8 threshold, some below) and 0-1 copies in another layout
+    (case, line breaks, a full stop), and an empty one."""
     rng = random.Random(seed)
     out = [""]
     for _ in range(40):
@@ -44,6 +46,8 @@ def texts(seed):
             for _ in range(rng.randrange(1, 5)):
                 copy[rng.randrange(len(copy))] = f"x{rng.randrange(100)}"
             out.append(" ".join(copy))
+        if rng.random() < 0.5:
+            out.append("\n".join(words).upper() + ".")
     rng.shuffle(out)
     return out
 
@@ -90,21 +94,32 @@ class LookThenDelete(unittest.TestCase):
             for i in removed
         }
 
+        kind = {
+            i: conn.execute("SELECT simhash_change(?, ?)", (bodies[i], bodies[cluster[i]])).fetchone()[0]
+            for i in removed
+        }
+        unread = {i for i in removed if kind[i] in ("identical", "formatting")}
+        self.assertTrue(unread and unread != set(removed))
+
         with open(RECIPE, encoding="utf-8") as f:
             results = [conn.execute(s).fetchall() for s in statements(f.read())]
-        summary, least = [r for r in results if r]
-        self.assertEqual(
-            summary,
-            [(len(set(cluster.values())), len(removed),
-              sum(len(bodies[i].encode()) for i in removed), min(similarity.values()))],
-        )
-        expected_least = sorted(removed, key=lambda i: (similarity[i], i))[:5]
-        self.assertEqual([(r[0], r[1]) for r in least], [(i, cluster[i]) for i in expected_least])
+        summary, review = [r for r in results if r]
+        expected_summary = []
+        for k in sorted(set(kind.values())):
+            members = [i for i in removed if kind[i] == k]
+            expected_summary.append((k, len(members), int(k in ("identical", "formatting")),
+                                     sum(len(bodies[i].encode()) for i in members),
+                                     round(min(similarity[i] for i in members), 3)))
+        expected_summary.sort(key=lambda row: (-row[2], -row[1], row[0]))
+        self.assertEqual(summary, expected_summary)
+        to_review = sorted((i for i in removed if i not in unread), key=lambda i: (similarity[i], i))
+        self.assertEqual([(r[0], r[1], r[2]) for r in review], [(i, cluster[i], kind[i]) for i in to_review])
+        for r in review:
+            self.assertEqual(r[4], conn.execute("SELECT simhash_changed_words(?, ?)",
+                                                (bodies[r[0]], bodies[r[1]])).fetchone()[0])
         self.assertEqual(sorted(conn.execute("SELECT id, cluster FROM temp.dupes")), sorted(cluster.items()))
-
-        conn.execute("DELETE FROM docs WHERE id IN (SELECT id FROM temp.dupes WHERE id <> cluster)")
         self.assertEqual(
-            sorted(i for (i,) in conn.execute("SELECT id FROM docs")), sorted(set(bodies) - set(removed))
+            sorted(i for (i,) in conn.execute("SELECT id FROM docs")), sorted(set(bodies) - unread)
         )
 
 
