@@ -172,6 +172,15 @@ std::vector<RawToken> cut(std::string_view normalized) {
 
 bool is_sentence_mark(UChar32 c) { return u_hasBinaryProperty(c, UCHAR_TERMINAL_PUNCTUATION) != 0; }
 
+// Whether the run of sentence punctuation that raw[i] starts or continues,
+// with no space inside, reaches a space or the end of the text.
+bool ends_before_space(std::span<const RawToken> raw, std::size_t i) {
+  while (!raw[i].space_after && i + 1 < raw.size() && is_sentence_mark(raw[i + 1].first)) {
+    ++i;
+  }
+  return raw[i].space_after;
+}
+
 bool is_digits(const std::string& word) {
   return !word.empty() &&
          std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -225,11 +234,11 @@ std::vector<DiffToken> diff_tokens(std::string_view utf8_text) {
     if (token.is_word) {
       continue;
     }
-    // Sentence punctuation before a space, the end or more of it ("...",
-    // ",..."); a CJK full stop or comma anywhere.
+    // Sentence punctuation in a run of it that ends before a space or the
+    // end ("end.", ",...", "?!"), not inside a name ("JSON::PP", "os.path");
+    // a CJK full stop or comma anywhere.
     const bool sentence_mark =
-        is_sentence_mark(here.first) && (here.space_after || here.first > 0x7F ||
-                                         (next != nullptr && is_sentence_mark(next->first)));
+        is_sentence_mark(here.first) && (here.first > 0x7F || ends_before_space(raw, i));
     // "()" after a function's name is how man pages mark it.
     const bool empty_brackets =
         (here.first == U'(' && !here.space_after && next != nullptr && next->first == U')') ||

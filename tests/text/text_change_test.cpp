@@ -102,6 +102,7 @@ TEST(DiffTokens, MarksLayoutNotSymbols) {
   EXPECT_EQ(formatting_of("--cluster"), "ssw");
   EXPECT_EQ(formatting_of("a ** b"), "wssw");
   EXPECT_EQ(formatting_of("os.path"), "wsw");
+  EXPECT_EQ(formatting_of("JSON::PP, and so on..."), "wsswfwwwfff");
   // Words: an inner apostrophe joins; each Han or kana character is a token.
   EXPECT_EQ(diff_tokens("don't")[0].text, "don't");
   EXPECT_EQ(formatting_of("日本語です"), "wwwww");
