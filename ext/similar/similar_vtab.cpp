@@ -490,9 +490,9 @@ int x_filter(sqlite3_vtab_cursor* base, int idx_num, const char*, int argc, sqli
         cursor->threshold = read_threshold(threshold, who);
         if (cursor->threshold < storage.config().threshold) {
           throw SqliteError(SQLITE_ERROR,
-                            who + ": threshold " + format_sql("%!.15g", cursor->threshold) +
+                            who + ": threshold " + number_text(cursor->threshold) +
                                 " is below the table's threshold " +
-                                format_sql("%!.15g", storage.config().threshold) +
+                                number_text(storage.config().threshold) +
                                 ", the lowest it answers (create it with a lower one)");
         }
       }

@@ -40,9 +40,12 @@ def loadable_path():
 def load(conn: sqlite3.Connection) -> None:
     """Loads the extension into `conn`, leaving extension loading disabled.
 
-    Raises ExtensionLoadingUnavailable when the connection's module cannot
-    load extensions at all.
+    Raises TypeError when `conn` is not a connection (None, a path), and
+    ExtensionLoadingUnavailable when the connection's module cannot load
+    extensions at all.
     """
+    if conn is None or isinstance(conn, (str, bytes, os.PathLike)):
+        raise TypeError(f"sqlite_simhash.load: expected a database connection, got {type(conn).__name__}")
     enable = getattr(conn, "enable_load_extension", None)
     if enable is None or not hasattr(conn, "load_extension"):
         raise ExtensionLoadingUnavailable(_NO_LOADING.format(what=type(conn).__module__ + "." + type(conn).__qualname__))

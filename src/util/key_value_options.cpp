@@ -95,6 +95,16 @@ bool parse_key_values(std::string_view text, std::string_view who,
       ++position;
     }
     const std::string_view value = text.substr(value_start, position - value_start);
+    if (!value.empty() && (value[0] == '\'' || value[0] == '"')) {
+      // k=' 3' is cut at its space: show the quoted text whole.
+      const std::size_t close = text.find(value[0], value_start + 1);
+      const std::string_view quoted = text.substr(
+          value_start, close == std::string_view::npos ? std::string_view::npos
+                                                        : close + 1 - value_start);
+      error = message_text({who, ": option ", key, " takes its value without quotes, got \"",
+                            quoted, "\""});
+      return false;
+    }
     std::size_t index = 0;
     while (index < keys.size() && !equal_ignoring_ascii_case(keys[index], key)) {
       ++index;

@@ -5,7 +5,8 @@
 //   - pairs are separated by spaces and/or commas, in any order, and a pair
 //     may have spaces around its '=';
 //   - keys are matched ignoring ASCII case (as SQL matches names);
-//   - a key given twice is an error, as is an unknown key or a pair without '='.
+//   - a key given twice is an error, as is an unknown key, a pair without
+//     '=' or a quoted value (values have no spaces to quote).
 // Messages start with who is asking ("simhash", "simhash_index"), and show
 // what the user wrote with control bytes escaped (see message_text).
 #pragma once

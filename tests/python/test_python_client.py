@@ -65,6 +65,11 @@ class LoadErrors(unittest.TestCase):
         self.assertIsInstance(raised.exception, RuntimeError)
         self.assertNotIsInstance(raised.exception, AttributeError)
 
+    def test_something_else_than_a_connection_is_named(self):
+        for wrong in (None, "docs.db"):
+            with self.assertRaisesRegex(TypeError, "expected a database connection, got " + type(wrong).__name__):
+                sqlite_simhash.load(wrong)
+
     def test_loading_is_disabled_again_when_the_load_fails(self):
         conn = Recorder()
         with self.assertRaisesRegex(sqlite3.OperationalError, "cannot open"):

@@ -40,7 +40,10 @@ TEST(IndexSql, BadOptionsNameTheOption) {
                         Case{"blocks=", "option blocks"},
                         Case{"k=3, k=5", "simhash_index: option k given more than once"},
                         Case{"blocks=4, K=3, Blocks=4", "option blocks given more than once"},
-                        Case{"k=abc", "simhash_index: option k must be an integer, got \"abc\""}}) {
+                        Case{"k=abc", "simhash_index: option k must be an integer, got \"abc\""},
+                        Case{"k=' 3'",
+                             "simhash_index: option k takes its value without quotes, got \"' 3'\""},
+                        Case{"k=\"3\"", "option k takes its value without quotes, got \"\"3\"\""}}) {
     const std::string message =
         db.error(std::string("CREATE VIRTUAL TABLE bad USING simhash_index(") + c.options + ")");
     EXPECT_TRUE(contains(message, c.expected)) << c.options << ": " << message;

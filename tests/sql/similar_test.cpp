@@ -505,6 +505,11 @@ TEST(SimilarTable, ErrorMessages) {
             "simhash_similar sim: threshold 0.5 is below the table's threshold 0.6, the lowest "
             "it answers (create it with a lower one)");
   EXPECT_EQ(db.error("SELECT * FROM sim(NULL)"), "simhash_similar sim: the query text is NULL");
+  // The shortest text that reads back, so the two numbers never look equal.
+  db.exec("CREATE VIRTUAL TABLE whole USING simhash_similar(threshold=1)");
+  EXPECT_EQ(db.error("SELECT * FROM whole('a b c', 0.9999999999999999)"),
+            "simhash_similar whole: threshold 0.9999999999999999 is below the table's threshold "
+            "1.0, the lowest it answers (create it with a lower one)");
   EXPECT_EQ(db.error("SELECT * FROM sim('a b c', 'x')"),
             "simhash_similar sim: the threshold must be a number in (0, 1], got TEXT");
   EXPECT_EQ(db.error("SELECT * FROM sim('a b c', 1.5)"),
