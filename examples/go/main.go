@@ -144,8 +144,8 @@ func main() {
 	fmt.Printf("%d groups, %d rows to remove\n", len(groups), removed)
 
 	// The checked insert.
-	must(db.Exec(read(root, "sql/recipes/follow_table.sql")))
-	must(db.Exec(read(root, "sql/recipes/refuse_near_duplicates.sql")))
+	must(db.Exec(read(root, "sql/recipes/similar_follow_table.sql")))
+	must(db.Exec(read(root, "sql/recipes/similar_refuse.sql")))
 	var body string
 	if err := db.QueryRow("SELECT body FROM docs WHERE id = 1").Scan(&body); err != nil {
 		fail("%v", err)
@@ -161,10 +161,10 @@ func main() {
 		fail("unexpected message %q", err)
 	}
 	// Every row it duplicates (the recipe's first column; its second is a REAL).
-	listed := ints(db, "SELECT existing_id FROM ("+read(root, "sql/recipes/near_duplicate_of.sql")+"\n)",
+	listed := ints(db, "SELECT existing_id FROM ("+read(root, "sql/recipes/similar_near_duplicate_of.sql")+"\n)",
 		sql.Named("body", body))
 	if len(listed) != 1 || listed[0][0] != 1 {
-		fail("near_duplicate_of.sql listed %v", listed)
+		fail("similar_near_duplicate_of.sql listed %v", listed)
 	}
 	must(db.Exec("INSERT INTO docs(body) VALUES (?)", "a text unlike any of the others, about something else"))
 	if count := ints(db, "SELECT count(*) FROM docs")[0][0]; count != 61 {

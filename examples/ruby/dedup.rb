@@ -47,8 +47,8 @@ removed = got.count { |id, kept| id != kept }
 puts "#{got.map(&:last).uniq.size} groups, #{removed} rows to remove"
 
 # The checked insert.
-db.execute_batch(read.call("sql/recipes/follow_table.sql"))
-db.execute_batch(read.call("sql/recipes/refuse_near_duplicates.sql"))
+db.execute_batch(read.call("sql/recipes/similar_follow_table.sql"))
+db.execute_batch(read.call("sql/recipes/similar_refuse.sql"))
 body = db.get_first_value("SELECT body FROM docs WHERE id = 1") + " one more word"
 begin
   db.execute("INSERT INTO docs(body) VALUES (?)", [body])
@@ -57,8 +57,8 @@ rescue SQLite3::ConstraintException => e
   puts "refused: #{e.message}"
   check.call(e.message.start_with?("near-duplicate of docs row 1 "), "unexpected message #{e.message}")
 end
-duplicates = db.execute(read.call("sql/recipes/near_duplicate_of.sql"), "body" => body).map(&:first)
-check.call(duplicates == [1], "near_duplicate_of.sql listed #{duplicates.inspect}")
+duplicates = db.execute(read.call("sql/recipes/similar_near_duplicate_of.sql"), "body" => body).map(&:first)
+check.call(duplicates == [1], "similar_near_duplicate_of.sql listed #{duplicates.inspect}")
 db.execute("INSERT INTO docs(body) VALUES (?)", ["a text unlike any of the others, about something else"])
 check.call(db.get_first_value("SELECT count(*) FROM docs") == 61, "the new text did not go in")
 puts "ok"

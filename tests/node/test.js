@@ -101,21 +101,21 @@ test("simhash_dedup finds the groups brute force finds", () => {
 test("the refuse flow: a near-duplicate insert throws SQLITE_CONSTRAINT naming the row", () => {
   const db = open();
   db.exec(read("examples/clients/docs.sql"));
-  db.exec(read("sql/recipes/follow_table.sql"));
-  db.exec(read("sql/recipes/refuse_near_duplicates.sql"));
+  db.exec(read("sql/recipes/similar_follow_table.sql"));
+  db.exec(read("sql/recipes/similar_refuse.sql"));
   const insert = db.prepare("INSERT INTO docs(body) VALUES (?)");
   const body = db.prepare("SELECT body FROM docs WHERE id = 1").pluck().get() + " one more word";
   assert.throws(() => insert.run(body), (error) => {
     assert.equal(error.name, "SqliteError");
     assert.match(error.code, /^SQLITE_CONSTRAINT/);
-    assert.match(error.message, /^near-duplicate of docs row 1 \(word-3-shingle Jaccard 0\.9\d >= 0\.8\)$/);
+    assert.match(error.message, /^near-duplicate of docs row 1 \(similarity 0\.9\d >= 0\.8\)$/);
     return true;
   });
-  const listed = db.prepare(read("sql/recipes/near_duplicate_of.sql")).raw().all({ body });
+  const listed = db.prepare(read("sql/recipes/similar_near_duplicate_of.sql")).raw().all({ body });
   assert.deepEqual(listed.map((row) => row[0]), [1]);
   assert.equal(db.prepare("SELECT count(*) FROM docs").pluck().get(), 60);
   assert.equal(insert.run("a text unlike any of the others, about something else").changes, 1);
-  assert.equal(db.prepare("SELECT count(*) FROM near").pluck().get(), 61);
+  assert.equal(db.prepare("SELECT count(*) FROM alike").pluck().get(), 61);
 });
 
 test("load() says what is wrong", () => {

@@ -102,7 +102,7 @@ class RefuseFlow(unittest.TestCase):
         self.dir = tempfile.TemporaryDirectory()
         self.path = os.path.join(self.dir.name, "docs.db")
         self.conn = self.connect()
-        self.conn.executescript(recipe("follow_table.sql") + recipe("refuse_near_duplicates.sql"))
+        self.conn.executescript(recipe("similar_follow_table.sql") + recipe("similar_refuse.sql"))
         rng = random.Random(35)
         self.texts = [words(rng, 60) for _ in range(40)]
         with self.conn:
@@ -126,11 +126,11 @@ class RefuseFlow(unittest.TestCase):
         return " ".join(tokens)
 
     def duplicates_of(self, conn, body):
-        return [row[0] for row in conn.execute(recipe("near_duplicate_of.sql"), {"body": body})]
+        return [row[0] for row in conn.execute(recipe("similar_near_duplicate_of.sql"), {"body": body})]
 
     def test_a_refused_insert_names_the_row_and_changes_nothing(self):
         body = self.near_copy(7)
-        with self.assertRaisesRegex(sqlite3.IntegrityError, r"near-duplicate of docs row 8 \(word-3-shingle"):
+        with self.assertRaisesRegex(sqlite3.IntegrityError, r"near-duplicate of docs row 8 \(similarity"):
             self.conn.execute("INSERT INTO docs(body) VALUES (?)", (body,))
         self.assertEqual(self.duplicates_of(self.conn, body), [8])
         self.conn.rollback()
@@ -138,7 +138,7 @@ class RefuseFlow(unittest.TestCase):
         # A text unlike every row goes in.
         with self.conn:
             self.conn.execute("INSERT INTO docs(body) VALUES (?)", ("something else entirely " * 5,))
-        self.assertEqual(self.conn.execute("SELECT count(*) FROM near").fetchone()[0], 41)
+        self.assertEqual(self.conn.execute("SELECT count(*) FROM alike").fetchone()[0], 41)
 
     def test_the_write_lock_stays_until_rollback(self):
         other = self.connect()

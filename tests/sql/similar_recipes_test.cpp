@@ -14,14 +14,21 @@
 //     another row at the threshold or above, the message names the most
 //     similar one, a refused statement changes nothing, and the threshold
 //     is set as the recipe says.
+//   - similar_skip.sql: each insert is skipped exactly then, without an
+//     error; similar_near_duplicate_of.sql lists what the scan finds.
+//   - similar_record.sql: after every write (inserts, replaces, updates of
+//     body and id, deletes) the links equal a model that applies the
+//     recipe's rule with the scan.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -440,12 +447,162 @@ TEST(SimilarRefuseRecipe, ANewVersionOfARowIsNotItsOwnDuplicate) {
   }
 }
 
+// The skip decision and the listing, against the scan: each insert goes in
+// exactly when no other row reaches 0.8 with it (an id SQLite chooses, a
+// chosen one, a negative one, or a new version of a row in use), the
+// statement never fails, and similar_near_duplicate_of.sql lists the rows
+// the scan finds, in its order.
+TEST(SimilarSkipRecipe, SkippedExactlyWhenTheScanFindsAnotherRowAtTheThreshold) {
+  TestDatabase db;
+  db.exec(read_recipe("similar_follow_table.sql"));
+  db.exec(read_recipe("similar_skip.sql"));
+  db.exec(read_recipe("similar_skip.sql"));  // runs again harmlessly
+  const TextFamilies families(300, scaled(30), 25, 41);
+  std::mt19937_64 random(52);
+  Prepared chosen(db.handle(), "INSERT INTO docs(id, body) VALUES (?1, ?2)");
+  Prepared automatic(db.handle(), "INSERT INTO docs(body) VALUES (?2)");
+  Prepared replace(db.handle(), "INSERT OR REPLACE INTO docs(id, body) VALUES (?1, ?2)");
+  Prepared listing(db.handle(), read_recipe("similar_near_duplicate_of.sql"));
+  int skipped = 0;
+  int inserted = 0;
+  const int count = scaled(400);
+  for (int i = 0; i < count; ++i) {
+    const int shape = static_cast<int>(random() % 4);
+    Argument body = families.member(static_cast<int>(random() % families.family_count()),
+                                    static_cast<int>(random() % 6), random);
+    if (i % 25 == 24) {
+      body = std::nullopt;
+    }
+    std::int64_t id = 0;
+    sqlite3_stmt* statement = automatic.get();
+    if (shape == 0) {
+      id = db.integer("SELECT coalesce(max(id), 0) + 1 FROM docs");
+    } else if (shape == 1 || shape == 2) {
+      id = (shape == 1 ? 1 : -1) * static_cast<std::int64_t>(1000 + i);
+      statement = chosen.get();
+    } else {
+      const auto some = db.rows("SELECT id FROM docs ORDER BY random() LIMIT 1");
+      id = some.empty() ? 5 : std::stoll(*some[0][0]);
+      statement = replace.get();
+    }
+    const std::vector<Row> before = duplicated_by_scan(db, body, id, 0.8);
+    if (body) {
+      sqlite3_reset(listing.get());
+      bind_text(listing.get(), 1, body);
+      std::vector<Row> listed;
+      while (sqlite3_step(listing.get()) == SQLITE_ROW) {
+        listed.push_back({std::to_string(sqlite3_column_int64(listing.get(), 0))});
+      }
+      ASSERT_EQ(listed, duplicated_by_scan(db, body, 0, 0.8)) << *body;
+    }
+    const auto rows_before = db.rows("SELECT id, body FROM docs ORDER BY id");
+    sqlite3_reset(statement);
+    sqlite3_bind_int64(statement, 1, id);
+    bind_text(statement, 2, body);
+    ASSERT_EQ(sqlite3_step(statement), SQLITE_DONE) << sqlite3_errmsg(db.handle());
+    sqlite3_reset(statement);
+    if (!body || before.empty()) {
+      EXPECT_EQ(sqlite3_changes(db.handle()), 1);
+      EXPECT_EQ(db.rows("SELECT body FROM docs WHERE id = " + std::to_string(id)),
+                (std::vector<Row>{{body}}));
+      ++inserted;
+    } else {
+      EXPECT_EQ(sqlite3_changes(db.handle()), 0) << *body << " duplicates " << *before[0][0];
+      ASSERT_EQ(db.rows("SELECT id, body FROM docs ORDER BY id"), rows_before);
+      ++skipped;
+    }
+  }
+  EXPECT_GT(skipped, count / 20);
+  EXPECT_GT(inserted, count / 20);
+  expect_follows(db, random, Bodies(53), "after the inserts");
+}
+
+// The links the record recipe keeps, against a model of its rule: after a
+// row arrives or changes, its links are those to every other row at 0.8 or
+// more by the scan; every write drops the links of the rows it touches.
+TEST(SimilarRecordRecipe, TheLinksEqualTheRuleAppliedWithTheScan) {
+  TestDatabase db;
+  db.exec(read_recipe("similar_follow_table.sql"));
+  db.exec(read_recipe("similar_record.sql"));
+  db.exec(read_recipe("similar_record.sql"));  // runs again harmlessly
+  const TextFamilies families(300, scaled(10), 60, 61);  // an edit costs about 0.05
+  std::mt19937_64 random(53);
+  std::set<std::vector<std::string>> model;  // {new_id, existing_id}
+  const auto drop_links_of = [&](std::int64_t a, std::int64_t b) {
+    std::erase_if(model, [&](const std::vector<std::string>& link) {
+      for (const std::string& end : link) {
+        if (end == std::to_string(a) || end == std::to_string(b)) {
+          return true;
+        }
+      }
+      return false;
+    });
+  };
+  const auto link_from = [&](std::int64_t id, std::int64_t other_left_out) {
+    const auto body = db.rows("SELECT body FROM docs WHERE id = " + std::to_string(id));
+    for (const Row& row : duplicated_by_scan(db, body.at(0).at(0), id, 0.8)) {
+      if (*row[0] != std::to_string(other_left_out)) {
+        model.insert({std::to_string(id), *row[0]});
+      }
+    }
+  };
+  const int count = scaled(300);
+  std::size_t links_seen = 0;  // summed over the writes
+  for (int i = 0; i < count; ++i) {
+    const Argument body =
+        i % 20 == 19
+            ? Argument()
+            : Argument(families.member(static_cast<int>(random() % families.family_count()),
+                                       static_cast<int>(random() % 4), random));
+    const auto some = db.rows("SELECT id FROM docs ORDER BY random() LIMIT 1");
+    const std::int64_t existing = some.empty() ? 0 : std::stoll(*some[0][0]);
+    const int shape = existing == 0 ? 0 : static_cast<int>(random() % 5);
+    if (shape == 0 || shape == 1) {  // a new row, or a new version of one
+      const std::int64_t id =
+          shape == 0 ? db.integer("SELECT coalesce(max(id), 0) + 1 FROM docs") : existing;
+      Prepared insert(db.handle(), "INSERT OR REPLACE INTO docs(id, body) VALUES (?1, ?2)");
+      sqlite3_bind_int64(insert.get(), 1, id);
+      bind_text(insert.get(), 2, body);
+      ASSERT_EQ(sqlite3_step(insert.get()), SQLITE_DONE);
+      drop_links_of(id, id);
+      link_from(id, id);
+    } else if (shape == 2) {  // its body changes
+      Prepared update(db.handle(), "UPDATE docs SET body = ?2 WHERE id = ?1");
+      sqlite3_bind_int64(update.get(), 1, existing);
+      bind_text(update.get(), 2, body);
+      ASSERT_EQ(sqlite3_step(update.get()), SQLITE_DONE);
+      drop_links_of(existing, existing);
+      link_from(existing, existing);
+    } else if (shape == 3) {  // its id changes
+      const std::int64_t moved = db.integer("SELECT max(id) + 1 FROM docs");
+      db.exec("UPDATE docs SET id = " + std::to_string(moved) +
+              " WHERE id = " + std::to_string(existing));
+      drop_links_of(existing, moved);
+      link_from(moved, existing);
+    } else {
+      db.exec("DELETE FROM docs WHERE id = " + std::to_string(existing));
+      drop_links_of(existing, existing);
+    }
+    std::vector<Row> expected;
+    for (const auto& link : model) {
+      expected.push_back({link[0], link[1]});
+    }
+    std::sort(expected.begin(), expected.end());
+    auto links = db.rows("SELECT new_id, existing_id FROM duplicates");
+    std::sort(links.begin(), links.end());
+    ASSERT_EQ(links, expected) << "after write " << i << " (shape " << shape << ")";
+    links_seen += links.size();
+  }
+  EXPECT_GT(links_seen, static_cast<std::size_t>(count));
+}
+
 // docs/similar.md shows each recipe's SQL as the tests run it.
 TEST(SimilarRecipes, TheDocumentationShowsTheRecipesAsTheTestsRunThem) {
   std::ifstream stream(std::string(SIMHASH_SOURCE_DIR) + "/docs/similar.md");
   std::ostringstream page;
   page << stream.rdbuf();
-  for (const char* name : {"similar_follow_table.sql", "similar_refuse.sql"}) {
+  for (const char* name : {"similar_follow_table.sql", "similar_refuse.sql", "similar_skip.sql",
+                           "similar_record.sql", "similar_near_duplicate_of.sql"}) {
     std::istringstream lines(read_recipe(name));
     std::string sql;
     std::string line;

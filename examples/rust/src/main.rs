@@ -95,8 +95,8 @@ fn run(module: &str) -> rusqlite::Result<()> {
     println!("{} groups, {removed} rows to remove", groups.len());
 
     // The checked insert.
-    conn.execute_batch(&read("sql/recipes/follow_table.sql"))?;
-    conn.execute_batch(&read("sql/recipes/refuse_near_duplicates.sql"))?;
+    conn.execute_batch(&read("sql/recipes/similar_follow_table.sql"))?;
+    conn.execute_batch(&read("sql/recipes/similar_refuse.sql"))?;
     let body: String =
         conn.query_row("SELECT body FROM docs WHERE id = 1", [], |row| row.get(0))?;
     let body = body + " one more word";
@@ -114,11 +114,11 @@ fn run(module: &str) -> rusqlite::Result<()> {
         )),
     }
     let listed: Vec<i64> = conn
-        .prepare(&read("sql/recipes/near_duplicate_of.sql"))?
+        .prepare(&read("sql/recipes/similar_near_duplicate_of.sql"))?
         .query_map(named_params! {":body": body}, |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     if listed != [1] {
-        fail(format!("near_duplicate_of.sql listed {listed:?}"));
+        fail(format!("similar_near_duplicate_of.sql listed {listed:?}"));
     }
     conn.execute(
         "INSERT INTO docs(body) VALUES (?1)",
