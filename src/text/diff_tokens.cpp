@@ -3,6 +3,7 @@
 #include "text/diff_tokens.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 
@@ -82,6 +83,45 @@ bool is_quotation(UChar32 c) {
 
 bool is_line_break(UChar32 c) { return c == 0x0A || c == 0x0D || c == 0x2028 || c == 0x2029; }
 
+bool is_sentence_mark(UChar32 c) { return u_hasBinaryProperty(c, UCHAR_TERMINAL_PUNCTUATION) != 0; }
+
+// What the cutting and the marking ask of a character, all at once.
+struct CharClass {
+  bool space = false;
+  bool word = false;      // joins a word (is_word_character, not an unspaced script)
+  bool unspaced = false;  // a word character of an unspaced script: a token alone
+  bool bullet = false;
+  bool dash = false;
+  bool quotation = false;
+  bool sentence_mark = false;
+};
+
+CharClass classify(UChar32 c) {
+  CharClass out;
+  out.space = u_isUWhiteSpace(c) != 0;
+  const bool word_character = is_word_character(c);
+  out.unspaced = word_character && is_unspaced_script(c);
+  out.word = word_character && !out.unspaced;
+  out.bullet = is_bullet(c);
+  out.dash = is_dash(c);
+  out.quotation = is_quotation(c);
+  out.sentence_mark = is_sentence_mark(c);
+  return out;
+}
+
+// ASCII, most of most texts, from a table made once by classify() itself,
+// so the two cannot disagree; ICU's property lookups for the rest.
+CharClass class_of(UChar32 c) {
+  static const std::array<CharClass, 128> kAscii = [] {
+    std::array<CharClass, 128> table{};
+    for (UChar32 ascii = 0; ascii < 128; ++ascii) {
+      table[static_cast<std::size_t>(ascii)] = classify(ascii);
+    }
+    return table;
+  }();
+  return c >= 0 && c < 128 ? kAscii[static_cast<std::size_t>(c)] : classify(c);
+}
+
 // Reads the code points of a well-formed UTF-8 text, with one of lookahead.
 class CodePoints {
  public:
@@ -116,20 +156,25 @@ class CodePoints {
   std::int32_t at_ = 0;
 };
 
+// A token as cut, before the formatting marks are set.
+struct RawToken {
+  DiffToken token;
+  UChar32 first = 0;         // its first code point, as in the text
+  CharClass first_class;     // class_of(first)
+  bool line_start = false;   // the first token of its line
+  bool space_after = false;  // white space or the end of the text follows
+};
+
 void append_utf8(std::string& out, UChar32 c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+    return;
+  }
   char bytes[U8_MAX_LENGTH];
   std::int32_t length = 0;
   U8_APPEND_UNSAFE(bytes, length, c);
   out.append(bytes, static_cast<std::size_t>(length));
 }
-
-// A token as cut, before the formatting marks are set.
-struct RawToken {
-  DiffToken token;
-  UChar32 first = 0;         // its first code point, as in the text
-  bool line_start = false;   // the first token of its line
-  bool space_after = false;  // white space or the end of the text follows
-};
 
 std::vector<RawToken> cut(std::string_view normalized) {
   std::vector<RawToken> tokens;
@@ -137,45 +182,43 @@ std::vector<RawToken> cut(std::string_view normalized) {
   bool line_start = true;
   while (!text.done()) {
     const UChar32 c = text.next();
-    if (u_isUWhiteSpace(c) != 0) {
+    const CharClass kind = class_of(c);
+    if (kind.space) {
       line_start = line_start || is_line_break(c);
       continue;
     }
     RawToken raw;
     raw.first = c;
+    raw.first_class = kind;
     raw.line_start = line_start;
     DiffToken& token = raw.token;
-    if (is_word_character(c) && !is_unspaced_script(c)) {
+    if (kind.word) {
       token.is_word = true;
       append_utf8(token.text, c);
       while (!text.done()) {
         const UChar32 following = text.peek();
-        const UChar32 second = text.peek_second();
-        const bool joins = is_word_character(following) && !is_unspaced_script(following);
-        const bool inner_apostrophe = is_apostrophe(following) && second >= 0 &&
-                                      is_word_character(second) && !is_unspaced_script(second);
-        if (!joins && !inner_apostrophe) {
+        const bool joins = class_of(following).word ||
+                           (is_apostrophe(following) && class_of(text.peek_second()).word);
+        if (!joins) {
           break;
         }
         append_utf8(token.text, text.next());
       }
     } else {
-      token.is_word = is_word_character(c);  // a character of an unspaced script
-      append_utf8(token.text, is_bullet(c) ? 0x2022 : is_dash(c) ? U'-' : c);
+      token.is_word = kind.unspaced;
+      append_utf8(token.text, kind.bullet ? 0x2022 : kind.dash ? U'-' : c);
     }
-    raw.space_after = text.done() || u_isUWhiteSpace(text.peek()) != 0;
+    raw.space_after = text.done() || class_of(text.peek()).space;
     line_start = false;
     tokens.push_back(std::move(raw));
   }
   return tokens;
 }
 
-bool is_sentence_mark(UChar32 c) { return u_hasBinaryProperty(c, UCHAR_TERMINAL_PUNCTUATION) != 0; }
-
 // Whether the run of sentence punctuation that raw[i] starts or continues,
 // with no space inside, reaches a space or the end of the text.
 bool ends_before_space(std::span<const RawToken> raw, std::size_t i) {
-  while (!raw[i].space_after && i + 1 < raw.size() && is_sentence_mark(raw[i + 1].first)) {
+  while (!raw[i].space_after && i + 1 < raw.size() && raw[i + 1].first_class.sentence_mark) {
     ++i;
   }
   return raw[i].space_after;
@@ -238,13 +281,13 @@ std::vector<DiffToken> diff_tokens(std::string_view utf8_text) {
     // end ("end.", ",...", "?!"), not inside a name ("JSON::PP", "os.path");
     // a CJK full stop or comma anywhere.
     const bool sentence_mark =
-        is_sentence_mark(here.first) && (here.first > 0x7F || ends_before_space(raw, i));
+        here.first_class.sentence_mark && (here.first > 0x7F || ends_before_space(raw, i));
     // "()" after a function's name is how man pages mark it.
     const bool empty_brackets =
         (here.first == U'(' && !here.space_after && next != nullptr && next->first == U')') ||
         (here.first == U')' && i > 0 && raw[i - 1].first == U'(' && !raw[i - 1].space_after);
     token.is_formatting =
-        is_bullet(here.first) || is_quotation(here.first) || sentence_mark || empty_brackets;
+        here.first_class.bullet || here.first_class.quotation || sentence_mark || empty_brackets;
   }
   for (std::size_t begin = 0; begin < raw.size();) {
     std::size_t end = begin + 1;
