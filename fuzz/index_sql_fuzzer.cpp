@@ -14,68 +14,33 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "sqlite_simhash.h"
+#include "fuzz_database.h"
 
 namespace {
 
 using Model = std::map<std::int64_t, std::int64_t>;
 
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "index_sql_fuzzer: %s\n", what.c_str());
-  std::abort();
-}
-
-class Database {
+// The index and the reading of (rowid, distance) rows.
+class Database : public simhash::fuzz::FuzzDatabase {
  public:
-  Database() {
-    static const bool registered = [] {
-      return sqlite3_auto_extension(reinterpret_cast<void (*)()>(sqlite3_simhash_init)) ==
-             SQLITE_OK;
-    }();
-    if (!registered || sqlite3_open(":memory:", &db_) != SQLITE_OK) {
-      fail("cannot open");
-    }
+  Database() : FuzzDatabase("index_sql_fuzzer") {
     exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
-  }
-  ~Database() { sqlite3_close(db_); }
-  Database(const Database&) = delete;
-  Database& operator=(const Database&) = delete;
-
-  int run(const std::string& sql) {
-    return sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
-  }
-  void exec(const std::string& sql) {
-    if (run(sql) != SQLITE_OK) {
-      fail(sql + ": " + sqlite3_errmsg(db_));
-    }
   }
   // (rowid, distance) rows of `sql`, sorted.
   std::vector<std::pair<std::int64_t, int>> hits(const std::string& sql) {
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-      fail(sql + ": " + sqlite3_errmsg(db_));
-    }
-    std::vector<std::pair<std::int64_t, int>> rows;
-    int rc = SQLITE_ROW;
-    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-      rows.emplace_back(sqlite3_column_int64(statement, 0), sqlite3_column_int(statement, 1));
-    }
-    if (rc != SQLITE_DONE) {
-      fail(sql + ": " + sqlite3_errmsg(db_));
-    }
-    sqlite3_finalize(statement);
-    return rows;
+    return rows<std::pair<std::int64_t, int>>(
+        sql, [](sqlite3_stmt*) {},
+        [](sqlite3_stmt* statement) {
+          return std::pair<std::int64_t, int>(sqlite3_column_int64(statement, 0),
+                                              sqlite3_column_int(statement, 1));
+        });
   }
-
- private:
-  sqlite3* db_ = nullptr;
 };
 
 std::vector<std::pair<std::int64_t, int>> within(const Model& model, std::int64_t query,
@@ -118,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 1: {
         const int rc = db.run("INSERT INTO near(rowid, fp) VALUES (" + ids + ", " + fps + ")");
         if ((rc == SQLITE_OK) != (model.count(id) == 0)) {
-          fail("insert of rowid " + ids + " gave " + std::to_string(rc));
+          db.fail("insert of rowid " + ids + " gave " + std::to_string(rc));
         }
         model.emplace(id, fp);
         break;
@@ -143,7 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             db.run("UPDATE near SET rowid = " + std::to_string(new_id) + " WHERE rowid = " + ids);
         const bool expect_ok = model.count(id) == 0 || model.count(new_id) == 0;
         if ((rc == SQLITE_OK) != expect_ok) {
-          fail("update of rowid " + ids + " gave " + std::to_string(rc));
+          db.fail("update of rowid " + ids + " gave " + std::to_string(rc));
         }
         if (rc == SQLITE_OK && model.count(id) != 0) {
           const std::int64_t moved = model[id];
@@ -194,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto found = db.hits("SELECT rowid, distance FROM near(" + fps +
                                    ") ORDER BY distance LIMIT " + std::to_string(count));
         if (found != expected) {
-          fail("nearest " + std::to_string(count) + " of " + fps);
+          db.fail("nearest " + std::to_string(count) + " of " + fps);
         }
         break;
       }
@@ -206,7 +171,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     " AND distance <= " + r + " ORDER BY rowid") != expected ||
             db.hits("SELECT rowid, distance FROM near(" + fps + ", " + r + ") ORDER BY rowid") !=
                 expected) {
-          fail("query " + fps + " radius " + r);
+          db.fail("query " + fps + " radius " + r);
         }
         break;
       }
@@ -217,7 +182,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   db.exec("INSERT INTO near(near) VALUES('integrity-check')");
   if (db.hits("SELECT rowid, fp FROM near ORDER BY rowid").size() != model.size()) {
-    fail("row count");
+    db.fail("row count");
   }
   return 0;
 }
