@@ -19,33 +19,13 @@
 #include <vector>
 
 #include "fuzz_database.h"
+#include "fuzz_texts.h"
 
 namespace {
 
 constexpr const char* kOptions = "n=3 weight=binary symbols=keep";
 using Model = std::map<std::int64_t, std::string>;
 using Hit = std::pair<std::int64_t, double>;
-
-// A text of one of four bases of 12 words, with the words the bits of `b`
-// pick replaced, and a symbol that `a` picks; some are wordless.
-std::string text(std::uint8_t a, std::uint8_t b) {
-  static const char* const kWords[] = {"alpha", "beta",  "gamma",   "delta", "epsilon", "zeta",
-                                       "eta",   "theta", "iota",    "kappa", "lambda",  "mu",
-                                       "nu",    "xi",    "omicron", "pi"};
-  if (a % 31 == 30) {
-    return "!!! ...";
-  }
-  std::string out;
-  for (int i = 0; i < 12; ++i) {
-    const bool replaced = i < 8 && ((b >> i) & 1) != 0;
-    out += out.empty() ? "" : " ";
-    out += kWords[(a % 4 * 3 + i + (replaced ? 7 : 0)) % 16];
-    if (i == 5 && (a & 4) != 0) {
-      out += (a & 8) != 0 ? " < x" : " > x";
-    }
-  }
-  return out;
-}
 
 class Database : public simhash::fuzz::FuzzDatabase {
  public:
@@ -114,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t at = 0; at + 4 <= size && at < 4 * 200; at += 4) {
     const std::uint8_t op = data[at] % 10;
     const std::int64_t id = data[at + 1] % 16;
-    const std::string body = text(data[at + 2], data[at + 3]);
+    const std::string body = simhash::fuzz::text(data[at + 2], data[at + 3]);
     const std::string ids = std::to_string(id);
     switch (op) {
       case 0: {
