@@ -200,9 +200,10 @@ void compare_radii(sqlite3* db, const std::vector<std::uint64_t>& data,
                    const std::vector<std::uint64_t>& queries, const std::string& radii) {
   exec(db, "CREATE TABLE plain(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL)");
   insert_rows(db, "plain", data, "id, fp");
-  const std::vector<std::uint64_t> few(
-      queries.begin(), queries.begin() + std::min<std::size_t>(queries.size(), 20));
-  std::printf("| radius | index median | index p99 | scan median | scan p99 | scan / index | plan |\n");
+  const std::vector<std::uint64_t> few(queries.begin(),
+                                       queries.begin() + std::min<std::size_t>(queries.size(), 20));
+  std::printf(
+      "| radius | index median | index p99 | scan median | scan p99 | scan / index | plan |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
   for (std::size_t start = 0; start < radii.size();) {
     std::size_t end = radii.find(',', start);
@@ -251,8 +252,7 @@ int main(int argc, char** argv) {
                 : make_data(std::stoull(arg(argc, argv, "n", "1000000")), clustered, random);
   const std::size_t n = data.size();
   const std::vector<std::uint64_t> queries = make_queries(data, query_count, random);
-  std::printf("n=%zu data=%s k=%d blocks=%s radius=%d queries=%d\n", n,
-              data_kind.c_str(), k,
+  std::printf("n=%zu data=%s k=%d blocks=%s radius=%d queries=%d\n", n, data_kind.c_str(), k,
               blocks ? std::to_string(blocks).c_str() : "default", radius, query_count);
 
   // The index.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Every test, each stage timed:
+#   every C and C++ file checked against .clang-format;
 #   the Release build (build/, g++) and the whole suite in it with ctest;
 #   the client examples of docs/clients.md against it: Go (mattn/go-sqlite3),
 #     Rust (rusqlite) and Ruby (the sqlite3 gem), Debian's packages, offline;
@@ -535,6 +536,13 @@ cross_tests() {
     --gtest_filter="$2" ';;' "$shards" "${run[@]}" ./engine_tests --gtest_brief=1 --gtest_filter="${3:-*}")
 }
 
+# Every tracked C and C++ file as .clang-format lays it out (a list of the
+# files and lines that differ, and a failure, otherwise).
+format_check() {
+  git ls-files -z '*.c' '*.cpp' '*.h' | xargs -0 clang-format --dry-run --Werror
+}
+
+stage "clang-format (every C and C++ file)" format_check
 stage "Release build (g++)" release_build
 stage "Release tests" ctest --test-dir build --output-on-failure -j"$jobs"
 stage "Go example (mattn/go-sqlite3)" go_client

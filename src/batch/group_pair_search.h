@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "batch/batch_plan.h"
-#include "util/radix_sort.h"
 #include "util/check_point.h"
+#include "util/radix_sort.h"
 
 namespace simhash {
 

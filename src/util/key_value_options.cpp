@@ -98,11 +98,11 @@ bool parse_key_values(std::string_view text, std::string_view who,
     if (!value.empty() && (value[0] == '\'' || value[0] == '"')) {
       // k=' 3' is cut at its space: show the quoted text whole.
       const std::size_t close = text.find(value[0], value_start + 1);
-      const std::string_view quoted = text.substr(
-          value_start, close == std::string_view::npos ? std::string_view::npos
-                                                        : close + 1 - value_start);
-      error = message_text({who, ": option ", key, " takes its value without quotes, got \"",
-                            quoted, "\""});
+      const std::string_view quoted =
+          text.substr(value_start, close == std::string_view::npos ? std::string_view::npos
+                                                                   : close + 1 - value_start);
+      error = message_text(
+          {who, ": option ", key, " takes its value without quotes, got \"", quoted, "\""});
       return false;
     }
     std::size_t index = 0;

@@ -25,25 +25,25 @@ TEST(IndexSql, BadOptionsNameTheOption) {
     const char* options;
     const char* expected;
   };
-  for (const Case& c : {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
-                        Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
-                        Case{"k=3, blocks=40", "tables"},
-                        // Past 64 copies: refused, with the radius argument as the way out.
-                        Case{"k=7",
-                             "simhash_index: option k=7 with blocks=10 stores 120 permuted "
-                             "copies of every row (the limit is 64); keep k small (k=3 "
-                             "stores 4) and give the radius when searching, as in "
-                             "near(:q, 7)"},
-                        Case{"k=3, blocks=9", "stores 84 permuted copies"},
-                        Case{"foo=1", "simhash_index: unknown option \"foo\" (known: k, blocks)"},
-                        Case{"k", "simhash_index: expected key=value in options, got \"k\""},
-                        Case{"blocks=", "option blocks"},
-                        Case{"k=3, k=5", "simhash_index: option k given more than once"},
-                        Case{"blocks=4, K=3, Blocks=4", "option blocks given more than once"},
-                        Case{"k=abc", "simhash_index: option k must be an integer, got \"abc\""},
-                        Case{"k=' 3'",
-                             "simhash_index: option k takes its value without quotes, got \"' 3'\""},
-                        Case{"k=\"3\"", "option k takes its value without quotes, got \"\"3\"\""}}) {
+  for (const Case& c :
+       {Case{"k=17", "k=17"}, Case{"k=-1", "k=-1"}, Case{"k=abc", "option k"},
+        Case{"k=3, blocks=3", "blocks=3"}, Case{"k=3, blocks=65", "blocks=65"},
+        Case{"k=3, blocks=40", "tables"},
+        // Past 64 copies: refused, with the radius argument as the way out.
+        Case{"k=7",
+             "simhash_index: option k=7 with blocks=10 stores 120 permuted "
+             "copies of every row (the limit is 64); keep k small (k=3 "
+             "stores 4) and give the radius when searching, as in "
+             "near(:q, 7)"},
+        Case{"k=3, blocks=9", "stores 84 permuted copies"},
+        Case{"foo=1", "simhash_index: unknown option \"foo\" (known: k, blocks)"},
+        Case{"k", "simhash_index: expected key=value in options, got \"k\""},
+        Case{"blocks=", "option blocks"},
+        Case{"k=3, k=5", "simhash_index: option k given more than once"},
+        Case{"blocks=4, K=3, Blocks=4", "option blocks given more than once"},
+        Case{"k=abc", "simhash_index: option k must be an integer, got \"abc\""},
+        Case{"k=' 3'", "simhash_index: option k takes its value without quotes, got \"' 3'\""},
+        Case{"k=\"3\"", "option k takes its value without quotes, got \"\"3\"\""}}) {
     const std::string message =
         db.error(std::string("CREATE VIRTUAL TABLE bad USING simhash_index(") + c.options + ")");
     EXPECT_TRUE(contains(message, c.expected)) << c.options << ": " << message;

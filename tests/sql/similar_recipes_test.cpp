@@ -524,7 +524,7 @@ TEST(SimilarRecordRecipe, TheLinksEqualTheRuleAppliedWithTheScan) {
   TestDatabase db;
   db.exec(read_recipe("similar_follow_table.sql"));
   db.exec(read_recipe("similar_record.sql"));
-  db.exec(read_recipe("similar_record.sql"));  // runs again harmlessly
+  db.exec(read_recipe("similar_record.sql"));            // runs again harmlessly
   const TextFamilies families(300, scaled(10), 60, 61);  // an edit costs about 0.05
   std::mt19937_64 random(53);
   std::set<std::vector<std::string>> model;  // {new_id, existing_id}
