@@ -45,11 +45,35 @@
 #     tests/node/test.js run in it;
 #   the libFuzzer targets (scripts/fuzz.sh): the committed seed corpora
 #     replayed, then each target fuzzed for FUZZ_SECONDS (default 30).
+#
+#   bash scripts/test.sh            every stage, in order
+#   bash scripts/test.sh --list     the stages' names
+#   bash scripts/test.sh NAME...    only the stages whose names contain one of
+#                                   the words given ("Release", "s390x"), in
+#                                   order; a stage's tests need its build,
+#                                   from this run or an earlier one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 jobs=${JOBS:-2}
 timings=()
+listing=false
+only=()
+if [[ ${1:-} == --list ]]; then
+  listing=true
+else
+  only=("$@")
+fi
+
+# Whether the stage named $1 runs: every stage, or those the words select.
+selected() {
+  local word
+  ((${#only[@]} == 0)) && return 0
+  for word in "${only[@]}"; do
+    [[ $1 == *"$word"* ]] && return 0
+  done
+  return 1
+}
 
 # The sanitizer and clang++ builds, only there to run the tests, compile the
 # test programs with a precompiled GoogleTest header (cmake/build-speed.cmake):
@@ -143,6 +167,11 @@ sharded() {
 stage() {
   local name=$1
   shift
+  if $listing; then
+    echo "$name"
+    return 0
+  fi
+  selected "$name" || return 0
   local start=$SECONDS
   current_stage=$name
   echo "== $name =="
@@ -163,6 +192,11 @@ declare -A background_pids background_logs background_from
 background() {
   local name=$1 log
   shift
+  if $listing; then
+    echo "$name (in the background)"
+    return 0
+  fi
+  selected "$name" || return 0
   log=$(mktemp)
   background_logs[$name]=$log
   background_from[$name]=${current_stage:-nothing}
@@ -183,6 +217,9 @@ background() {
 
 joined() {
   local name=$1 rc=0 took
+  if [[ -z ${background_pids[$name]+set} ]]; then
+    return 0  # not started in this run: it ran in an earlier one
+  fi
   wait "${background_pids[$name]}" || rc=$?
   echo "== $name (in the background) =="
   cat "${background_logs[$name]}"
@@ -575,5 +612,6 @@ stage "s390x cross build" cross_build s390x s390x "$S390X_SQL_TESTS"
 stage "s390x tests (qemu-user)" cross_tests s390x "$S390X_SQL_TESTS"
 stage "fuzz targets (${FUZZ_SECONDS:-30} s each)" bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 
+$listing && exit 0
 echo "== stage times =="
 printf '%s\n' "${timings[@]}"
