@@ -36,6 +36,7 @@
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/table_function.h"
+#include "ext/common/threshold_argument.h"
 #include "ext/functions/extractor_cache.h"
 #include "ext/registration.h"
 #include "fingerprint/simhash_options.h"

@@ -299,21 +299,6 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
   }
 }
 
-double read_threshold(sqlite3_value* value, std::string_view who) {
-  const int type = sqlite3_value_type(value);
-  const double threshold = sqlite3_value_double(value);
-  if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
-    throw SqliteError(
-        SQLITE_ERROR,
-        std::string(who) + ": the threshold must be a number in (0, 1], got " + type_name(value));
-  }
-  if (!(threshold > 0 && threshold <= 1)) {
-    throw SqliteError(SQLITE_ERROR,
-                      std::string(who) + ": the threshold must be in (0, 1], got " + shown(value));
-  }
-  return threshold;
-}
-
 unsigned read_thread_count(sqlite3_value* value, std::string_view who) {
   if (value == nullptr || sqlite3_value_type(value) == SQLITE_NULL) {
     return std::min<unsigned>(hardware_threads(), kMaxThreads);

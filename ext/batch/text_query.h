@@ -69,9 +69,6 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
 inline constexpr double kDefaultThreshold = 0.8;
 inline constexpr const char* kDefaultVerification = "n=3 weight=binary symbols=keep";
 
-// A similarity threshold argument: a number in (0, 1].
-double read_threshold(sqlite3_value* value, std::string_view who);
-
 // The thread count argument: NULL or left out (nullptr) for every core the
 // machine has, else an integer from 1 to kMaxThreads.
 inline constexpr int kMaxThreads = 64;

@@ -16,21 +16,6 @@
 
 namespace simhash::sql {
 
-using index_storage_internal::ResetOnExit;
-using index_storage_internal::throw_sqlite;
-
-sqlite3_stmt* CachedStatement::get(sqlite3* db, const char* sql_format, const std::string& schema,
-                                   const std::string& name) {
-  return get_with(db, [&] { return format_sql(sql_format, schema.c_str(), name.c_str()); });
-}
-
-void CachedStatement::compile(sqlite3* db, const std::string& sql) {
-  const int rc = prepare(db, sql, statement_, SQLITE_PREPARE_PERSISTENT);
-  if (rc != SQLITE_OK) {
-    throw_sqlite(db, rc);
-  }
-}
-
 IndexStorage::IndexStorage(sqlite3* db, std::string schema, std::string name,
                            const StoredIndex& stored)
     : db_(db),

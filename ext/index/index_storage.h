@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ext/common/cached_statement.h"
 #include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_shadow_tables.h"
@@ -30,28 +31,6 @@ namespace simhash::sql {
 
 using simhash::IndexHit;
 using simhash::nearer;
-
-// A prepared statement kept for the life of the table, compiled on first use.
-class CachedStatement {
- public:
-  // `sql_format` takes the schema and the table name (two %w); the SQL is
-  // built only when the statement is compiled, not on every use.
-  sqlite3_stmt* get(sqlite3* db, const char* sql_format, const std::string& schema,
-                    const std::string& name);
-  // The same with SQL built by a callable, for statements of several parts.
-  template <typename MakeSql>
-  sqlite3_stmt* get_with(sqlite3* db, MakeSql make_sql) {
-    if (!statement_) {
-      compile(db, make_sql());
-    }
-    return statement_.get();
-  }
-  void finalize() { statement_.reset(); }
-
- private:
-  void compile(sqlite3* db, const std::string& sql);
-  Statement statement_;
-};
 
 // A stored row's fingerprint; none for a NULL fp (a row no search finds).
 using StoredFingerprint = std::optional<std::int64_t>;

@@ -12,8 +12,6 @@
 
 namespace simhash::sql {
 
-using index_storage_internal::ResetOnExit;
-
 std::vector<std::pair<std::int64_t, std::uint64_t>> IndexStorage::read_all_rows() {
   std::vector<std::pair<std::int64_t, std::uint64_t>> rows;
   const Statement statement = prepare_table_sql(kSelectFingerprintRows);

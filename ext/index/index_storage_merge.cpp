@@ -11,8 +11,6 @@
 
 namespace simhash::sql {
 
-using index_storage_internal::ResetOnExit;
-
 void IndexStorage::flush() {
   pending_writes_.flush([&] {
     buckets_written_ = true;  // before the first write: a failed merge may have written some

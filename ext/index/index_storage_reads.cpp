@@ -17,8 +17,6 @@
 
 namespace simhash::sql {
 
-using index_storage_internal::ResetOnExit;
-
 std::optional<StoredFingerprint> IndexStorage::lookup(std::int64_t id) {
   sqlite3_stmt* statement = cached(select_data_, kSelectDataRow);
   ResetOnExit reset(statement);

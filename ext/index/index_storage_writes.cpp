@@ -9,9 +9,6 @@
 
 namespace simhash::sql {
 
-using index_storage_internal::ResetOnExit;
-using index_storage_internal::throw_sqlite;
-
 void IndexStorage::flush_if_full() {
   // Also merged early when the memory limit leaves no room for one more.
   if (pending_.size() >=

@@ -12,13 +12,9 @@
 #include <utility>
 
 #include "ext/common/shadow_tables.h"
-#include "ext/index/index_storage_internal.h"
 #include "ext/similar/similar_shadow_tables.h"
 
 namespace simhash::sql {
-
-using index_storage_internal::ResetOnExit;
-using index_storage_internal::throw_sqlite;
 
 namespace {
 

@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ext/common/cached_statement.h"
 #include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
-#include "ext/index/index_storage.h"
 #include "fingerprint/feature_extractor.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"

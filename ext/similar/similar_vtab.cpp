@@ -22,13 +22,13 @@
 #include <utility>
 #include <vector>
 
-#include "ext/batch/text_query.h"
 #include "ext/common/function_arguments.h"
 #include "ext/common/shadow_tables.h"
 #include "ext/common/shared_storage.h"
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/storage_table.h"
+#include "ext/common/threshold_argument.h"
 #include "ext/common/virtual_table.h"
 #include "ext/registration.h"
 #include "ext/similar/similar_shadow_tables.h"
