@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "ext/common/shadow_tables.h"
+#include "ext/common/sql_values.h"
 #include "ext/similar/similar_shadow_tables.h"
 
 namespace simhash::sql {
@@ -137,6 +138,16 @@ sqlite3_stmt* SimilarStorage::statement(Kind kind) {
   // Every statement names the schema and the table, once.
   return statements_[kind].get_with(
       db_, [&] { return format_sql(kSimilarStatementSql[kind], schema_.c_str(), name_.c_str()); });
+}
+
+std::int64_t SimilarStorage::stored_integer(sqlite3_stmt* statement, int column,
+                                            const char* what) const {
+  if (sqlite3_column_type(statement, column) != SQLITE_INTEGER) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB, prefix(name_) + "damaged file: " + what + " is " +
+                                               type_name(sqlite3_column_type(statement, column)) +
+                                               ", not an INTEGER; drop and create the table again");
+  }
+  return sqlite3_column_int64(statement, column);
 }
 
 void SimilarStorage::damaged(std::int64_t id, const std::string& problem) const {
@@ -353,8 +364,13 @@ std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double t
 std::uint64_t SimilarStorage::largest_size() {
   sqlite3_stmt* select = statement(kMaxSize);
   ResetOnExit reset(select);
-  step_row(db_, select);
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(select, 0)));
+  // NULL for no rows. A size that is not an INTEGER sorts above them all
+  // (REAL among them), so one stored anywhere shows here.
+  if (!step_row(db_, select) || sqlite3_column_type(select, 0) == SQLITE_NULL) {
+    return 0;
+  }
+  return static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, stored_integer(select, 0, "the largest size in the sizes table")));
 }
 
 std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange sizes,
@@ -401,11 +417,12 @@ void SimilarStorage::read_postings(
   }
   std::sort(removed.begin(), removed.end());
   while (step_row(db_, select)) {
-    const std::int64_t id = sqlite3_column_int64(select, 0);
+    const std::int64_t id = stored_integer(select, 0, "a row id in the postings table");
     if (std::binary_search(removed.begin(), removed.end(), id)) {
       continue;
     }
-    if (!on_posting(id, static_cast<std::uint64_t>(sqlite3_column_int64(select, 1)))) {
+    const std::int64_t size = stored_integer(select, 1, "a size in the postings table");
+    if (!on_posting(id, static_cast<std::uint64_t>(std::max<std::int64_t>(0, size)))) {
       return;
     }
   }
@@ -433,8 +450,9 @@ void SimilarStorage::read_row_sizes(
   sqlite3_bind_int64(select, 1, size_bound(sizes.lowest));
   sqlite3_bind_int64(select, 2, size_bound(sizes.highest));
   while (step_row(db_, select)) {
-    on_row(sqlite3_column_int64(select, 0),
-           static_cast<std::uint64_t>(std::max<std::int64_t>(0, sqlite3_column_int64(select, 1))));
+    const std::int64_t id = stored_integer(select, 0, "a row id in the sizes table");
+    const std::int64_t size = stored_integer(select, 1, "a size in the sizes table");
+    on_row(id, static_cast<std::uint64_t>(std::max<std::int64_t>(0, size)));
   }
 }
 

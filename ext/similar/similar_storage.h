@@ -165,6 +165,10 @@ class SimilarStorage final : public SimilarStore {
  private:
   sqlite3_stmt* statement(Kind kind);
   [[noreturn]] void damaged(std::int64_t id, const std::string& problem) const;
+  // Column `column` of a row a shadow table gave, where the table keeps an
+  // INTEGER (`what`: "a size in the sizes table"): anything else is a
+  // damaged file, which must fail the statement, never read as 0 or cut.
+  std::int64_t stored_integer(sqlite3_stmt* statement, int column, const char* what) const;
   // A row whose features are not the `size` its posting or sizes entry gives.
   [[noreturn]] void wrong_size(std::int64_t id, std::uint64_t size, std::uint64_t bytes) const;
   // Reads row `id` into `out`; false when there is none.

@@ -764,6 +764,35 @@ TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
             "2 unit=word n=2 weight=binary 0.5");
 }
 
+// A size or an id of another type in the sizes or postings table (a file
+// edited by hand, or damaged) fails the query with a message naming it,
+// never answers as if the table held other rows; the table still drops.
+TEST(SimilarTable, StoredValuesOfTheWrongTypeAreNamed) {
+  for (const std::string& value : {std::string("'x'"), std::string("x'01'"), std::string("6.5")}) {
+    SCOPED_TRACE(value);
+    TestDatabase db;
+    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.5)");
+    db.exec(
+        "INSERT INTO sim(rowid, text) VALUES (1, 'the quick brown fox jumps over the lazy dog'), "
+        "(2, 'the quick brown fox jumps over the lazy cat'), (3, 'something else entirely')");
+    const std::string query =
+        "SELECT rowid FROM sim('the quick brown fox jumps over the lazy dog')";
+    EXPECT_EQ(db.rows(query), (std::vector<Row>{{"1"}, {"2"}}));
+    const std::string size = *db.cell("SELECT size FROM sim_sizes WHERE id = 3");
+    db.exec("UPDATE sim_sizes SET size = " + value + " WHERE id = 3");
+    const std::string message = db.error(query);
+    EXPECT_NE(message.find("simhash_similar sim: damaged file: "), std::string::npos) << message;
+    EXPECT_NE(message.find(" in the sizes table is "), std::string::npos) << message;
+    EXPECT_NE(message.find(", not an INTEGER; drop and create the table again"), std::string::npos)
+        << message;
+    db.exec("UPDATE sim_sizes SET size = " + size + " WHERE id = 3");
+    db.exec("UPDATE sim_sizes SET id = " + value + " WHERE id = 2");
+    EXPECT_NE(db.error(query).find("a row id in the sizes table is "), std::string::npos)
+        << db.error(query);
+    db.exec("DROP TABLE sim");
+  }
+}
+
 TEST(SimilarTable, DamagedConfigIsNamedAndTheTableStillDrops) {
   TempDatabaseFile file("similar_config");
   {
