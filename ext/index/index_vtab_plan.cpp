@@ -103,6 +103,182 @@ std::string nearest_description(int k) {
   return description;
 }
 
+// The constraints x_best_index uses, by what they ask (-1: none).
+struct IndexConstraints {
+  int match = -1;
+  bool match_unusable = false;
+  bool bound_unusable = false;  // a radius or count not known yet
+  int rowid_eq = -1;
+  int command_eq = -1;
+  int limit = -1;
+  int offset = -1;
+  int nearest_eq = -1;
+  std::vector<std::pair<int, char>> radius;  // constraint and its radius code
+};
+
+IndexConstraints sort_constraints(const sqlite3_index_info* info) {
+  IndexConstraints found;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& constraint = info->aConstraint[i];
+    const bool is_match =
+        (constraint.iColumn == kColumnFp && constraint.op == SQLITE_INDEX_CONSTRAINT_MATCH) ||
+        (constraint.iColumn == kColumnQuery && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ);
+    if (is_match) {
+      if (!constraint.usable) {
+        found.match_unusable = true;
+      } else if (found.match < 0) {
+        found.match = i;
+      }
+      continue;
+    }
+    if (constraint.iColumn == kColumnNearest && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+      if (!constraint.usable) {
+        found.bound_unusable = true;
+      } else if (found.nearest_eq < 0) {
+        found.nearest_eq = i;
+      }
+      continue;
+    }
+    const char code = radius_code(constraint);
+    if (code != 0 && !constraint.usable) {
+      found.bound_unusable = true;
+    } else if (code != 0) {
+      found.radius.emplace_back(i, code);
+    } else if (constraint.usable && constraint.iColumn == -1 &&
+               constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && found.rowid_eq < 0) {
+      found.rowid_eq = i;
+    } else if (constraint.usable && constraint.iColumn == kColumnCommand &&
+               constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && found.command_eq < 0) {
+      found.command_eq = i;
+    } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_LIMIT) {
+      found.limit = i;
+    } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_OFFSET) {
+      found.offset = i;
+    }
+  }
+  return found;
+}
+
+// The arguments of a search and the text EXPLAIN QUERY PLAN shows for it.
+struct PlanText {
+  int argument = 0;  // the last argvIndex given
+  std::string codes;
+  std::string description;
+};
+
+// The radius constraints as arguments. A constant radius is known now, so
+// the plan text can say whether the search scans. Returns whether the
+// radius is unbounded (none, or 64 bits and up: no bound on the distance).
+bool plan_radius(sqlite3_index_info* info, const IndexTable& table, const IndexStorage& storage,
+                 const IndexConstraints& found, bool& distance_equal, PlanText& text) {
+  const PermutationPlan& plan = storage.plan();
+  std::optional<int> known_radius;
+  bool all_known = true;
+  for (auto [index, code] : found.radius) {
+    info->aConstraintUsage[index].argvIndex = ++text.argument;
+    // `=` stays for SQLite to check: the search returns every row within
+    // the radius, and an IN list runs one search per value.
+    info->aConstraintUsage[index].omit = code == kArgEqual ? 0 : 1;
+    distance_equal = distance_equal || code == kArgEqual;
+    text.codes += code;
+    sqlite3_value* value = nullptr;
+    std::optional<int> radius;
+    if (sqlite3_vtab_rhs_value(info, index, &value) == SQLITE_OK && value != nullptr) {
+      try {
+        radius = radius_from(code, value, table.name);
+      } catch (const SqliteError&) {
+        radius.reset();  // reported by xFilter
+      }
+    }
+    if (!radius) {
+      all_known = false;
+    } else {
+      known_radius = std::min(known_radius.value_or(kMaxRadius), *radius);
+    }
+  }
+  const std::string tables = permuted_copies(static_cast<std::size_t>(plan.table_count()));
+  const std::string k = std::to_string(plan.k());
+  if (found.radius.empty() || (all_known && known_radius && *known_radius <= plan.k())) {
+    text.description = "index (" + tables + ", k=" + k + ")";
+  } else if (all_known && known_radius) {
+    text.description = above_k_description(storage, *known_radius);
+  } else {
+    text.description = "index (" + tables + ", k=" + k + "; above k a multi-probe or a scan)";
+  }
+  return found.radius.empty() || (all_known && known_radius && *known_radius >= kMaxRadius);
+}
+
+// The plan of a MATCH: the query, the radius, the n nearest or LIMIT and
+// OFFSET, the order consumed, the cost.
+void plan_search(sqlite3_index_info* info, const IndexTable& table, const IndexStorage& storage,
+                 const IndexConstraints& found, PlanText& text) {
+  const PermutationPlan& plan = storage.plan();
+  info->aConstraintUsage[found.match].argvIndex = ++text.argument;
+  info->aConstraintUsage[found.match].omit = 1;
+  text.codes += kArgQuery;
+  bool distance_equal = false;
+  const bool unbounded = plan_radius(info, table, storage, found, distance_equal, text);
+  // One search per IN value would return each value's rows sorted, but
+  // not the whole answer: leave ORDER BY to SQLite then.
+  bool sorted = false;
+  if (!distance_equal && info->nOrderBy >= 1 && info->aOrderBy[0].iColumn == kColumnDistance &&
+      !info->aOrderBy[0].desc) {
+    sorted = info->nOrderBy == 1 ||
+             (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 && !info->aOrderBy[1].desc);
+  }
+  if (sorted) {
+    info->orderByConsumed = 1;
+    text.description += ", sorted by distance";
+  }
+  // A bound the distance cannot exceed is no bound: the n nearest then take
+  // the same path as with none (xFilter reads the bound as kMaxRadius and
+  // agrees).
+  if (found.nearest_eq >= 0) {
+    info->aConstraintUsage[found.nearest_eq].argvIndex = ++text.argument;
+    info->aConstraintUsage[found.nearest_eq].omit = 1;
+    text.codes += kArgNearest;
+    text.description = (unbounded ? nearest_description(plan.k())
+                                  : "nearest within the bound (" + text.description +
+                                        "; the radius grown to it while a multi-probe beats a "
+                                        "scan of the packed codes)") +
+                       (sorted ? ", sorted by distance" : "");
+  }
+  // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
+  // produce the first LIMIT + OFFSET rows in order.
+  if (sorted && unbounded && found.nearest_eq < 0 && found.limit >= 0) {
+    info->aConstraintUsage[found.limit].argvIndex = ++text.argument;
+    text.codes += kArgLimit;
+    if (found.offset >= 0) {
+      info->aConstraintUsage[found.offset].argvIndex = ++text.argument;
+      text.codes += kArgOffset;
+    }
+    text.description = nearest_description(plan.k()) + ", sorted by distance";
+  }
+  info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
+  info->estimatedCost = 20.0 * plan.table_count();
+  if (found.nearest_eq >= 0 ||
+      (text.codes.back() == kArgLimit || text.codes.back() == kArgOffset)) {
+    // The n nearest cost at most the scan of the packed codes of one
+    // copy, priced for the rows the full scan's estimate assumes, in
+    // units of that estimate (one row read through SQLite).
+    const std::int64_t rows = kPlannerRows;
+    const int bits = storage.layout().bucket_bits(0);
+    const std::int64_t buckets = std::min(rows, std::int64_t{1} << bits);
+    info->estimatedCost +=
+        MultiProbePlan::packed_scan_cost(rows, buckets) / MultiProbePlan::kScanCostPerRow;
+  }
+  info->estimatedRows = 10;
+}
+
+// A plan of one argument: a command or a rowid lookup.
+void plan_one_argument(sqlite3_index_info* info, int constraint, char code,
+                       std::string_view description, PlanText& text) {
+  info->aConstraintUsage[constraint].argvIndex = 1;
+  info->aConstraintUsage[constraint].omit = 1;
+  text.codes.push_back(code);
+  text.description = description;
+}
+
 }  // namespace
 
 // The four plans, their encoding (index_vtab_internal.h: idxNum's plan bits
@@ -125,179 +301,36 @@ int x_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   IndexTable* table = table_of(vtab);
   return guard(vtab, [&] {
     const IndexStorage& storage = table->usable_storage();
-    const PermutationPlan& plan = storage.plan();
-    int match = -1;
-    bool match_unusable = false;
-    bool bound_unusable = false;
-    int rowid_eq = -1;
-    int command_eq = -1;
-    int limit = -1;
-    int offset = -1;
-    int nearest_eq = -1;
-    std::vector<std::pair<int, char>> radius_constraints;
-    for (int i = 0; i < info->nConstraint; ++i) {
-      const auto& constraint = info->aConstraint[i];
-      const bool is_match =
-          (constraint.iColumn == kColumnFp && constraint.op == SQLITE_INDEX_CONSTRAINT_MATCH) ||
-          (constraint.iColumn == kColumnQuery && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ);
-      if (is_match) {
-        if (!constraint.usable) {
-          match_unusable = true;
-        } else if (match < 0) {
-          match = i;
-        }
-        continue;
-      }
-      if (constraint.iColumn == kColumnNearest && constraint.op == SQLITE_INDEX_CONSTRAINT_EQ) {
-        if (!constraint.usable) {
-          bound_unusable = true;
-        } else if (nearest_eq < 0) {
-          nearest_eq = i;
-        }
-        continue;
-      }
-      const char code = radius_code(constraint);
-      if (code != 0 && !constraint.usable) {
-        bound_unusable = true;
-      } else if (code != 0) {
-        radius_constraints.emplace_back(i, code);
-      } else if (constraint.usable && constraint.iColumn == -1 &&
-                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && rowid_eq < 0) {
-        rowid_eq = i;
-      } else if (constraint.usable && constraint.iColumn == kColumnCommand &&
-                 constraint.op == SQLITE_INDEX_CONSTRAINT_EQ && command_eq < 0) {
-        command_eq = i;
-      } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_LIMIT) {
-        limit = i;
-      } else if (constraint.usable && constraint.op == SQLITE_INDEX_CONSTRAINT_OFFSET) {
-        offset = i;
-      }
-    }
+    const IndexConstraints found = sort_constraints(info);
     // A search whose radius or count comes from a value SQLite cannot give
     // yet (a column of a table later in the join) would run at radius k and
     // miss rows: refuse it, so that SQLite picks a join order that supplies it.
-    if (match >= 0 && bound_unusable) {
+    if (found.match >= 0 && found.bound_unusable) {
       return SQLITE_CONSTRAINT;
     }
-    std::string codes;
-    std::string description;
-    if (match >= 0) {
-      int argument = 0;
-      info->aConstraintUsage[match].argvIndex = ++argument;
-      info->aConstraintUsage[match].omit = 1;
-      codes += kArgQuery;
-      // A constant radius is known now, so the plan text can say whether it scans.
-      std::optional<int> known_radius;
-      bool all_known = true;
-      bool distance_equal = false;
-      for (auto [index, code] : radius_constraints) {
-        info->aConstraintUsage[index].argvIndex = ++argument;
-        // `=` stays for SQLite to check: the search returns every row within
-        // the radius, and an IN list runs one search per value.
-        info->aConstraintUsage[index].omit = code == kArgEqual ? 0 : 1;
-        distance_equal = distance_equal || code == kArgEqual;
-        codes += code;
-        sqlite3_value* value = nullptr;
-        std::optional<int> radius;
-        if (sqlite3_vtab_rhs_value(info, index, &value) == SQLITE_OK && value != nullptr) {
-          try {
-            radius = radius_from(code, value, table->name);
-          } catch (const SqliteError&) {
-            radius.reset();  // reported by xFilter
-          }
-        }
-        if (!radius) {
-          all_known = false;
-        } else {
-          known_radius = std::min(known_radius.value_or(kMaxRadius), *radius);
-        }
-      }
-      const std::string tables = permuted_copies(static_cast<std::size_t>(plan.table_count()));
-      const std::string k = std::to_string(plan.k());
-      if (radius_constraints.empty() || (all_known && known_radius && *known_radius <= plan.k())) {
-        description = "index (" + tables + ", k=" + k + ")";
-      } else if (all_known && known_radius) {
-        description = above_k_description(storage, *known_radius);
-      } else {
-        description = "index (" + tables + ", k=" + k + "; above k a multi-probe or a scan)";
-      }
-      // One search per IN value would return each value's rows sorted, but
-      // not the whole answer: leave ORDER BY to SQLite then.
-      bool sorted = false;
-      if (!distance_equal && info->nOrderBy >= 1 && info->aOrderBy[0].iColumn == kColumnDistance &&
-          !info->aOrderBy[0].desc) {
-        sorted = info->nOrderBy == 1 || (info->nOrderBy == 2 && info->aOrderBy[1].iColumn == -1 &&
-                                         !info->aOrderBy[1].desc);
-      }
-      if (sorted) {
-        info->orderByConsumed = 1;
-        description += ", sorted by distance";
-      }
-      // A bound the distance cannot exceed (64 bits and up) is no bound: the
-      // n nearest then take the same path as with none (xFilter reads the
-      // bound as kMaxRadius and agrees).
-      const bool unbounded =
-          radius_constraints.empty() || (all_known && known_radius && *known_radius >= kMaxRadius);
-      if (nearest_eq >= 0) {
-        info->aConstraintUsage[nearest_eq].argvIndex = ++argument;
-        info->aConstraintUsage[nearest_eq].omit = 1;
-        codes += kArgNearest;
-        description = (unbounded ? nearest_description(plan.k())
-                                 : "nearest within the bound (" + description +
-                                       "; the radius grown to it while a multi-probe beats a "
-                                       "scan of the packed codes)") +
-                      (sorted ? ", sorted by distance" : "");
-      }
-      // LIMIT and OFFSET stay for SQLite to apply: the plan only needs to
-      // produce the first LIMIT + OFFSET rows in order.
-      if (sorted && unbounded && nearest_eq < 0 && limit >= 0) {
-        info->aConstraintUsage[limit].argvIndex = ++argument;
-        codes += kArgLimit;
-        if (offset >= 0) {
-          info->aConstraintUsage[offset].argvIndex = ++argument;
-          codes += kArgOffset;
-        }
-        description = nearest_description(plan.k()) + ", sorted by distance";
-      }
-      info->idxNum = kPlanMatch | (sorted ? kSortedByDistance : 0);
-      info->estimatedCost = 20.0 * plan.table_count();
-      if (nearest_eq >= 0 || (codes.back() == kArgLimit || codes.back() == kArgOffset)) {
-        // The n nearest cost at most the scan of the packed codes of one
-        // copy, priced for the rows the full scan's estimate assumes, in
-        // units of that estimate (one row read through SQLite).
-        const std::int64_t rows = kPlannerRows;
-        const int bits = storage.layout().bucket_bits(0);
-        const std::int64_t buckets = std::min(rows, std::int64_t{1} << bits);
-        info->estimatedCost +=
-            MultiProbePlan::packed_scan_cost(rows, buckets) / MultiProbePlan::kScanCostPerRow;
-      }
-      info->estimatedRows = 10;
-    } else if (command_eq >= 0) {
-      info->aConstraintUsage[command_eq].argvIndex = 1;
-      info->aConstraintUsage[command_eq].omit = 1;
-      codes.push_back(kArgCommand);
-      description = "command";
+    PlanText text;
+    if (found.match >= 0) {
+      plan_search(info, *table, storage, found, text);
+    } else if (found.command_eq >= 0) {
+      plan_one_argument(info, found.command_eq, kArgCommand, "command", text);
       info->idxNum = kPlanCommand;
       info->estimatedCost = 1;
       info->estimatedRows = 1;
-    } else if (rowid_eq >= 0) {
-      info->aConstraintUsage[rowid_eq].argvIndex = 1;
-      info->aConstraintUsage[rowid_eq].omit = 1;
-      codes.push_back(kArgRowid);
-      description = "rowid lookup";
+    } else if (found.rowid_eq >= 0) {
+      plan_one_argument(info, found.rowid_eq, kArgRowid, "rowid lookup", text);
       info->idxNum = kPlanRowid;
       info->estimatedCost = 10;
       info->estimatedRows = 1;
       info->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
     } else {
-      codes.push_back(kNoArguments);
-      description = "full scan";
+      text.codes.push_back(kNoArguments);
+      text.description = "full scan";
       info->idxNum = kPlanScan;
       // Without its MATCH operand the plan cannot run: make it a last resort.
-      info->estimatedCost = match_unusable ? 1e15 : static_cast<double>(kPlannerRows);
+      info->estimatedCost = found.match_unusable ? 1e15 : static_cast<double>(kPlannerRows);
       info->estimatedRows = kPlannerRows;
     }
-    info->idxStr = sqlite3_mprintf("%s %s", codes.c_str(), description.c_str());
+    info->idxStr = sqlite3_mprintf("%s %s", text.codes.c_str(), text.description.c_str());
     if (info->idxStr == nullptr) {
       return SQLITE_NOMEM;
     }
