@@ -64,18 +64,8 @@ target_compile_definitions(simhash_xxhash INTERFACE XXH_INLINE_ALL)
 # would leave the module importing it, unversioned, from whatever C++
 # runtime the process has: --undefined pulls it in, so the module imports
 # nothing but the C library.
-# The test counter is exported only when the tests are built: a module
-# built for use (-DSIMHASH_BUILD_TESTS=OFF) exports its entry point alone.
 function(simhash_make_self_contained target)
-  if(SIMHASH_BUILD_TESTS)
-    set(SIMHASH_MODULE_TEST_EXPORTS "simhash_debug_options_parse_count;")
-  else()
-    set(SIMHASH_MODULE_TEST_EXPORTS "")
-  endif()
-  set(map ${PROJECT_BINARY_DIR}/simhash-module.map)
-  configure_file(${PROJECT_SOURCE_DIR}/cmake/simhash-module.map.in ${map} @ONLY)
-  target_link_options(${target} PRIVATE -Wl,--version-script=${map} -Wl,--exclude-libs,ALL
-                      -Wl,--gc-sections -Wl,-z,defs -static-libstdc++ -static-libgcc
-                      -Wl,--undefined=__cxa_pure_virtual)
-  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${map})
+  simhash_export_entry_point_only(${target})
+  target_link_options(${target} PRIVATE -Wl,--gc-sections -Wl,-z,defs -static-libstdc++
+                      -static-libgcc -Wl,--undefined=__cxa_pure_virtual)
 endfunction()
