@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// New data against an existing collection (issue 10 item 5): an index `old`
+// New data against an existing collection: an index `old`
 // of N fingerprints (95% random, 5% planted near-duplicates of earlier rows)
 // and an index `new` of M (a tenth edited copies of old rows, 0..4 bits
 // flipped, the rest random), both k=3 in one database file; then the medians

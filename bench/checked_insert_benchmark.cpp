@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Benchmark of near-duplicates refused at insert (issue 24): the cost of
+// Benchmark of near-duplicates refused at insert: the cost of
 // inserting one text into docs(id INTEGER PRIMARY KEY, body TEXT) holding a
 // collection of `n` texts, three ways, each in a database file of its own
 // loaded with the same collection:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The n nearest at scale (issue 37): the 10 nearest of 200 queries (half
+// The n nearest at scale: the 10 nearest of 200 queries (half
 // stored rows with 0-3 bits flipped, "near"; half random 64-bit codes) over
 // N fingerprints, uniform or of real text, answered by
 //   where    SELECT ... FROM near WHERE query = ?1 AND nearest = 10
@@ -40,7 +40,7 @@
 // radii=LIST times, instead, the search within each radius (`radius = r`)
 // on one half, warm, and prints the plan EXPLAIN QUERY PLAN gives it (the
 // buckets a multi-probe reads): what the cost model's kBucketReadCost and
-// kEntryCost are fitted to (BENCH.md, issue 37, nearest5).
+// kEntryCost are fitted to (bench/BENCH.md, "Radius above k").
 #include <sqlite3.h>
 
 #include <algorithm>

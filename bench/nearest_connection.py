@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The n nearest as short-lived connections see them: for each of a few fresh
 # connections, the CPU time of its first random 10-nearest query and of its
-# first 30 (BENCH.md, issue 37: when the cached codes are loaded).
+# first 30 (bench/BENCH.md, "The n nearest": when the cached codes are loaded).
 # usage: /usr/bin/python3 bench/nearest_connection.py MODULE DB [TABLE]
 # (DB: an index table named TABLE, default "near", as nearest_benchmark makes.)
 import random

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// simhash_pairs and simhash_clusters at several radii over one index (issue
-// 37, its last item): where their time goes and what a popcount loop over
+// simhash_pairs and simhash_clusters at several radii over one index: where
+// their time goes and what a popcount loop over
 // the same codes in memory costs. For each radius, CPU time of this thread:
 //   pairs     SELECT count(*) FROM simhash_pairs('near', r)
 //   clusters  SELECT count(*) FROM simhash_clusters('near', r)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# simhash_dedup's scaling over threads (issue 33), for a many-core machine
+# simhash_dedup's scaling over threads, for a many-core machine
 # with no network and nothing installed beyond python3 (with its sqlite3
 # module), bash and xz: the exact threshold join (bench/dedup_phases.py:
 # wall, CPU and cores busy per phase, peak RSS; each thread count a process
@@ -22,7 +22,7 @@
 # and said so. WORK (default /tmp/simhash-scaling) gets the unpacked pack,
 # the corpus and the two sets (about 0.2 and 1.7 GB; kept for a rerun) and
 # the runs' JSON; OUT (default WORK/out) gets runs.json, all runs by name.
-# BENCH.md, "Issue 33 on 16 cores", was made by this script.
+# bench/BENCH.md, "Threads" (16 cores), was made by this script.
 set -uo pipefail
 if [[ $# -lt 2 ]]; then
   sed -n '2,25p' "$0"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // minhash_lsh_peer: the MinHash-LSH dedup a Go user would write with Debian's
 // golang-github-ekzhu-minhash-lsh-dev (github.com/ekzhu/minhash-lsh 1.0), the
-// peer bench/dedup_benchmark.py measures against simhash_dedup (issues 22 and
-// 27). It reads (id, text) rows, and:
+// peer bench/dedup_benchmark.py measures against simhash_dedup. It reads
+// (id, text) rows, and:
 //
 //  1. tokenizes each text (Go's strings.ToLower, then words are the maximal
 //     runs of unicode.IsLetter or unicode.IsDigit runes; everything else

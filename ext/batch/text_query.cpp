@@ -5,7 +5,7 @@
 // building with them: reading and handing over (each one thread's work:
 // SQLite's steps; the engine's add) overlap the tokenizing and each other,
 // and no thread waits for a small batch. On many cores the caller is the
-// bound, and both used to be its work (issue 33: at 16 threads the read
+// bound, and both used to be its work (at 16 threads the read
 // phase took about as long as the caller's CPU time). Before each batch's building and after
 // the last the interrupt is checked, so a stop comes within one batch's work: a few ms (128 KiB of
 // text, or 256 short texts at 10-40 us each, per thread; 4096 texts on one thread made a stop 57 ms

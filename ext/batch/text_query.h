@@ -65,7 +65,7 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
 // The defaults the text batch functions share: the README recipe's
 // verification, set Jaccard of word 3-shingles at 0.8 or more, with symbol
 // runs as tokens so that texts differing only in an operator ("a < b", "a &
-// b") are not copies (issue 34; docs/dedup.md).
+// b") are not copies (docs/dedup.md).
 inline constexpr double kDefaultThreshold = 0.8;
 inline constexpr const char* kDefaultVerification = "n=3 weight=binary symbols=keep";
 

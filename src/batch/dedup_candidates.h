@@ -17,7 +17,8 @@
 // still checked every pair within it); the join cannot serve weighted
 // options, and character shingles share so many features that the join is
 // slower than the radius (30,000 English descriptions, char n=4 at 0.75:
-// 15.8 s against 2.3 s; bench/BENCH.md). So those keep the recipe's radius.
+// 15.8 s against 2.3 s; bench/BENCH.md, "One-statement dedup on real
+// text"). So those keep the recipe's radius.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // does not leave the other threads idle for long. A thread lays out the
 // rows it built once no text is left for it (parallel_for's finish), so the
 // copy fills the time it would wait, and the caller's reading of the next
-// batch overlaps it as it overlaps the building (issue 33: a second loop
+// batch overlaps it as it overlaps the building (a second loop
 // after the building, with its own barrier, made 2 threads ~10% slower).
 // It does so only while the caller is still reading: where the caller has
 // joined the building, the threads are the bound, and a copy on them (of

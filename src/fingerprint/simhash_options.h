@@ -21,7 +21,7 @@ enum class WeightScheme {
 
 struct SimhashOptions {
   // Defaults are chosen by the quality benchmark (bench/BENCH.md, "Fingerprint
-  // quality"): word unigrams with raw tf had the highest recall at 5% edits
+  // quality and the defaults"): word unigrams with raw tf had the highest recall at 5% edits
   // (83.1%; 97.3% at 1%) among candidates with at most 0.5% false positives
   // (0.22%). They are frozen by the golden vectors: changing one changes
   // users' stored fingerprints.
@@ -32,7 +32,7 @@ struct SimhashOptions {
   // are tokens too (text/symbol_runs.h), so "a < b" and "a & b" differ.
   // Off for simhash() (frozen); on in the default check of simhash_dedup and
   // the recipes, where texts that differ only in an operator must not be
-  // taken for copies of each other (issue 34).
+  // taken for copies of each other.
   bool keep_symbols = false;
 
   bool operator==(const SimhashOptions&) const = default;

@@ -126,7 +126,7 @@ class BucketView {
 // Reads a bucket's ids in order (the id section only). The Rice codes are
 // read by bit position, one 8-byte load per code where 8 bytes remain (a
 // code of the usual sizes fits in one): decoding ids is most of what a probe
-// into a crowded bucket and a load of the packed codes cost (perf, issue 37).
+// into a crowded bucket and a load of the packed codes cost (perf).
 class BucketIdReader {
  public:
   explicit BucketIdReader(const BucketView& view);

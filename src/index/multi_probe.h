@@ -62,12 +62,12 @@ class MultiProbePlan {
   // Units are nanoseconds measured by bench/index_benchmark.cpp (BENCH.md,
   // "Radius above k"). Re-measured by nearest_benchmark's radii= at 1M and
   // 10M uniform rows, the search costs 911 ns a bucket and 4.4 ns an entry
-  // (BENCH.md, issue 37, nearest5), but set so, the n nearest's random
+  // (same section of BENCH.md), but set so, the n nearest's random
   // queries at 10M real fingerprints doubled (3.8-4.2 -> 7.5-8.4 ms): real
   // buckets are uneven, the search reads more entries than uniform ones
   // would, and priced below the cached codes' loop it never loaded them.
   // Pricing each query from the sizes of copy 0's buckets it would read
-  // (branch nearest7, BENCH.md) tracked the search but not whether it would
+  // (BENCH.md, "The n nearest") tracked the search but not whether it would
   // hold the n nearest, and was no faster: these stay.
   static constexpr double kScanCostPerRow = 70;
   static constexpr double kBucketReadCost = 1500;
@@ -77,7 +77,7 @@ class MultiProbePlan {
   // The n nearest scan the packed buckets of one copy instead
   // (nearest_scan.h): kPackedBucketCost a stored bucket (SQLite steps over
   // its row) plus kPackedEntryCost an entry (a popcount and a compare).
-  // Measured by bench/nearest_benchmark.cpp (BENCH.md, issue 37).
+  // Measured by bench/nearest_benchmark.cpp (BENCH.md, "The n nearest").
   static constexpr double kPackedBucketCost = 100;
   static constexpr double kPackedEntryCost = 2;
   // That scan's cost over `rows` rows in `buckets` buckets, in nanoseconds.

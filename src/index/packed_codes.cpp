@@ -151,7 +151,7 @@ SIMHASH_POPCNT_CLONES void offer_rows(const std::uint64_t* keys, const std::int6
 // limit for the eight, and the scalar offer only for the rows within it
 // (after the first few thousand rows, almost none). About 2.5x the scalar
 // loop's speed: the scalar loop is bound by its instructions a row, not
-// by memory (BENCH.md, issue 37).
+// by memory (bench/BENCH.md, "The n nearest").
 [[gnu::target("avx2,popcnt")]] void offer_rows_avx2(const std::uint64_t* keys,
                                                     const std::int64_t* ids, std::size_t size,
                                                     std::uint64_t query, std::size_t count,

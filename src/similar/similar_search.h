@@ -137,8 +137,8 @@ inline constexpr std::uint64_t kRankingCap = 256;
 // and, for a long row, the pieces read before its verdict is known
 // (SimilarStore::read_row_pieces), most often one or two pages. On the 1M
 // benchmark a 3,400-feature licence with 166 rows of its sizes read 841
-// pages ranked and 465 verified directly in pieces (bench/BENCH.md, "Issue
-// 32: the cold checked insert's long rows"); at one row per 32 features
+// pages ranked and 465 verified directly in pieces (bench/BENCH.md, "Texts
+// similar to one: simhash_similar"); at one row per 32 features
 // (before the pieces) it was ranked.
 inline constexpr std::uint64_t kDirectRows = 16;
 inline constexpr std::uint64_t kFeaturesPerDirectRow = 8;
@@ -157,7 +157,7 @@ inline constexpr std::uint64_t kFeaturesPerDirectRow = 8;
 // (above): the walk only saves lookups, never changes the answer. On the 1M
 // benchmark ranking every feature of a query by its kept count cost 75% of
 // the cold checked inserts' pages (298 of 1,000 inserts ranked so; bench/
-// BENCH.md, "Issue 32: the ranking walks the query's postings (similar6)").
+// BENCH.md, "Texts similar to one: simhash_similar").
 // kCheapPostings is a page of postings or less; kFewPostings about two.
 inline constexpr std::uint64_t kCheapPostings = 64;
 inline constexpr std::uint64_t kFewPostings = 192;

@@ -5,8 +5,8 @@
 // ones, as parallel_for does for the one loop it runs. At 323K rows the join
 // runs 135 blocks of three loops each; on a 16-core machine (a gVisor
 // sandbox) waking a team instead of starting threads took its join at 16
-// threads from 0.46-0.58 s (two runs) to 0.42 s (BENCH.md, issue 33 on 16
-// cores).
+// threads from 0.46-0.58 s (two runs) to 0.42 s (bench/BENCH.md,
+// "Threads").
 #pragma once
 
 #include <condition_variable>

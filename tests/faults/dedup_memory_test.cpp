@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Issue 22 item 1: simhash_dedup's memory bound, as docs/sql-reference.md
+// simhash_dedup's memory bound, as docs/sql-reference.md
 // states it, checked against what C++ code holds at its peak while the
 // statement runs (allocation_hooks.h counts every operator new; SQLite's
 // page cache is SQLite's and not counted). The bound is in the features the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// I/O faults (issue 11, "I/O faults"): a VFS shim over the default one fails
+// I/O faults: a VFS shim over the default one fails
 // the Nth read, write, sync or truncate of the workload once (with
 // SQLITE_IOERR_READ, _WRITE, _FSYNC or _TRUNCATE), for every N, in rollback
 // and WAL journal modes. Each run must end in success or an SQLITE_IOERR

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Issue 31 item 5: the extension's working memory counts against SQLite's
+// The extension's working memory counts against SQLite's
 // hard heap limit (util/memory_budget.h). For each batch function and the
 // index: a statement that needs more than the limit leaves fails with
 // SQLITE_NOMEM and a message naming the function and the limit, the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Out-of-memory injection (issue 11, "OOM"): a representative workload
+// Out-of-memory injection: a representative workload
 // (create, insert from simhash(), a transaction of inserts, updates and
 // deletes, MATCH and nearest queries, simhash_pairs, simhash_clusters,
 // simhash_jaccard, rebuild, integrity-check) runs once per allocation point

@@ -72,7 +72,7 @@ TEST(SimhashOptions, UnknownKeyIsNamed) {
             "simhash: unknown option \"units\" (known: unit, n, weight, symbols)");
 }
 
-// Issue 11 item 8: a NUL (or another control byte) in the options is shown
+// A NUL (or another control byte) in the options is shown
 // escaped, so SQLite, which reads the message as a C string, shows it whole.
 TEST(SimhashOptions, ControlBytesAreEscapedInMessages) {
   using namespace std::string_literals;

@@ -576,7 +576,7 @@ TEST(FindSimilar, KeptCountsRankALongQueryOnItsPostingsWhileTheyAreFew) {
   }
 }
 
-// The second cap's choice of p (issue 32): a query of n features (n <= 16,
+// The second cap's choice of p: a query of n features (n <= 16,
 // so the sample check never stops a walk) whose p rare ones are held by 64
 // to 191 rows of its sizes each and the other n - p by 192 or more, in a
 // shuffled hash order. The first walk finds none below kCheapPostings and

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Issue 11 item 3 and issue 22 item 3: sqlite3_interrupt() stops the batch
+// sqlite3_interrupt() stops the batch
 // functions (the shell's Ctrl-C) with SQLITE_INTERRUPT within 50 ms, however
 // long the whole search would take; so does a progress handler.
 #include <gtest/gtest.h>
@@ -81,7 +81,7 @@ std::chrono::milliseconds stop_bound(TestDatabase& db) {
   return std::chrono::milliseconds(static_cast<long long>(50 * std::max(1.0, slowdown)));
 }
 
-// Issue 22 item 3: every phase of every batch function stops within 50 ms of
+// Every phase of every batch function stops within 50 ms of
 // the interrupt at any size. Radius 64 makes every pair a candidate (and a
 // pair), which once ran 8M comparisons and as many pairs between two checks:
 // 0.4-2 s late at 30-120K rows. The interrupt comes at delays from the

@@ -513,7 +513,7 @@ TEST(BatchSql, ExplainQueryPlanNamesTheBatchSearch) {
   EXPECT_NE(detail.find("radius 5"), std::string::npos) << detail;
   EXPECT_NE(detail.find("block permutation"), std::string::npos) << detail;
   // The plan says what the cost model does as the rows grow: at radius 10
-  // tables, at 30 every pair at any size (issue 25: both read the same).
+  // tables, at 30 every pair at any size (both read the same).
   const std::string ten = plan_of(db, "SELECT * FROM simhash_pairs('near', 10)");
   EXPECT_NE(ten.find("from 10^7 fingerprints block permutation, 1001 sorted tables (k=10, "
                      "blocks=14)"),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // simhash_index and simhash_similar keep their pending writes across
-// savepoints (issue 32: a trigger-driven insert opens a statement savepoint
+// savepoints (a trigger-driven insert opens a statement savepoint
 // per row, and writing the pending changes at each cost 3-7x a direct
 // insert). This test drives random writes through sql/recipes/follow_table.sql
 // and similar_follow_table.sql inside transactions (begun by BEGIN or by a

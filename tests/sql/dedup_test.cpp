@@ -316,7 +316,7 @@ TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
 // The headline use: keep one of each group in one DELETE, whose subquery
 // reads the very table it deletes from.
 // Features built on 1 to 4 threads: the same rows, in both candidate modes.
-// Issue 34: texts that differ only in an operator are different texts, texts
+// Texts that differ only in an operator are different texts, texts
 // that differ only in case, whitespace or sentence punctuation are copies.
 // Python's operator docstrings and copies of them with their punctuation
 // changed: the default check groups each with its copies and nothing else,
@@ -354,7 +354,7 @@ TEST(SimhashDedup, DefaultCheckTellsOperatorsApartNotPunctuation) {
   EXPECT_EQ(groups_of_two_or_more(groups),
             groups_of_two_or_more(
                 brute_force_groups(db, query, 0.8, 64, "n=3 weight=binary symbols=keep")));
-  // Without symbols, every docstring would be one group: what issue 34 saw.
+  // Without symbols, every docstring would be one group.
   EXPECT_EQ(db.integer("SELECT count(DISTINCT cluster) FROM simhash_dedup(" + quoted_sql(query) +
                        ", 0.8, NULL, 'n=3 weight=binary')"),
             1);

@@ -63,7 +63,7 @@ TEST(FunctionFlags, InnocuousUnderUntrustedSchema) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM shared"), 5);
 }
 
-// Issue 11 item 7: the index is innocuous too, so the README's way of
+// The index is innocuous too, so the README's way of
 // keeping it in step with its table (triggers) and a view over it work in a
 // database opened with PRAGMA trusted_schema=OFF.
 TEST(FunctionFlags, IndexTriggersAndViewsUnderUntrustedSchema) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Reads leave the caller's counters alone (issue 11 item 6): after writes
+// Reads leave the caller's counters alone: after writes
 // inside a transaction, every read form (MATCH within k and beyond it, the
 // n nearest, rowid lookup, full scan, the table-valued form) leaves
 // changes(), total_changes() and last_insert_rowid() as the user's last

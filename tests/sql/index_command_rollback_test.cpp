@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// What an interrupted command undoes inside a transaction (issue 31 item 6,
-// docs/index.md "Integrity"): the INSERT forms of 'rebuild' and
+// What an interrupted command undoes inside a transaction
+// (docs/index.md "Integrity"): the INSERT forms of 'rebuild' and
 // 'integrity-check' are writes, and SQLite rolls back the whole transaction
 // of an interrupted write, the caller's other changes with it (its rule for
 // every INSERT, UPDATE or DELETE, which no savepoint narrows); the query form

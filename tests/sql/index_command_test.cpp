@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The index's commands (issue 11 items 3 and 8): integrity-check as a query
+// The index's commands: integrity-check as a query
 // (`WHERE near = 'integrity-check'`), which only reads, so it runs on a
 // read-only database and leaves the caller's counters alone; both forms
 // inside a transaction with unmerged writes; and sqlite3_interrupt() stopping

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Concurrency (issue 11): writer threads, or writer processes, and reader
+// Concurrency: writer threads, or writer processes, and reader
 // threads, each with its own connection, on one WAL database. Writers change
 // the index and a plain mirror table in the same transactions; every reader
 // query compares, inside one read transaction (one snapshot), the index's

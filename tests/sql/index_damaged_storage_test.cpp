@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Damaged storage (issue 31 item 6). Buckets: a bucket blob damaged by
+// Damaged storage. Buckets: a bucket blob damaged by
 // hand (a bit flipped, a byte overwritten, lost or added, the entry count
 // changed, the blob cut short or extended), then the queries that read it,
 // each compared with brute force. Where the format can tell (the blob's

@@ -2,7 +2,7 @@
 // Every way SQL can bound `distance` on a simhash_index query, against a
 // brute-force hamming() scan with the same condition: radii below, at and
 // above k, the bound as a literal, a parameter and a column of another table
-// (in either join order). Issue 10: none of these may silently miss rows.
+// (in either join order). None of these may silently miss rows.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 

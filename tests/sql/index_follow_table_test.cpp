@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // An index that follows its table, and near-duplicates refused, skipped or
-// recorded at insert (issue 24). Every SQL block is read from sql/recipes/,
+// recorded at insert. Every SQL block is read from sql/recipes/,
 // the files docs/application.md shows, so the documentation and the tests
 // cannot drift apart.
 //   - follow_table.sql: random writes to docs(id, body) (INSERT with and

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A database file the index did not write (issue 31 item 1): a shadow table
+// A database file the index did not write: a shadow table
 // (near_data, near_buckets, near_config) replaced by a view that reads the
 // index, by a virtual table, or a trigger on a shadow table that uses the
 // index. Every use of the index must then fail with an error naming what is

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Radii above the index's k (issue 25): every radius 0..24 against brute
+// Radii above the index's k: every radius 0..24 against brute
 // force, through both query forms, for several plans, with writes pending in
 // a transaction, after a rollback, while the bucket bits grow, and after
 // reopening the file; the n nearest at any distance from a growing radius.

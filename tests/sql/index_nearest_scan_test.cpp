@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The n nearest from the packed codes (issue 37): near(:q, r, n) with r of
+// The n nearest from the packed codes: near(:q, r, n) with r of
 // 64 or more is the same query as `query = :q AND nearest = n` (same rows,
 // same plan); with a smaller bound the radius grows to it; and when the
 // search must visit most rows it scans the packed buckets of one copy. All

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The n nearest rows at any distance (issue 10 §2): the table-valued form
+// The n nearest rows at any distance: the table-valued form
 // and `query =` with ORDER BY distance LIMIT n [OFFSET m], against a
 // brute-force hamming() scan ordered by (distance, rowid), for queries the
 // index can answer (n rows within k) and queries that need the scan, with
@@ -184,7 +184,7 @@ TEST_F(Nearest, JoinsTakeTheNearestFromASubquery) {
 }
 
 // The count as an argument: the n nearest (ties by rowid) whatever the
-// statement around it, as the issue asks of every position.
+// statement around it, in every position.
 TEST_F(Nearest, TheCountArgumentMeansTheNearestEverywhere) {
   std::mt19937_64 random(2025);
   for (const std::int64_t query :
@@ -325,7 +325,7 @@ TEST(NearestEarlyStop, NearDuplicatesAgreeWithTheScan) {
   check(static_cast<std::int64_t>(centres[0]));
 }
 
-// A stored row in a sparse region (issue 37): radius k finds only the row
+// A stored row in a sparse region: radius k finds only the row
 // itself and its other neighbours lie a few bits farther, far below where
 // uniform rows would hold n (radius ~21 at 20,000 rows). The growth then
 // steps one radius at a time while the steps cost a share of the jump, so

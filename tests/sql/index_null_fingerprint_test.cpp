@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// NULL fingerprints in a simhash_index (issue 25): simhash() is NULL for a
+// NULL fingerprints in a simhash_index: simhash() is NULL for a
 // text without words, and such a row is stored, shown by a plain scan and a
 // rowid lookup, and never found by a search or a batch function, as NULL
 // equals nothing. Checked against an ordinary table that receives the same

@@ -408,7 +408,7 @@ TEST(IndexSql, DropInsideASavepointOpenedAfterWritesIsRefused) {
        "INSERT INTO near(near) VALUES ('rebuild')", "SELECT rowid FROM near(5, 2) ORDER BY rowid"});
 }
 
-// Issue 11 item 1: renamed to one of its column names, the table would
+// Renamed to one of its column names, the table would
 // declare that column twice and could no longer be used or dropped.
 TEST(IndexSql, RenameToAColumnNameIsRefused) {
   TestDatabase db;
@@ -424,7 +424,7 @@ TEST(IndexSql, RenameToAColumnNameIsRefused) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_master"), 0);
 }
 
-// Issue 11 item 4: an UPDATE that writes a computed column is an error, not
+// An UPDATE that writes a computed column is an error, not
 // one reported change that changes nothing; UPDATEs of fp and rowid work
 // whether they find their rows by rowid or by MATCH.
 TEST(IndexSql, UpdatesOfComputedColumnsAreErrors) {
@@ -448,7 +448,7 @@ TEST(IndexSql, UpdatesOfComputedColumnsAreErrors) {
   db.exec("INSERT INTO near(near) VALUES('integrity-check')");
 }
 
-// Issue 11 item 5: a REAL compares with rowids as SQLite compares it.
+// A REAL compares with rowids as SQLite compares it.
 TEST(IndexSql, RealRowidsAndRadiiCompareAsSqliteDoes) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=3)");
@@ -518,7 +518,7 @@ TEST(IndexSql, NewerFormatFailsClearly) {
   }
 }
 
-// Issue 11 item 2: every state the index refuses to read can still be
+// Every state the index refuses to read can still be
 // dropped, shadow tables included; other uses fail with the reason.
 TEST(IndexSql, UnreadableTablesCanBeDropped) {
   const TempDatabaseFile file("simhash_unreadable");

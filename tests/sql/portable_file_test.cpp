@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A database file is the same on every architecture (issue 12): the same
+// A database file is the same on every architecture: the same
 // writes give the same bytes, and a file written on one machine answers
 // exactly on another. The test writes a file with a fixed-seed workload (two
 // indexes, k=3 and k=6, random inserts, updates and deletes) and checks it

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The SQL recipes of sql/recipes/ against a brute-force model (issue 31):
+// The SQL recipes of sql/recipes/ against a brute-force model:
 //   - random single-row writes to docs(id, body) (INSERT with an id, with an
 //     id SQLite chooses, OR REPLACE, REPLACE, OR IGNORE, UPSERTs that update
 //     the body or the id or do nothing, UPDATE of body, of id, of both,
@@ -519,7 +519,7 @@ INSTANTIATE_TEST_SUITE_P(Recipes, RecipesUnderRandomWrites,
                                   (std::get<2>(info.param) ? "_KeyReplaces" : "_KeyAborts");
                          });
 
-// The case of the issue, as a user meets it: row 2 replaced by an unrelated
+// The reported case, as a user meets it: row 2 replaced by an unrelated
 // text keeps no link, and an exact copy of row -1 is refused.
 TEST(RecipesReplace, TheIssuesCases) {
   const std::string first =

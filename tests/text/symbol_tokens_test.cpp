@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// symbols=keep (issue 34): runs of symbol characters between words are
+// symbols=keep: runs of symbol characters between words are
 // tokens, sentence punctuation is not; the ASCII fast path and ICU agree;
 // the check's similarity against a brute-force reference on random texts;
 // pairs that differ only in a symbol are told apart, pairs that differ only
@@ -261,7 +261,7 @@ struct Pair {
   std::string_view b;
 };
 
-// Real pairs from issue 34: equal words, different symbols.
+// Real pairs: equal words, different symbols.
 constexpr Pair kSymbolPairs[] = {
     {"Same as a < b.", "Same as a & b."},
     {"Same as a ** b.", "Same as a * b."},
