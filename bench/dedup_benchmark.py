@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""End-to-end dedup on real text (issues 22 and 27): the three-step recipe of
+"""End-to-end dedup on real text: the three-step recipe of
 docs/dedup.md, simhash_dedup with candidates within 10 bits (radius 10, the
 recipe's), simhash_dedup's exact threshold join (radius NULL, the default),
 and a Go MinHash-LSH peer (bench/peer), each in a process of its own run

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""simhash_dedup's CPU by thread role (issue 33's serial share), from a perf
+"""simhash_dedup's CPU by thread role (the serial share), from a perf
 profile with call stacks of one bench/dedup_phases.py child run:
 
     perf record -F 149 --call-graph dwarf,16384 -o run.data -- \

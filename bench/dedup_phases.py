@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Where simhash_dedup's time goes, per phase, and how many cores each phase
-keeps busy (issue 33): the exact threshold join (radius NULL) on
+keeps busy: the exact threshold join (radius NULL) on
 docs(id INTEGER PRIMARY KEY, body TEXT) at each thread count asked, each run
 in a process of its own, so that its CPU time and peak RSS are its own.
 

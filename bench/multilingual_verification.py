@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Verification across languages (issue 22, item 5): does the exact check
+"""Verification across languages: does the exact check
 of simhash_dedup and of the dedup recipe, `simhash_jaccard(a, b, options)
 >= threshold`, accept the pairs a reader calls the same text, in every
 language and script?

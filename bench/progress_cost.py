@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""What simhash_progress(1) costs a long batch call (issue 35): the same
+"""What simhash_progress(1) costs a long batch call: the same
 simhash_dedup run with the progress report off and on, each run in a process
 of its own, alternating, its CPU time (user + system, every thread:
 getrusage(RUSAGE_CHILDREN) around the child) and wall time; the lines an

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Short texts and the exact check (issue 32 item 5, issue 34): how often
+"""Short texts and the exact check: how often
 does `simhash_jaccard(a, b, options) >= t` catch a one-word or a
 one-character edit of a short real text, and how often does it merge two
 different short texts, for the default check and its alternatives?

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """What following a content table through triggers costs simhash_similar at
-insert (issue 32, item 4: at most 2x an insert written to the index
+insert (at most 2x an insert written to the index
 directly). The same ROWS real changelog entries (bench/similar_latency.py
 reads them) are inserted one statement a row inside one transaction, into a
 fresh database file each time, in these ways:

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Template siblings and idf weighting (issue 34, its last item): does a
+"""Template siblings and idf weighting: does a
 weighted Jaccard with inverse document frequency weights, taken from the
 collection itself, separate template siblings (texts that differ in one
 identifier) from true edits of one text better than the default check?
