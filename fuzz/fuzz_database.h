@@ -74,4 +74,35 @@ class FuzzDatabase {
   sqlite3* db_ = nullptr;
 };
 
+// BEGIN and SAVEPOINTs, each with the model as it was then, so that COMMIT,
+// ROLLBACK and ROLLBACK TO change the model as they change the database.
+template <typename Model>
+class ModelTransactions {
+ public:
+  void begin(FuzzDatabase& db, const Model& model) {
+    db.exec(saved_.empty() ? std::string("BEGIN") : "SAVEPOINT s" + std::to_string(saved_.size()));
+    saved_.push_back(model);
+  }
+  void commit(FuzzDatabase& db) {
+    if (!saved_.empty()) {
+      db.exec("COMMIT");
+      saved_.clear();
+    }
+  }
+  // The last savepoint's rollback (which stays open), or the transaction's.
+  void roll_back(FuzzDatabase& db, Model& model) {
+    if (saved_.size() == 1) {
+      db.exec("ROLLBACK");
+      model = saved_.front();
+      saved_.clear();
+    } else if (saved_.size() > 1) {
+      db.exec("ROLLBACK TO s" + std::to_string(saved_.size() - 1));
+      model = saved_.back();
+    }
+  }
+
+ private:
+  std::vector<Model> saved_;  // the model at BEGIN, then at each SAVEPOINT
+};
+
 }  // namespace simhash::fuzz

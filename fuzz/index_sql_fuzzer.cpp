@@ -71,7 +71,7 @@ std::int64_t fingerprint(std::uint8_t a, std::uint8_t b) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Database db;
   Model model;
-  std::vector<Model> saved;  // the model at BEGIN, then at each SAVEPOINT
+  simhash::fuzz::ModelTransactions<Model> transactions;
   for (std::size_t at = 0; at + 4 <= size && at < 4 * 400; at += 4) {
     const std::uint8_t op = data[at] % 16;
     const std::int64_t id = data[at + 1] % 32;
@@ -122,29 +122,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         model.erase(id);
         break;
       case 7:
-        if (saved.empty()) {
-          db.exec("BEGIN");
-          saved.push_back(model);
-        } else {
-          db.exec("SAVEPOINT s" + std::to_string(saved.size()));
-          saved.push_back(model);
-        }
+        transactions.begin(db, model);
         break;
       case 8:
-        if (!saved.empty()) {
-          db.exec("COMMIT");
-          saved.clear();
-        }
+        transactions.commit(db);
         break;
       case 9:
-        if (saved.size() == 1) {
-          db.exec("ROLLBACK");
-          model = saved.front();
-          saved.clear();
-        } else if (saved.size() > 1) {
-          db.exec("ROLLBACK TO s" + std::to_string(saved.size() - 1));
-          model = saved.back();  // the savepoint stays open
-        }
+        transactions.roll_back(db, model);
         break;
       case 10:
         db.exec("INSERT INTO near(near) VALUES('rebuild')");
@@ -177,9 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   }
-  if (!saved.empty()) {
-    db.exec("COMMIT");
-  }
+  transactions.commit(db);
   db.exec("INSERT INTO near(near) VALUES('integrity-check')");
   if (db.hits("SELECT rowid, fp FROM near ORDER BY rowid").size() != model.size()) {
     db.fail("row count");

@@ -90,7 +90,7 @@ class Database : public simhash::fuzz::FuzzDatabase {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Database db;
   Model model;
-  std::vector<Model> saved;  // the model at BEGIN, then at each SAVEPOINT
+  simhash::fuzz::ModelTransactions<Model> transactions;
   for (std::size_t at = 0; at + 4 <= size && at < 4 * 200; at += 4) {
     const std::uint8_t op = data[at] % 10;
     const std::int64_t id = data[at + 1] % 16;
@@ -140,25 +140,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         model.erase(id);
         break;
       case 5:
-        db.exec(saved.empty() ? std::string("BEGIN")
-                              : "SAVEPOINT s" + std::to_string(saved.size()));
-        saved.push_back(model);
+        transactions.begin(db, model);
         break;
       case 6:
-        if (!saved.empty()) {
-          db.exec("COMMIT");
-          saved.clear();
-        }
+        transactions.commit(db);
         break;
       case 7:
-        if (saved.size() == 1) {
-          db.exec("ROLLBACK");
-          model = saved.front();
-          saved.clear();
-        } else if (saved.size() > 1) {
-          db.exec("ROLLBACK TO s" + std::to_string(saved.size() - 1));
-          model = saved.back();  // the savepoint stays open
-        }
+        transactions.roll_back(db, model);
         break;
       default: {
         const double threshold = 0.5 + 0.1 * static_cast<double>(data[at + 1] % 6);
@@ -169,9 +157,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   }
-  if (!saved.empty()) {
-    db.exec("COMMIT");
-  }
+  transactions.commit(db);
   db.exec("INSERT INTO sim(sim) VALUES('integrity-check')");
   return 0;
 }
