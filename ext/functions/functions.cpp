@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
@@ -68,6 +69,27 @@ void simhash_first_difference(sqlite3_context* context, int /*argc*/, sqlite3_va
   });
 }
 
+// The last pair simhash_change or simhash_changed_words compared on a
+// connection, shared by both: a query that asks for the kind and the words
+// of one pair (the look-then-delete recipe) diffs it once.
+struct LastChange {
+  std::string text;
+  std::string kept;
+  TextChange change;
+  bool valid = false;
+
+  const TextChange& of(std::string_view new_text, std::string_view new_kept) {
+    if (!valid || new_text != text || new_kept != kept) {
+      valid = false;  // stays so if text_change throws
+      change = text_change(new_text, new_kept);
+      text.assign(new_text);
+      kept.assign(new_kept);
+      valid = true;
+    }
+    return change;
+  }
+};
+
 // simhash_change(text, kept) and simhash_changed_words(text, kept): what
 // deleting `text` and keeping `kept` loses, as text/text_change.h says: the
 // kind's name, and the words each has that the other lacks ('' for none).
@@ -82,7 +104,8 @@ void simhash_change(sqlite3_context* context, int /*argc*/, sqlite3_value** argv
       sqlite3_result_null(context);
       return;
     }
-    const TextChange change = text_change(*text, *kept);
+    auto& last = *static_cast<std::shared_ptr<LastChange>*>(sqlite3_user_data(context));
+    const TextChange& change = last->of(*text, *kept);
     if (kWords) {
       sqlite3_result_text(context, change.words.c_str(), static_cast<int>(change.words.size()),
                           SQLITE_TRANSIENT);
@@ -90,6 +113,27 @@ void simhash_change(sqlite3_context* context, int /*argc*/, sqlite3_value** argv
       sqlite3_result_text(context, name_of(change.kind), -1, SQLITE_STATIC);
     }
   });
+}
+
+void destroy_last_change(void* last) {
+  std::unique_ptr<std::shared_ptr<LastChange>> owned(
+      static_cast<std::shared_ptr<LastChange>*>(last));
+}
+
+// Registers both functions, each holding a reference to one LastChange.
+int register_change_functions(sqlite3* db) {
+  const auto last = std::make_shared<LastChange>();
+  int rc = SQLITE_OK;
+  for (const auto& [name, function] : {std::pair{"simhash_change", &simhash_change<false>},
+                                       std::pair{"simhash_changed_words", &simhash_change<true>}}) {
+    if (rc == SQLITE_OK) {
+      // On failure SQLite calls the destructor itself, so ownership passes now.
+      auto user_data = std::make_unique<std::shared_ptr<LastChange>>(last);
+      rc = sqlite3_create_function_v2(db, name, 2, kFlags, user_data.release(), function, nullptr,
+                                      nullptr, destroy_last_change);
+    }
+  }
+  return rc;
 }
 
 void simhash_version(sqlite3_context* context, int /*argc*/, sqlite3_value** /*argv*/) {
@@ -185,11 +229,12 @@ int register_scalar_functions(sqlite3* db, char** error) {
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_first_difference", 2, nullptr, simhash_first_difference);
   }
-  if (rc == SQLITE_OK) {
-    rc = register_plain(db, "simhash_change", 2, nullptr, simhash_change<false>);
-  }
-  if (rc == SQLITE_OK) {
-    rc = register_plain(db, "simhash_changed_words", 2, nullptr, simhash_change<true>);
+  try {
+    if (rc == SQLITE_OK) {
+      rc = register_change_functions(db);
+    }
+  } catch (const std::bad_alloc&) {
+    rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK) {
     rc = register_plain(db, "simhash_hex", 1, nullptr, simhash_hex);
