@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Every stored row of one permuted copy, decoded from its packed buckets into
-// two contiguous arrays (ids and permuted keys, 16 bytes a row), and the n
-// nearest by one popcount loop over the keys: what NearestScan computes from
-// the buckets, without decoding them again. A key is a bit permutation of
+// two contiguous arrays (ids and permuted keys, 16 bytes a row: the scans
+// stream the keys alone and read an id only for a row that passed), and the
+// n nearest or the rows within a radius by one popcount loop over the keys
+// (code_scan.h): what NearestScan computes from the buckets, without
+// decoding them again. A key is a bit permutation of
 // the fingerprint, so the distance between permuted key and permuted query
 // is the distance between fingerprint and query; only the answer's keys are
 // permuted back. The glue keeps one per index and connection while the
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "index/bucket_codec.h"
+#include "index/code_scan.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
 #include "util/memory_budget.h"
@@ -45,16 +48,21 @@ class PackedCodes {
   // sorted by nearer().
   void nearest(const PermutationPlan& plan, std::uint64_t query, std::size_t count, int bound,
                std::vector<IndexHit>& out) const;
+  // Appends to `out` every row within `radius` bits of `query`, in the
+  // arrays' order, fingerprints unpermuted by `plan`.
+  void within(const PermutationPlan& plan, std::uint64_t query, int radius,
+              std::vector<IndexHit>& out) const;
 
-  // Whether nearest() runs the AVX2 loop on this CPU (x86-64 with AVX2),
-  // which filters eight rows a step; else the portable one.
-  static bool vector_loop_runs();
-  // false: the portable loop even where the AVX2 one runs (tests compare both).
-  void allow_vector_loop(bool allow) { vector_loop_ = allow; }
+  // Whether the scans run a vector loop on this CPU (AVX2 or AVX-512 on
+  // x86-64, NEON on aarch64); else the portable one.
+  static bool vector_loop_runs() { return best_scan_kernel() != ScanKernel::kScalar; }
+  // The loop the scans run: the fastest here unless told (tests try each
+  // one that runs, scan_kernels_that_run).
+  void use_kernel(ScanKernel kernel) { kernel_ = kernel; }
 
  private:
   int table_ = 0;
-  bool vector_loop_ = true;
+  ScanKernel kernel_ = best_scan_kernel();
   std::vector<std::int64_t> ids_;
   std::vector<std::uint64_t> keys_;  // permuted keys, ids_[i]'s at keys_[i]
   MemoryCharge charge_;

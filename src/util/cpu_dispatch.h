@@ -37,3 +37,11 @@
 #else
 #define SIMHASH_X86_64_TARGETS 0
 #endif
+
+// Where NEON intrinsics compile (aarch64, where every CPU has them: no run
+// time check). 0 elsewhere.
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define SIMHASH_AARCH64_NEON 1
+#else
+#define SIMHASH_AARCH64_NEON 0
+#endif

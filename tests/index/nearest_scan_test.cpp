@@ -5,8 +5,8 @@
 // answer by PendingNearest); for several plans,
 // bucket bits (small ones make large buckets), copies, counts and bounds;
 // and a damaged blob is refused. PackedCodes (the same rows decoded into
-// arrays, scanned with a popcount loop: the portable one and, where the CPU
-// has AVX2, the vector one) against the same brute force.
+// arrays, scanned with a popcount loop: the portable one and every vector
+// one this CPU runs) against the same brute force.
 #include "index/nearest_scan.h"
 
 #include <gtest/gtest.h>
@@ -229,12 +229,12 @@ TEST_P(NearestScanTest, PackedCodesMatchBruteForce) {
       const std::size_t count = std::vector<std::size_t>{0, 1, 10, 57, 5000}[trial % 5];
       const int bound = trial % 3 == 0 ? 64 : static_cast<int>(random() % 30);
       const std::string expected = shown(brute_force(rows, query, count, bound));
-      for (const bool vector_loop : {true, false}) {
-        codes.allow_vector_loop(vector_loop);
+      for (const ScanKernel kernel : scan_kernels_that_run()) {
+        codes.use_kernel(kernel);
         std::vector<IndexHit> found;
         codes.nearest(plan, query, count, bound, found);
         EXPECT_EQ(shown(found), expected) << "table " << table << " count " << count << " bound "
-                                          << bound << " vector loop " << vector_loop;
+                                          << bound << " loop " << scan_kernel_name(kernel);
       }
     }
     codes.clear();
@@ -244,11 +244,11 @@ TEST_P(NearestScanTest, PackedCodesMatchBruteForce) {
 }
 
 // The loops filter rows by the limit (the bound, then the n-th best) before
-// the heap; the AVX2 one eight rows at a time, the rest one by one. Rows at
+// the heap; the vector ones several rows at a time, the rest one by one. Rows at
 // exactly the limit, ties whose smaller id comes later, the nearest row in
 // any lane or in the tail: whichever row a filter dropped or let through
 // wrongly (an off-by-one at the limit, a lane or the tail skipped, a stale
-// limit) changes some answer here, for both loops.
+// limit) changes some answer here, for every loop.
 TEST(NearestScan, PackedCodesLoopsKeepEveryRowAtTheLimit) {
   const PermutationPlan plan = make_plan(3, 4);
   const BucketLayout layout(plan, 2);
@@ -285,19 +285,19 @@ TEST(NearestScan, PackedCodesLoopsKeepEveryRowAtTheLimit) {
     for (const std::size_t count : {std::size_t{1}, std::size_t{3}, std::size_t{8}, size}) {
       for (const int bound : {64, 6, 5, 4, 3}) {
         const std::vector<IndexHit> expected = brute_force(rows, query, count, bound);
-        for (const bool vector_loop : {true, false}) {
-          codes.allow_vector_loop(vector_loop);
+        for (const ScanKernel kernel : scan_kernels_that_run()) {
+          codes.use_kernel(kernel);
           std::vector<IndexHit> found;
           codes.nearest(plan, query, count, bound, found);
           EXPECT_EQ(shown(found), shown(expected))
-              << "size " << size << " count " << count << " bound " << bound << " vector loop "
-              << vector_loop;
+              << "size " << size << " count " << count << " bound " << bound << " loop "
+              << scan_kernel_name(kernel);
           ++compared;
         }
       }
     }
   }
-  EXPECT_EQ(compared, 42 * 4 * 5 * 2);
+  EXPECT_EQ(compared, 42 * 4 * 5 * static_cast<int>(scan_kernels_that_run().size()));
 }
 
 TEST(NearestScan, PackedCodesRefuseADamagedBucket) {
