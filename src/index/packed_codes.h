@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "index/bucket_codec.h"
@@ -40,6 +41,9 @@ class PackedCodes {
   // Bytes the arrays hold (what the charge covers).
   std::size_t bytes() const { return charge_.bytes(); }
   int table() const { return table_; }
+  // The arrays: ids()[i] is the row whose permuted key is keys()[i].
+  std::span<const std::int64_t> ids() const { return ids_; }
+  std::span<const std::uint64_t> keys() const { return keys_; }
   // Frees the arrays and their charge.
   void clear();
 
