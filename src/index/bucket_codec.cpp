@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "index/bucket_rests.h"
 #include "util/compiler_support.h"
 #include "util/cpu_dispatch.h"
 
@@ -157,24 +158,26 @@ int choose_rice(std::span<const BucketEntry> entries) {
   return best;
 }
 
-// The probe's inner loop: one 8-byte load, XOR and popcount per entry. Built
-// twice so CPUs with POPCNT use the instruction.
-SIMHASH_POPCNT_CLONES void find_close_rests(const unsigned char* rests, std::size_t count,
-                                            int rest_bytes, std::size_t available,
-                                            std::uint64_t query_rest, std::uint64_t prefix_mask,
-                                            int radius, std::vector<CloseEntry>& out) {
+// The probe's inner loop from entry `first` on: one 8-byte load, XOR and
+// popcount per entry. Built twice so CPUs with POPCNT use the instruction.
+SIMHASH_POPCNT_CLONES void find_close_rests(const unsigned char* rests, std::size_t first,
+                                            std::size_t count, int rest_bytes,
+                                            std::size_t available, std::uint64_t query_rest,
+                                            std::uint64_t prefix_mask, int radius,
+                                            std::vector<CloseEntry>& out) {
   const std::size_t fast =
       available < 8 ? 0
                     : std::min(count, (available - 8) / static_cast<std::size_t>(rest_bytes) + 1);
-  const unsigned char* data = rests;
-  for (std::size_t index = 0; index < fast; ++index, data += rest_bytes) {
+  const unsigned char* data = rests + first * static_cast<std::size_t>(rest_bytes);
+  std::size_t index = first;
+  for (; index < fast; ++index, data += rest_bytes) {
     const std::uint64_t difference = load_rest(data, rest_bytes, true) ^ query_rest;
     const int distance = std::popcount(difference);
     if (distance <= radius && (difference & prefix_mask) == 0) {
       out.push_back(CloseEntry{static_cast<std::uint32_t>(index), distance});
     }
   }
-  for (std::size_t index = fast; index < count; ++index, data += rest_bytes) {
+  for (; index < count; ++index, data += rest_bytes) {
     const std::uint64_t difference = load_rest(data, rest_bytes, false) ^ query_rest;
     const int distance = std::popcount(difference);
     if (distance <= radius && (difference & prefix_mask) == 0) {
@@ -269,9 +272,19 @@ std::uint64_t BucketView::rest(std::size_t index) const {
 }
 
 void BucketView::find_close(std::uint64_t query_rest, std::uint64_t prefix_mask, int radius,
-                            std::vector<CloseEntry>& out) const {
-  find_close_rests(rests_, count_, rest_bytes_, static_cast<std::size_t>(end_ - rests_), query_rest,
-                   prefix_mask, radius, out);
+                            std::vector<CloseEntry>& out, ScanKernel kernel) const {
+  const auto available = static_cast<std::size_t>(end_ - rests_);
+  std::size_t first = 0;
+#if SIMHASH_X86_64_TARGETS
+  if (kernel == ScanKernel::kAvx512) {
+    first = bucket_rests::find_close_avx512(rests_, count_, rest_bytes_, available, query_rest,
+                                            prefix_mask, radius, out);
+  }
+#else
+  (void)kernel;
+#endif
+  find_close_rests(rests_, first, count_, rest_bytes_, available, query_rest, prefix_mask, radius,
+                   out);
 }
 
 BucketIdReader::BucketIdReader(const BucketView& view)

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "index/code_scan.h"
 #include "index/permutation_plan.h"
 
 namespace simhash {
@@ -110,9 +111,11 @@ class BucketView {
   std::size_t count() const { return count_; }
   std::uint64_t rest(std::size_t index) const;
   // Appends, in index order, the entries whose rest XOR query_rest has no bit
-  // inside prefix_mask and at most `radius` bits in all.
+  // inside prefix_mask and at most `radius` bits in all. `kernel` must run
+  // here (code_scan.h); only kAvx512 has a vector loop for the rests (the
+  // others run the portable one). Tests name each.
   void find_close(std::uint64_t query_rest, std::uint64_t prefix_mask, int radius,
-                  std::vector<CloseEntry>& out) const;
+                  std::vector<CloseEntry>& out, ScanKernel kernel = best_scan_kernel()) const;
 
  private:
   friend class BucketIdReader;

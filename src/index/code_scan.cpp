@@ -100,8 +100,11 @@ bool scan_kernel_runs(ScanKernel kernel) {
       return runs;
     }
     case ScanKernel::kAvx512: {
+      // BW and VBMI too, for the packed rests (bucket_rests.h): every CPU
+      // with VPOPCNTDQ but the Xeon Phi has them.
       static const bool runs =
-          __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+          __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq") &&
+          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi");
       return runs;
     }
 #endif

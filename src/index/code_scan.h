@@ -17,6 +17,7 @@
 
 namespace simhash {
 
+// kAvx512: AVX-512 F, BW, VBMI and VPOPCNTDQ (Ice Lake, Zen 4 and later).
 enum class ScanKernel { kScalar, kAvx2, kAvx512, kNeon };
 
 // Whether this build and this CPU run `kernel`; kScalar always does.
