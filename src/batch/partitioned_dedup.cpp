@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// The three steps of partitioned_dedup.h: identical rows to nodes, the
+// parts joined and their pairs written out as offers, the leader pass over
+// the offers in visit order.
+#include "batch/partitioned_dedup.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "batch/feature_rows.h"
+#include "batch/leader_rule.h"
+#include "batch/offer_runs.h"
+#include "batch/similar_pairs.h"
+#include "batch/size_parts.h"
+#include "fingerprint/hamming.h"
+
+namespace simhash {
+namespace {
+
+// Per node while the parts run: its first and last rows, its place in the
+// size order, its size there and its cost.
+constexpr std::size_t kBytesPerNode = 4 * sizeof(std::uint32_t) + sizeof(std::uint64_t);
+// The offers' buffer at least (64 KiB): fewer runs to merge than one an
+// offer, whatever the budget.
+constexpr std::size_t kLeastBufferOffers = std::size_t{1} << 12;
+// Rows compared for identity between two checks.
+constexpr std::size_t kRowsBetweenChecks = std::size_t{1} << 14;
+
+}  // namespace
+
+void PartitionedDedup::add(std::int64_t id, std::uint64_t fingerprint, FeatureView features,
+                           std::uint64_t key_hash) {
+  if (features.hashes.empty()) {
+    throw std::invalid_argument("simhash: a row to dedup has no features");
+  }
+  if (!features.weights.empty() && std::any_of(features.weights.begin(), features.weights.end(),
+                                               [](double weight) { return weight != 1.0; })) {
+    throw std::invalid_argument("simhash: the threshold join needs binary weights");
+  }
+  if (ids_.size() >= std::numeric_limits<std::uint32_t>::max() - 1 ||
+      features.hashes.size() > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("simhash: too many rows to dedup");
+  }
+  charge_.grow_to((ids_.size() + 1) * kBytesPerRow);
+  offsets_.push_back(
+      features_.append(features.hashes.data(), features.hashes.size() * sizeof(std::uint64_t)));
+  sizes_.push_back(static_cast<std::uint32_t>(features.hashes.size()));
+  ids_.push_back(id);
+  fingerprints_.push_back(fingerprint);
+  keys_.push_back(key_hash);
+}
+
+void PartitionedDedup::add(std::int64_t id, std::uint64_t fingerprint,
+                           const FeatureVector& features) {
+  add(id, fingerprint, FeatureView(features), FeatureRows::key_of(fingerprint, features).hash);
+}
+
+void PartitionedDedup::read_features(std::uint32_t position, FeatureVector& features) {
+  features.hashes.resize(sizes_[position]);
+  features.weights.clear();
+  features_.read(offsets_[position], features.hashes.data(),
+                 features.hashes.size() * sizeof(std::uint64_t));
+  features.sum_of_weights = static_cast<double>(features.hashes.size());
+  features.sum_of_squares = features.sum_of_weights;
+}
+
+// Rows ordered by (size, key, position): identical rows are next to each
+// other, among rows whose keys collide. Each run of one key keeps the
+// features of its distinct rows so far (almost always one).
+std::uint32_t PartitionedDedup::find_nodes(const CheckPoint& check) {
+  const std::size_t rows = ids_.size();
+  std::vector<std::uint32_t> order(rows);
+  for (std::uint32_t position = 0; position < rows; ++position) {
+    order[position] = position;
+  }
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::tie(sizes_[a], keys_[a], a) < std::tie(sizes_[b], keys_[b], b);
+  });
+  node_of_.assign(rows, 0);  // first the first row of each row's node
+  struct Variant {
+    std::uint32_t first;
+    FeatureVector features;
+  };
+  std::vector<Variant> variants;
+  FeatureVector features;
+  for (std::size_t begin = 0; begin < rows;) {
+    std::size_t end = begin + 1;
+    while (end < rows && sizes_[order[end]] == sizes_[order[begin]] &&
+           keys_[order[end]] == keys_[order[begin]]) {
+      ++end;
+    }
+    if (end - begin == 1) {
+      node_of_[order[begin]] = order[begin];
+    } else {
+      variants.clear();
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::uint32_t position = order[i];
+        read_features(position, features);
+        const auto same = std::find_if(variants.begin(), variants.end(), [&](const Variant& v) {
+          return fingerprints_[v.first] == fingerprints_[position] &&
+                 v.features.hashes == features.hashes;
+        });
+        if (same != variants.end()) {
+          node_of_[position] = same->first;
+        } else {
+          node_of_[position] = position;
+          variants.push_back(Variant{position, features});
+        }
+        check_after_every(i, kRowsBetweenChecks, check);
+      }
+    }
+    check_after_every(begin, kRowsBetweenChecks, check);
+    begin = end;
+  }
+  keys_ = {};
+  // First rows to node numbers, in place: a first row comes before the
+  // rows of its node, so it is numbered by then.
+  std::uint32_t nodes = 0;
+  for (std::uint32_t position = 0; position < rows; ++position) {
+    node_of_[position] = node_of_[position] == position ? nodes++ : node_of_[node_of_[position]];
+  }
+  return nodes;
+}
+
+std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t budget,
+                                               const CheckPoint& check, std::optional<int> radius,
+                                               unsigned threads, PartitionCounts* counts,
+                                               std::optional<std::uint64_t> part_budget) {
+  if (!(threshold > 0 && threshold <= 1)) {
+    throw std::invalid_argument("simhash: threshold must be in (0, 1]");
+  }
+  if (radius && *radius < 0) {
+    throw std::invalid_argument("simhash: radius must be at least 0");
+  }
+  const std::size_t rows = ids_.size();
+  PartitionCounts counted;
+  report_progress(progress_, "finding identical rows", 0, rows);
+  const std::uint32_t node_count = find_nodes(check);
+  counted.nodes = node_count;
+
+  // What is left of the budget for the parts (a half), the pairs a part
+  // finds (a quarter) and the offers' buffer (a quarter).
+  const std::uint64_t fixed = rows * kBytesPerRow + std::uint64_t{node_count} * kBytesPerNode;
+  const std::uint64_t left = budget > fixed ? budget - fixed : 0;
+  const std::uint64_t parts_share = part_budget.value_or(left / 2);
+  OfferRuns offers(std::max<std::size_t>(static_cast<std::size_t>(left / 4 / sizeof(SpilledOffer)),
+                                         kLeastBufferOffers));
+  {
+    const MemoryCharge nodes_charge(std::size_t{node_count} * kBytesPerNode);
+    std::vector<std::uint32_t> first(node_count, 0);
+    std::vector<std::uint32_t> last(node_count, 0);
+    for (std::uint32_t position = rows; position-- > 0;) {
+      first[node_of_[position]] = position;
+    }
+    for (std::uint32_t position = 0; position < rows; ++position) {
+      last[node_of_[position]] = position;
+    }
+    // The nodes in the size order, with their sizes and costs there.
+    std::vector<std::uint32_t> order(node_count);
+    for (std::uint32_t node = 0; node < node_count; ++node) {
+      order[node] = node;
+    }
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return std::tie(sizes_[first[a]], a) < std::tie(sizes_[first[b]], b);
+    });
+    std::vector<std::uint32_t> sizes(node_count);
+    std::vector<std::uint64_t> costs(node_count);
+    for (std::uint32_t i = 0; i < node_count; ++i) {
+      sizes[i] = sizes_[first[order[i]]];
+      costs[i] = kPartBytesPerNode + std::uint64_t{sizes[i]} * kPartBytesPerFeature;
+    }
+    const SizeParts plan = plan_size_parts(sizes, costs, parts_share, threshold);
+    counted.chunks = plan.chunks.size();
+    counted.parts = plan.parts.size();
+
+    FeatureVector features;
+    const auto add_chunk = [&](SimilarPairs& join, std::size_t chunk, bool as_new) {
+      for (std::size_t i = plan.chunks[chunk].begin; i < plan.chunks[chunk].end; ++i) {
+        const std::uint32_t position = first[order[i]];
+        read_features(position, features);
+        if (as_new) {
+          join.add_new(position, fingerprints_[position], features);
+        } else {
+          join.add(position, fingerprints_[position], features);
+        }
+      }
+    };
+    const std::string of_parts = " of " + std::to_string(plan.parts.size()) + ": ";
+    for (std::size_t index = 0; index < plan.parts.size(); ++index) {
+      const SizePart& part = plan.parts[index];
+      if (check) {
+        check();
+      }
+      const std::string prefix = "part " + std::to_string(index + 1) + of_parts;
+      report_progress(progress_, prefix + "reading", 0, 0);
+      SimilarPairs join;
+      if (progress_) {
+        join.set_progress([&](const ProgressStep& step) {
+          report_progress(progress_, prefix + std::string(step.phase), step.done, step.total,
+                          step.unit);
+        });
+      }
+      add_chunk(join, part.probes, !part.self());
+      if (!part.self()) {
+        for (std::size_t chunk = part.kept_begin; chunk < part.kept_end; ++chunk) {
+          add_chunk(join, chunk, false);
+        }
+      }
+      const std::vector<SimilarPair> pairs =
+          part.self() ? join.pairs(threshold, check, nullptr, threads)
+                      : join.pairs_between(threshold, check, nullptr, threads);
+      for (const SimilarPair& pair : pairs) {
+        if (radius && pair.distance > *radius) {
+          continue;
+        }
+        const auto a = static_cast<std::uint32_t>(std::min(pair.a, pair.b));
+        const auto b = static_cast<std::uint32_t>(std::max(pair.a, pair.b));
+        ++counted.pairs;
+        // a's representative offers itself to b's node; b's to a's rows
+        // after b, if a's node has any.
+        offers.add(SpilledOffer{a, node_of_[b], pair.similarity});
+        if (last[node_of_[a]] > b) {
+          offers.add(SpilledOffer{b, node_of_[a], pair.similarity});
+        }
+      }
+    }
+    counted.offer_runs = offers.run_count() > 1 ? offers.run_count() : 0;
+  }
+
+  // The leader pass, in visit order, the offers read as the rows reach them.
+  report_progress(progress_, "grouping", 0, rows);
+  struct Joined {
+    std::uint32_t leader;
+    double similarity;
+  };
+  const MemoryCharge pass_charge(std::size_t{node_count} * LeaderRule::kBytesPerNode +
+                                 rows * sizeof(Joined));
+  LeaderRule rule(node_count);
+  std::vector<Joined> joined(rows);
+  std::uint32_t next = 0;
+  const auto place_before = [&](std::uint64_t end) {
+    for (; next < end; ++next) {
+      const LeaderRule::Place place = rule.place(next, node_of_[next]);
+      joined[next] = Joined{place.leader, place.by_offer ? -place.rank : 1.0};
+      check_after_every(next, kRowsBetweenChecks, check);
+    }
+  };
+  offers.read([&](const SpilledOffer& offer) {
+    place_before(std::uint64_t{offer.from} + 1);
+    if (joined[offer.from].leader == offer.from) {
+      rule.offer(offer.to, offer.from, LeaderRule::kNone, -offer.similarity);
+    }
+  });
+  place_before(rows);
+  node_of_ = {};
+
+  // The rows of groups of two or more, in visit order.
+  std::vector<std::uint32_t> group_size(rows, 0);
+  for (const Joined& row : joined) {
+    ++group_size[row.leader];
+  }
+  std::size_t in_groups = 0;
+  for (const Joined& row : joined) {
+    in_groups += group_size[row.leader] >= 2 ? 1 : 0;
+  }
+  MemoryCharge result_charge(in_groups * sizeof(DedupRow));
+  std::vector<DedupRow> result;
+  result.reserve(in_groups);
+  for (std::uint32_t position = 0; position < rows; ++position) {
+    const Joined& row = joined[position];
+    if (group_size[row.leader] >= 2) {
+      result.push_back(DedupRow{
+          ids_[position], ids_[row.leader],
+          hamming_distance(fingerprints_[position], fingerprints_[row.leader]), row.similarity});
+    }
+  }
+  if (counts != nullptr) {
+    *counts = counted;
+  }
+  return result;
+}
+
+}  // namespace simhash
