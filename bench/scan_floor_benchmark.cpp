@@ -7,6 +7,8 @@
 //   scalar   a plain loop: popcount, compare, a bounded heap (built with POPCNT)
 //   avx512   the same with AVX-512 VPOPCNTDQ, eight codes a step (built for
 //            that target; only where the CPU runs it)
+//   buckets  the 10 nearest by NearestScan over copy 0's packed buckets (held
+//            in memory), what serves a connection before it caches the codes
 // back to back, and with `traffic` MB of other memory written between two
 // queries (the application's other work, which evicts the codes from the
 // caches). Every query runs every method in turn, so a slow minute of a
@@ -33,6 +35,7 @@
 #include "bench_support.h"
 #include "index/bucket_codec.h"
 #include "index/code_scan.h"
+#include "index/nearest_scan.h"
 #include "index/packed_codes.h"
 #include "index/permutation_plan.h"
 #include "util/cpu_dispatch.h"
@@ -159,26 +162,34 @@ SIMHASH_POPCNT_CLONES void scalar_within(const Codes& codes, std::uint64_t query
 
 // ---- The engine: the codes as an index stores and a connection caches them. ----
 
-PackedCodes load_engine_codes(const PermutationPlan& plan,
-                              const std::vector<std::uint64_t>& codes) {
-  const BucketLayout base(plan, BucketLayout::kDefaultBucketBits);
-  const BucketLayout layout(plan, base.bits_for_rows(static_cast<std::int64_t>(codes.size())));
+// Copy 0's buckets as the index stores them (by row id) under `layout`.
+using Blobs = std::vector<std::pair<std::int64_t, std::string>>;
+
+Blobs encode_copy0(const PermutationPlan& plan, const BucketLayout& layout,
+                   const std::vector<std::uint64_t>& codes) {
   std::map<std::uint64_t, std::vector<BucketEntry>> buckets;
   for (std::size_t id = 0; id < codes.size(); ++id) {  // id order, as a bucket wants
     const std::uint64_t key = plan.permute(0, codes[id]);
     buckets[layout.bucket_of(0, key)].push_back(
         BucketEntry{static_cast<std::int64_t>(id), layout.rest_of(0, key)});
   }
+  Blobs blobs;
+  for (const auto& [bucket, entries] : buckets) {
+    blobs.emplace_back(layout.row_id(0, bucket), std::string());
+    encode_bucket(entries, layout.rest_bytes(0), blobs.back().second);
+  }
+  return blobs;
+}
+
+// The codes a connection caches: the buckets decoded in row id order.
+PackedCodes load_engine_codes(const BucketLayout& layout, const Blobs& blobs, std::size_t rows) {
   PackedCodes packed;
   packed.reset(0);
-  packed.reserve(codes.size());
-  std::string blob;
-  for (const auto& [bucket, entries] : buckets) {  // row id order, as the glue reads them
-    blob.clear();
-    encode_bucket(entries, layout.rest_bytes(0), blob);
-    if (!packed.add_bucket(layout, layout.row_id(0, bucket),
-                           reinterpret_cast<const unsigned char*>(blob.data()), blob.size())) {
-      std::fprintf(stderr, "bucket %llu did not decode\n", static_cast<unsigned long long>(bucket));
+  packed.reserve(rows);
+  for (const auto& [row_id, blob] : blobs) {
+    if (!packed.add_bucket(layout, row_id, reinterpret_cast<const unsigned char*>(blob.data()),
+                           blob.size())) {
+      std::fprintf(stderr, "bucket %lld did not decode\n", static_cast<long long>(row_id));
       std::exit(1);
     }
   }
@@ -289,7 +300,11 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  PackedCodes packed = load_engine_codes(*plan, codes);
+  const BucketLayout base(*plan, BucketLayout::kDefaultBucketBits);
+  const BucketLayout layout(*plan, base.bits_for_rows(static_cast<std::int64_t>(rows)));
+  const Blobs blobs = encode_copy0(*plan, layout, codes);
+  PackedCodes packed = load_engine_codes(layout, blobs, rows);
+  const PendingChanges no_changes(*plan);
   const Codes arrays{packed.keys(), packed.ids()};
   std::vector<std::uint64_t> traffic(traffic_mb * (1 << 20) / sizeof(std::uint64_t), 1);
 
@@ -333,6 +348,23 @@ int run(int argc, char** argv) {
                            } else {
                              packed.within(*plan, q, kRadius, hits);
                            }
+                           out = answer_of(hits);
+                         }});
+    }
+    // The pass over the packed buckets that serves a connection before it
+    // caches the codes (NearestScan, in memory here: SQLite's reads apart).
+    for (const ScanKernel kernel : nearest ? kernels : std::vector<ScanKernel>{}) {
+      methods.push_back({std::string("buckets ") + scan_kernel_name(kernel),
+                         [&, kernel](std::uint64_t q, Answer& out) {
+                           NearestScan scan(*plan, layout, 0, q, kCount, 64, no_changes);
+                           scan.use_kernel(kernel);
+                           for (const auto& [row_id, blob] : blobs) {
+                             scan.add_bucket(row_id,
+                                             reinterpret_cast<const unsigned char*>(blob.data()),
+                                             blob.size());
+                           }
+                           std::vector<IndexHit> hits;
+                           scan.finish(hits);
                            out = answer_of(hits);
                          }});
     }

@@ -51,6 +51,13 @@ inline std::size_t emit(std::uint32_t mask, std::size_t base, std::uint32_t* out
   return _mm512_mask_cmple_epu64_mask(valid, _mm512_popcnt_epi64(bits), limit);
 }
 
+// The same for eight whole keys: plain loads, no mask (the steady loop).
+[[gnu::target("avx512f,avx512vpopcntdq"), gnu::always_inline]] inline std::uint32_t within8(
+    const std::uint64_t* at, __m512i query, __m512i limit) {
+  const __m512i bits = _mm512_xor_si512(_mm512_loadu_si512(at), query);
+  return _mm512_cmple_epu64_mask(_mm512_popcnt_epi64(bits), limit);
+}
+
 }  // namespace
 
 [[gnu::target("avx2,popcnt")]] std::size_t filter_avx2(const std::uint64_t* keys, std::size_t size,
@@ -80,19 +87,16 @@ inline std::size_t emit(std::uint32_t mask, std::size_t base, std::uint32_t* out
                                                                      std::uint32_t* out) {
   const __m512i broadcast = _mm512_set1_epi64(static_cast<long long>(query));
   const __m512i bound = _mm512_set1_epi64(limit);
-  constexpr __mmask8 kAll = 0xff;
   std::size_t found = 0;
   std::size_t i = 0;
-  for (; i + 32 <= size; i += 32) {
-    const std::uint32_t mask = within8(keys + i, kAll, broadcast, bound) |
-                               within8(keys + i + 8, kAll, broadcast, bound) << 8 |
-                               within8(keys + i + 16, kAll, broadcast, bound) << 16 |
-                               within8(keys + i + 24, kAll, broadcast, bound) << 24;
-    found = emit(mask, i, out, found);
+  // One vector a step: unrolled further, the loop ran no faster (it waits
+  // on memory) and sometimes slower.
+  for (; i + 8 <= size; i += 8) {
+    found = emit(within8(keys + i, broadcast, bound), i, out, found);
   }
-  for (; i < size; i += 8) {
+  if (i < size) {  // the block's tail, fewer than eight rows
     const std::size_t left = size - i;
-    const auto valid = static_cast<__mmask8>(left >= 8 ? kAll : (1U << left) - 1);
+    const auto valid = static_cast<__mmask8>((1U << left) - 1);
     found = emit(within8(keys + i, valid, broadcast, bound), i, out, found);
   }
   return found;

@@ -108,7 +108,7 @@ bool NearestScan::add_bucket(std::int64_t row_id, const unsigned char* data, std
     return false;
   }
   close_.clear();
-  view.find_close(layout_.rest_of(table_, query_key_), 0, limit - bucket_distance, close_);
+  view.find_close(layout_.rest_of(table_, query_key_), 0, limit - bucket_distance, close_, kernel_);
   BucketIdReader ids(view);
   std::size_t next_index = 0;
   std::int64_t id = 0;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "index/bucket_codec.h"
+#include "index/code_scan.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
 
@@ -70,6 +71,10 @@ class NearestScan {
   // The answer, sorted by nearer(); call once, after every bucket.
   void finish(std::vector<IndexHit>& out);
 
+  // The loop that compares a bucket's rests (BucketView::find_close): the
+  // fastest here unless told (tests and benchmarks try each).
+  void use_kernel(ScanKernel kernel) { kernel_ = kernel; }
+
  private:
   bool full() const { return heap_.size() >= capacity_; }
   void offer(const IndexHit& hit);
@@ -85,6 +90,7 @@ class NearestScan {
   // the permuted key until finish().
   std::vector<IndexHit> heap_;
   std::vector<CloseEntry> close_;
+  ScanKernel kernel_ = best_scan_kernel();
 };
 
 }  // namespace simhash

@@ -143,19 +143,23 @@ TEST_P(NearestScanTest, MatchesBruteForceWithPendingChanges) {
         const std::uint64_t query = trial % 2 == 0 ? near_to(center, random) : random();
         const std::size_t count = std::vector<std::size_t>{0, 1, 10, 57, 5000}[trial % 5];
         const int bound = trial % 3 == 0 ? 64 : static_cast<int>(random() % 30);
-        NearestScan scan(plan, layout, table, query, count, bound, pending);
-        // Buckets in a shuffled order: the answer must not depend on it.
-        std::vector<std::pair<std::int64_t, std::string>> order(blobs.begin(), blobs.end());
-        std::shuffle(order.begin(), order.end(), random);
-        for (const auto& [row_id, blob] : order) {
-          ASSERT_TRUE(scan.add_bucket(row_id, reinterpret_cast<const unsigned char*>(blob.data()),
-                                      blob.size()));
-        }
-        std::vector<IndexHit> found;
-        scan.finish(found);
         const std::string expected = shown(brute_force(now, query, count, bound));
-        EXPECT_EQ(shown(found), expected) << "changes " << changes << " table " << table
-                                          << " count " << count << " bound " << bound;
+        for (const ScanKernel kernel : scan_kernels_that_run()) {
+          NearestScan scan(plan, layout, table, query, count, bound, pending);
+          scan.use_kernel(kernel);
+          // Buckets in a shuffled order: the answer must not depend on it.
+          std::vector<std::pair<std::int64_t, std::string>> order(blobs.begin(), blobs.end());
+          std::shuffle(order.begin(), order.end(), random);
+          for (const auto& [row_id, blob] : order) {
+            ASSERT_TRUE(scan.add_bucket(row_id, reinterpret_cast<const unsigned char*>(blob.data()),
+                                        blob.size()));
+          }
+          std::vector<IndexHit> found;
+          scan.finish(found);
+          EXPECT_EQ(shown(found), expected)
+              << "changes " << changes << " table " << table << " count " << count << " bound "
+              << bound << " loop " << scan_kernel_name(kernel);
+        }
         const PendingNearest over_codes(pending, query, count, bound);
         std::vector<IndexHit> from_codes = {IndexHit{-1, 0, 0}};  // appended after
         codes.nearest(plan, query, over_codes.capacity(), bound, from_codes);
