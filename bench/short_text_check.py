@@ -23,6 +23,11 @@ after NFKC casefolding and whitespace collapsing). A merged pair below
 --different (default 0.7: more than 30% of the characters differ, more than
 any one-word edit of these lines changes) is two different texts merged.
 
+Deleted unread: the merged pairs whose kind of change (simhash_change, from
+the later line to the earlier) is identical or formatting, the ones the
+README's keep-one deletes without reading, and how many of those the truth
+calls different.
+
 Usage: python3 bench/short_text_check.py build/simhash.so [--sample N] ...
 Prints one table row per setting and the total CPU and wall time.
 """
@@ -41,13 +46,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from multilingual_verification import normalized, similarity  # noqa: E402  (one Levenshtein)
 
 SETTINGS = [
-    ("n=3 weight=binary symbols=keep", 0.8),  # the default check
-    ("n=3 weight=binary symbols=keep", 0.6),
-    ("n=3 weight=binary symbols=keep", 0.5),
-    ("n=2 weight=binary symbols=keep", 0.8),
-    ("n=2 weight=binary symbols=keep", 0.6),
-    ("n=1 weight=binary symbols=keep", 0.8),
-    ("n=1 weight=binary symbols=keep", 0.7),
+    ("n=3 weight=binary symbols=strict", 0.8),  # the default check
+    ("n=3 weight=binary symbols=strict", 0.6),
+    ("n=3 weight=binary symbols=strict", 0.5),
+    ("n=2 weight=binary symbols=strict", 0.8),
+    ("n=2 weight=binary symbols=strict", 0.6),
+    ("n=1 weight=binary symbols=strict", 0.8),
+    ("n=1 weight=binary symbols=strict", 0.7),
     ("unit=char n=3 weight=binary", 0.8),
     ("unit=char n=3 weight=binary", 0.7),
     ("unit=char n=4 weight=binary", 0.8),
@@ -136,8 +141,9 @@ def main():
                      [(kind, a, b, len(a.split())) for kind in pairs for a, b in pairs[kind]])
 
     print("| options | t | 1-word edit caught (5-8 words / 9-30) | 1-char edit caught (5-8 / 9-30)"
-          " | pairs merged | of them different (< %.2f) | lines in a different pair |" % args.different)
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          " | pairs merged | of them different (< %.2f) | lines in a different pair"
+          " | deleted unread (identical, formatting) | of them different |" % args.different)
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for options, t in SETTINGS:
         caught = {}
         for kind in ("word", "char"):
@@ -148,16 +154,23 @@ def main():
                     "WHERE kind = ? AND words BETWEEN ? AND ?", (options, t, kind, low, high)).fetchone()
                 shares.append(100.0 * hit / total)
             caught[kind] = "%.1f%% / %.1f%%" % tuple(shares)
+        # Each pair with the kind of change from the later line (the one a
+        # keep-one in id order removes) to the earlier.
         merged = conn.execute(
-            "SELECT x.body, y.body FROM simhash_verified_pairs('SELECT id, body FROM lines', ?, ?) "
-            "JOIN lines AS x ON x.id = a JOIN lines AS y ON y.id = b", (t, options)).fetchall()
+            "SELECT x.body, y.body, simhash_change(y.body, x.body) IN ('identical', 'formatting') "
+            "FROM simhash_verified_pairs('SELECT id, body FROM lines', ?, ?) "
+            "JOIN lines AS x ON x.id = min(a, b) JOIN lines AS y ON y.id = max(a, b)",
+            (t, options)).fetchall()
         judged = merged if len(merged) <= args.judge else random.Random(args.seed).sample(merged, args.judge)
         different = [p for p in judged if similarity(normalized(p[0]), normalized(p[1])) < args.different]
+        unread = sum(p[2] for p in merged)
+        unread_different = sum(p[2] for p in different)
         share = len(different) / len(judged) if judged else 0.0
-        lines_in = len({a for a, _ in different} | {b for _, b in different})
+        lines_in = len({p[0] for p in different} | {p[1] for p in different})
         scale = len(merged) / len(judged) if judged else 0
         print(f"| `{options}` | {t} | {caught['word']} | {caught['char']} | {len(merged)} "
-              f"| {100 * share:.1f}% | {lines_in * scale:.0f} ({100 * lines_in * scale / len(sample):.2f}%) |")
+              f"| {100 * share:.1f}% | {lines_in * scale:.0f} ({100 * lines_in * scale / len(sample):.2f}%) "
+              f"| {unread} | {unread_different} of {len(judged)} judged |")
         sys.stdout.flush()
     print(f"cpu {time.process_time() - cpu0:.1f} s, wall {time.time() - wall0:.1f} s")
 

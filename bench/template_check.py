@@ -45,7 +45,7 @@ check is computed in Python for those pairs only, so a pair whose binary
 Jaccard is below --floor but whose idf Jaccard is above a threshold is not
 seen (the table says how many pairs sit just above the floor).
 
-Features: simhash_features(text, 'n=3 weight=binary symbols=keep'), the
+Features: simhash_features(text, 'n=3 weight=binary symbols=strict'), the
 default check's; idf(f) = ln(N / df(f)), N the texts in the collection, df
 the texts having f; idf Jaccard = sum over shared features of idf / sum over
 the union of idf.
@@ -73,7 +73,7 @@ import warnings
 
 import debian_changelogs
 
-OPTIONS = "n=3 weight=binary symbols=keep"
+OPTIONS = "n=3 weight=binary symbols=strict"
 
 
 def changelog_entries():

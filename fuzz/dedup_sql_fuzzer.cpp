@@ -23,7 +23,7 @@
 
 namespace {
 
-constexpr const char* kOptions = "n=3 weight=binary symbols=keep";
+constexpr const char* kOptions = "n=3 weight=binary symbols=strict";
 
 // id, cluster, distance (-1 for NULL), similarity
 using Member = std::tuple<std::int64_t, std::int64_t, int, double>;

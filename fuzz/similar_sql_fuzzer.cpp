@@ -23,7 +23,7 @@
 
 namespace {
 
-constexpr const char* kOptions = "n=3 weight=binary symbols=keep";
+constexpr const char* kOptions = "n=3 weight=binary symbols=strict";
 using Model = std::map<std::int64_t, std::string>;
 using Hit = std::pair<std::int64_t, double>;
 

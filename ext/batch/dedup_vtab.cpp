@@ -5,7 +5,7 @@
 // rows are visited in its order and the first row of each group is the one
 // kept, so its ORDER BY is the keep policy. Each text is read once: its
 // fingerprint (simhash()'s defaults, as the README's index holds) and its
-// feature vector under `options` (default 'n=3 weight=binary symbols=keep', the recipe's
+// feature vector under `options` (default 'n=3 weight=binary symbols=strict', the recipe's
 // verification, also for NULL; '' means simhash_jaccard's own defaults, as
 // it does there) are built once, on `threads` threads (default: every
 // core). The engine (src/batch/verified_dedup.h) then finds the candidates:

@@ -17,6 +17,7 @@
 #include "batch/row_features.h"
 #include "ext/common/sqlite_api.h"
 #include "ext/common/sqlite_support.h"
+#include "fingerprint/simhash_options.h"
 #include "util/progress.h"
 
 namespace simhash::sql {
@@ -63,11 +64,9 @@ void read_text_rows(sqlite3* db, sqlite3_stmt* statement, RowFeatureBuilder& bui
                     const std::function<void(std::vector<FeatureBlock> blocks)>& on_blocks = {});
 
 // The defaults the text batch functions share: the README recipe's
-// verification, set Jaccard of word 3-shingles at 0.8 or more, with symbol
-// runs as tokens so that texts differing only in an operator ("a < b", "a &
-// b") are not copies (docs/dedup.md).
+// verification, the default check (kDefaultCheckOptions) at 0.8 or more.
 inline constexpr double kDefaultThreshold = 0.8;
-inline constexpr const char* kDefaultVerification = "n=3 weight=binary symbols=keep";
+inline constexpr const char* kDefaultVerification = kDefaultCheckOptions;
 
 // The thread count argument: NULL or left out (nullptr) for every core the
 // machine has, else an integer from 1 to kMaxThreads.

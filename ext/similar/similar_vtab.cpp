@@ -193,10 +193,10 @@ std::size_t flush_after_of(const std::string& value) {
 SimilarConfig parse_arguments(int argc, const char* const* argv) {
   SimilarConfig config;
   config.threshold = kDefaultCreationThreshold;
-  // Not kDefaultVerification: a table created without options reads this
-  // default again at every connect, so it must never change (its stored
-  // features were built with it). The recipes pass symbols=keep explicitly.
-  std::string options = "n=3 weight=binary";
+  // Stored canonical in X_config at creation and read from there at every
+  // connect, so a table keeps the options its features were built with
+  // whatever the default becomes.
+  std::string options = kDefaultCheckOptions;
   bool seen[3] = {false, false, false};
   for (int i = 3; i < argc; ++i) {
     const auto [key, value] = key_and_value(argv[i]);

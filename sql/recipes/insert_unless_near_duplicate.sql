@@ -16,12 +16,12 @@ SELECT :body
      FROM near(simhash(:body), 10) AS n
      JOIN docs AS d ON d.id = n.rowid
     WHERE CASE WHEN (SELECT length(CAST(:body AS BLOB))) <= 100000
-               THEN simhash_jaccard(:body, d.body, 'n=3 weight=binary symbols=keep')
+               THEN simhash_jaccard(:body, d.body, 'n=3 weight=binary symbols=strict')
                ELSE (SELECT 1.0 * shared / (new_features + features - shared)
-                       FROM (SELECT (SELECT count(*) FROM simhash_features(:body, 'n=3 weight=binary symbols=keep'))
+                       FROM (SELECT (SELECT count(*) FROM simhash_features(:body, 'n=3 weight=binary symbols=strict'))
                                       AS new_features,
                                     count(*) AS features,
-                                    sum(hash IN (SELECT hash FROM simhash_features(:body, 'n=3 weight=binary symbols=keep')))
+                                    sum(hash IN (SELECT hash FROM simhash_features(:body, 'n=3 weight=binary symbols=strict')))
                                       AS shared
-                               FROM simhash_features(d.body, 'n=3 weight=binary symbols=keep')))
+                               FROM simhash_features(d.body, 'n=3 weight=binary symbols=strict')))
           END >= 0.8)

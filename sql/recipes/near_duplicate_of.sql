@@ -10,14 +10,14 @@
 -- tests/sql/index_follow_table_test.cpp prepares this file as it is.
 SELECT d.id AS existing_id,
        CASE WHEN (SELECT length(CAST(:body AS BLOB))) <= 100000
-            THEN simhash_jaccard(:body, d.body, 'n=3 weight=binary symbols=keep')
+            THEN simhash_jaccard(:body, d.body, 'n=3 weight=binary symbols=strict')
             ELSE (SELECT 1.0 * shared / (new_features + features - shared)
-                    FROM (SELECT (SELECT count(*) FROM simhash_features(:body, 'n=3 weight=binary symbols=keep'))
+                    FROM (SELECT (SELECT count(*) FROM simhash_features(:body, 'n=3 weight=binary symbols=strict'))
                                    AS new_features,
                                  count(*) AS features,
-                                 sum(hash IN (SELECT hash FROM simhash_features(:body, 'n=3 weight=binary symbols=keep')))
+                                 sum(hash IN (SELECT hash FROM simhash_features(:body, 'n=3 weight=binary symbols=strict')))
                                    AS shared
-                            FROM simhash_features(d.body, 'n=3 weight=binary symbols=keep')))
+                            FROM simhash_features(d.body, 'n=3 weight=binary symbols=strict')))
        END AS similarity
   FROM near(simhash(:body), 10) AS n
   JOIN docs AS d ON d.id = n.rowid

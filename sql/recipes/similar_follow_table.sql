@@ -43,7 +43,7 @@
 -- "Short texts").
 CREATE TABLE IF NOT EXISTS docs(id INTEGER PRIMARY KEY, body TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS alike
-  USING simhash_similar(threshold=0.5, options='n=3 weight=binary symbols=keep');
+  USING simhash_similar(threshold=0.5, options='n=3 weight=binary symbols=strict');
 
 CREATE TRIGGER IF NOT EXISTS docs_alike_insert AFTER INSERT ON docs BEGIN
   DELETE FROM alike WHERE rowid = new.id;

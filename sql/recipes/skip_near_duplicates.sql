@@ -31,14 +31,14 @@ WHEN EXISTS (
     JOIN docs AS d ON d.id = n.rowid
    WHERE (n.rowid IS NOT new.id OR new.id = -1)
      AND CASE WHEN (SELECT length(CAST(new.body AS BLOB))) <= 100000
-              THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary symbols=keep')
+              THEN simhash_jaccard(new.body, d.body, 'n=3 weight=binary symbols=strict')
               ELSE (SELECT 1.0 * shared / (new_features + features - shared)
-                      FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary symbols=keep'))
+                      FROM (SELECT (SELECT count(*) FROM simhash_features(new.body, 'n=3 weight=binary symbols=strict'))
                                      AS new_features,
                                    count(*) AS features,
-                                   sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary symbols=keep')))
+                                   sum(hash IN (SELECT hash FROM simhash_features(new.body, 'n=3 weight=binary symbols=strict')))
                                      AS shared
-                              FROM simhash_features(d.body, 'n=3 weight=binary symbols=keep')))
+                              FROM simhash_features(d.body, 'n=3 weight=binary symbols=strict')))
          END >= 0.8)
 BEGIN
   SELECT RAISE(IGNORE);

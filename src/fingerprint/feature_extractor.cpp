@@ -37,7 +37,7 @@ double log_tf_weight(std::uint64_t count) {
 struct FeatureExtractor::Impl {
   explicit Impl(const SimhashOptions& chosen) : options(chosen) {
     if (options.unit == TokenUnit::word) {
-      tokenizer.emplace(options.keep_symbols);
+      tokenizer.emplace(options.symbols);
     } else {
       normalizer.emplace();
     }
@@ -259,10 +259,12 @@ std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
   Impl& check = *verification.impl_;
   // The same units: the same unit and, for words, the same symbol tokens.
   const bool same_unit = fingerprints.options.unit == check.options.unit &&
-                         fingerprints.options.keep_symbols == check.options.keep_symbols;
+                         fingerprints.options.symbols == check.options.symbols;
   // Words both, one with symbols and one without: still one cut (below).
+  const bool one_drops_symbols = (fingerprints.options.symbols == SymbolTokens::drop) !=
+                                 (check.options.symbols == SymbolTokens::drop);
   const bool split_symbols = fingerprints.options.unit == TokenUnit::word &&
-                             check.options.unit == TokenUnit::word && !same_unit;
+                             check.options.unit == TokenUnit::word && one_drops_symbols;
   if (!split_symbols && (!same_unit || fingerprints.counts_by_sorting(utf8_text.size()))) {
     const std::optional<std::uint64_t> fingerprint = this->fingerprint(utf8_text);
     if (fingerprint) {
@@ -278,8 +280,9 @@ std::optional<std::uint64_t> FeatureExtractor::fingerprint_and_feature_vector(
     // default: simhash()'s fingerprint drops them, the check keeps them). One
     // cut with the symbol runs kept and told apart gives both sequences: the
     // words alone are the other's tokens (tokenize_words_and_symbols).
-    Impl& keeper = fingerprints.options.keep_symbols ? fingerprints : check;
-    Impl& dropper = fingerprints.options.keep_symbols ? check : fingerprints;
+    const bool fingerprint_keeps = fingerprints.options.symbols != SymbolTokens::drop;
+    Impl& keeper = fingerprint_keeps ? fingerprints : check;
+    Impl& dropper = fingerprint_keeps ? check : fingerprints;
     keeper.units.start_words(valid.size());
     dropper.units.start_words(valid.size());
     keeper.tokenizer->tokenize_words_and_symbols(

@@ -25,6 +25,12 @@ constexpr std::array<Spelling<TokenUnit>, 2> kUnitSpellings{{
     {"char", TokenUnit::character},
 }};
 
+constexpr std::array<Spelling<SymbolTokens>, 3> kSymbolSpellings{{
+    {"drop", SymbolTokens::drop},
+    {"keep", SymbolTokens::keep},
+    {"strict", SymbolTokens::strict},
+}};
+
 constexpr std::array<Spelling<WeightScheme>, 3> kWeightSpellings{{
     {"tf", WeightScheme::tf},
     {"log", WeightScheme::log_tf},
@@ -91,11 +97,13 @@ bool parse_weight(std::string_view value, SimhashOptions& options, std::string& 
 }
 
 bool parse_symbols(std::string_view value, SimhashOptions& options, std::string& error) {
-  if (value != "keep" && value != "drop") {
-    error = message_text({"simhash: option symbols must be keep or drop, got \"", value, "\""});
+  const std::optional<SymbolTokens> symbols = value_spelled(kSymbolSpellings, value);
+  if (!symbols) {
+    error =
+        message_text({"simhash: option symbols must be drop, keep or strict, got \"", value, "\""});
     return false;
   }
-  options.keep_symbols = value == "keep";
+  options.symbols = *symbols;
   return true;
 }
 
@@ -125,19 +133,23 @@ std::optional<SimhashOptions> parse_options(std::string_view text, std::string& 
   if (!parse_key_values(text, "simhash", names, read_value, error)) {
     return std::nullopt;
   }
-  if (options.keep_symbols && options.unit == TokenUnit::character) {
+  if (options.symbols != SymbolTokens::drop && options.unit == TokenUnit::character) {
     // Characters are the units there: every symbol is already kept.
-    error = "simhash: option symbols=keep needs unit=word (unit=char keeps every character)";
+    error =
+        message_text({"simhash: option symbols=", spelling_of(kSymbolSpellings, options.symbols),
+                      " needs unit=word (unit=char keeps every character)"});
     return std::nullopt;
   }
   return options;
 }
 
 std::string to_string(const SimhashOptions& options) {
-  return message_text({"unit=", spelling_of(kUnitSpellings, options.unit),
-                       " n=", std::to_string(options.n),
-                       " weight=", spelling_of(kWeightSpellings, options.weight),
-                       options.keep_symbols ? " symbols=keep" : ""});
+  return message_text(
+      {"unit=", spelling_of(kUnitSpellings, options.unit), " n=", std::to_string(options.n),
+       " weight=", spelling_of(kWeightSpellings, options.weight),
+       options.symbols == SymbolTokens::drop ? "" : " symbols=",
+       options.symbols == SymbolTokens::drop ? ""
+                                             : spelling_of(kSymbolSpellings, options.symbols)});
 }
 
 }  // namespace simhash

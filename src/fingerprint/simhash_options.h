@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "text/symbol_tokens.h"
+
 namespace simhash {
 
 enum class TokenUnit { word, character };  // option values: word, char
@@ -28,23 +30,29 @@ struct SimhashOptions {
   TokenUnit unit = TokenUnit::word;
   int n = 1;
   WeightScheme weight = WeightScheme::tf;
-  // symbols=keep (unit=word only): runs of symbol characters between words
-  // are tokens too (text/symbol_runs.h), so "a < b" and "a & b" differ.
-  // Off for simhash() (frozen); on in the default check of simhash_dedup and
-  // the recipes, where texts that differ only in an operator must not be
-  // taken for copies of each other.
-  bool keep_symbols = false;
+  // Dropped for simhash() (frozen); strict in the default check of
+  // simhash_dedup, simhash_similar and the recipes, where texts that differ
+  // only in an operator, a bracket or an option's dashes must not be taken
+  // for copies of each other.
+  SymbolTokens symbols = SymbolTokens::drop;
 
   bool operator==(const SimhashOptions&) const = default;
 };
+
+// The options of the exact check that simhash_dedup, the verified pairs and
+// simhash_similar take when none are given, and the recipes spell out: set
+// Jaccard of word 3-shingles, with operators, brackets and lone dashes as
+// tokens, so texts that differ only there are not copies (docs/dedup.md).
+inline constexpr const char* kDefaultCheckOptions = "n=3 weight=binary symbols=strict";
 
 // Parses an option string; "" means the defaults. On failure returns nullopt
 // and sets `error` to a message naming the offending key or value.
 std::optional<SimhashOptions> parse_options(std::string_view text, std::string& error);
 
 // The canonical option string, e.g. "unit=word n=1 weight=tf"; " symbols=keep"
-// is appended only when set, so the strings of existing option sets (stored in
-// users' schemas and messages) do not change.
+// or " symbols=strict" is appended only when symbols are not dropped, so the
+// strings of existing option sets (stored in users' schemas and messages) do
+// not change.
 std::string to_string(const SimhashOptions& options);
 
 }  // namespace simhash

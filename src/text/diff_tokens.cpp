@@ -11,6 +11,7 @@
 #include <unicode/uscript.h>
 #include <unicode/utf8.h>
 
+#include "text/symbol_runs.h"
 #include "text/text_normalizer.h"
 #include "text/utf8_repair.h"
 
@@ -56,25 +57,6 @@ bool is_unspaced_script(UChar32 c) {
 }
 
 bool is_apostrophe(UChar32 c) { return c == 0x27 || c == 0x2019; }
-
-bool is_bullet(UChar32 c) {
-  switch (c) {
-    case 0x00B7:  // middle dot
-    case 0x2022:  // bullet
-    case 0x2023:  // triangular bullet
-    case 0x2043:  // hyphen bullet
-    case 0x2219:  // bullet operator
-    case 0x25AA:  // small black square
-    case 0x25CF:  // black circle
-    case 0x25E6:  // white bullet
-    case 0x30FB:  // katakana middle dot
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_dash(UChar32 c) { return u_charType(c) == U_DASH_PUNCTUATION || c == 0x2212; }
 
 bool is_quotation(UChar32 c) {
   return c == 0x60 || u_hasBinaryProperty(c, UCHAR_QUOTATION_MARK) ||

@@ -25,6 +25,25 @@ bool is_symbol_character(UChar32 c) {
   }
 }
 
+bool is_bullet(UChar32 c) {
+  switch (c) {
+    case 0x00B7:  // middle dot
+    case 0x2022:  // bullet
+    case 0x2023:  // triangular bullet
+    case 0x2043:  // hyphen bullet
+    case 0x2219:  // bullet operator
+    case 0x25AA:  // small black square
+    case 0x25CF:  // black circle
+    case 0x25E6:  // white bullet
+    case 0x30FB:  // katakana middle dot
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_dash(UChar32 c) { return u_charType(c) == U_DASH_PUNCTUATION || c == 0x2212; }
+
 bool joins_symbol_run(UChar32 c) {
   return u_charType(c) == U_DASH_PUNCTUATION ||
          (u_charType(c) == U_OTHER_PUNCTUATION &&
@@ -38,38 +57,59 @@ bool extends_symbol_run(UChar32 c) {
 
 namespace {
 
-std::uint8_t symbol_class_from_icu(UChar32 c) {
+bool is_line_break(UChar32 c) { return c == 0x0A || c == 0x0D || c == 0x2028 || c == 0x2029; }
+
+// Brackets and braces: what tells "a[b]" from "a - b" and "{ f(); }" from
+// "f();". Parentheses stay out: prose sets asides in them.
+bool is_bracket(UChar32 c) { return c == U'[' || c == U']' || c == U'{' || c == U'}'; }
+
+std::uint8_t symbol_class_from_icu(UChar32 c, SymbolTokens symbols) {
+  const bool strict = symbols == SymbolTokens::strict;
   std::uint8_t kind = 0;
-  if (is_symbol_character(c)) {
+  const bool symbol =
+      strict ? (is_symbol_character(c) && !is_bullet(c) && !is_dash(c)) || is_bracket(c)
+             : is_symbol_character(c);
+  if (symbol) {
     kind |= kSymbolCharacter;
   }
-  if (extends_symbol_run(c) || u_charType(c) == U_DASH_PUNCTUATION) {
+  const bool dash = strict ? is_dash(c) : u_charType(c) == U_DASH_PUNCTUATION;
+  if (extends_symbol_run(c) || dash) {
     kind |= kContinuesRun;
   }
-  if (joins_symbol_run(c)) {
+  if (joins_symbol_run(c) || dash) {
     kind |= kJoinsRun;
+  }
+  if (dash) {
+    kind |= kDash;
+  }
+  if (u_isUWhiteSpace(c) != 0) {
+    kind |= kSpace;
+  }
+  if (is_line_break(c)) {
+    kind |= kLineBreak;
   }
   return kind;
 }
 
-const std::array<std::uint8_t, 128>& ascii_symbol_classes() {
-  static const std::array<std::uint8_t, 128> classes = [] {
-    std::array<std::uint8_t, 128> table{};
-    for (UChar32 c = 0; c < 128; ++c) {
-      table[static_cast<std::size_t>(c)] = symbol_class_from_icu(c);
-    }
-    return table;
-  }();
-  return classes;
+using AsciiClasses = std::array<std::uint8_t, 128>;
+
+AsciiClasses ascii_classes(SymbolTokens symbols) {
+  AsciiClasses table{};
+  for (UChar32 c = 0; c < 128; ++c) {
+    table[static_cast<std::size_t>(c)] = symbol_class_from_icu(c, symbols);
+  }
+  return table;
 }
 
 }  // namespace
 
-std::uint8_t symbol_class(UChar32 c) {
+std::uint8_t symbol_class(UChar32 c, SymbolTokens symbols) {
+  static const AsciiClasses keep = ascii_classes(SymbolTokens::keep);
+  static const AsciiClasses strict = ascii_classes(SymbolTokens::strict);
   if (c >= 0 && c < 128) {
-    return ascii_symbol_classes()[static_cast<std::size_t>(c)];
+    return (symbols == SymbolTokens::strict ? strict : keep)[static_cast<std::size_t>(c)];
   }
-  return symbol_class_from_icu(c);
+  return symbol_class_from_icu(c, symbols);
 }
 
 }  // namespace simhash

@@ -43,8 +43,8 @@ class ScopedUText {
 
 }  // namespace
 
-WordTokenizer::WordTokenizer(bool keep_symbols)
-    : keep_symbols_(keep_symbols), normalizer_(std::make_unique<Utf16Normalizer>()) {
+WordTokenizer::WordTokenizer(SymbolTokens symbols)
+    : symbols_(symbols), normalizer_(std::make_unique<Utf16Normalizer>()) {
   UErrorCode status = U_ZERO_ERROR;
   word_breaker_.reset(icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
   if (U_FAILURE(status) || !word_breaker_) {
@@ -55,7 +55,7 @@ WordTokenizer::WordTokenizer(bool keep_symbols)
 WordTokenizer::~WordTokenizer() = default;
 
 void WordTokenizer::tokenize(std::string_view utf8, TokenSink on_token) {
-  tokenize_split(utf8, on_token, keep_symbols_ ? &on_token : nullptr);
+  tokenize_split(utf8, on_token, symbols_ != SymbolTokens::drop ? &on_token : nullptr);
 }
 
 void WordTokenizer::tokenize_words_and_symbols(std::string_view utf8, TokenSink on_word,
@@ -92,7 +92,7 @@ void WordTokenizer::tokenize_with_icu(std::string_view utf8, TokenSink on_word,
   // normalized_; it is re-targeted by the next call before it is used again.
   word_breaker_->setText(text.get(), status);
   throw_if_icu_failed(status, "ICU word segmentation failed");
-  SymbolRuns symbols;
+  SymbolRuns symbols(symbols_kept());
   std::int32_t start = word_breaker_->first();
   for (std::int32_t end = word_breaker_->next(); end != icu::BreakIterator::DONE;
        start = end, end = word_breaker_->next()) {
@@ -119,7 +119,7 @@ void WordTokenizer::tokenize_ascii_with_symbols(std::string_view ascii, TokenSin
                                                 TokenSink on_symbol) {
   // The fast path's words are views into lowercase_: what lies between two
   // of them is exactly what ICU's non-word segments cover there.
-  SymbolRuns symbols;
+  SymbolRuns symbols(symbols_kept());
   std::size_t gap_start = 0;
   tokenize_ascii(ascii, lowercase_, [&](std::string_view word) {
     const auto word_start = static_cast<std::size_t>(word.data() - lowercase_.data());

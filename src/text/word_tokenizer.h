@@ -3,7 +3,7 @@
 // iterator (root locale: UAX #29 plus dictionary segmentation of Chinese,
 // Japanese, Thai, Khmer, Lao, Burmese), keeping only word-like segments:
 // numbers, letters, kana and ideographs, never spaces, punctuation or emoji;
-// with keep_symbols (option symbols=keep) also the runs of symbol characters
+// with option symbols=keep or strict also the runs of symbol characters
 // between them (text/symbol_runs.h).
 #pragma once
 
@@ -15,6 +15,8 @@
 #include <utility>
 
 #include <unicode/unistr.h>
+
+#include "text/symbol_tokens.h"
 
 U_NAMESPACE_BEGIN
 class BreakIterator;
@@ -56,9 +58,9 @@ class TokenSink {
 // thread-safe. ICU failures throw std::runtime_error.
 class WordTokenizer {
  public:
-  // keep_symbols: each run of symbol characters between words (+, <=, &,
-  // C++'s ++) is a token too, in text order (symbols=keep).
-  explicit WordTokenizer(bool keep_symbols = false);
+  // symbols keep or strict: each run of symbol characters between words (+,
+  // <=, &, C++'s ++) is a token too, in text order.
+  explicit WordTokenizer(SymbolTokens symbols = SymbolTokens::drop);
   ~WordTokenizer();
   WordTokenizer(const WordTokenizer&) = delete;
   WordTokenizer& operator=(const WordTokenizer&) = delete;
@@ -72,10 +74,11 @@ class WordTokenizer {
   void tokenize(std::string_view utf8, TokenSink on_token);
 
   // One cut for two settings of symbols: the tokens of tokenize() with
-  // symbols kept (whatever this tokenizer's option), in text order, the word
-  // tokens to `on_word` and the symbol runs to `on_symbol`. The word tokens
-  // alone are exactly tokenize()'s under symbols=drop: a symbol run only ever
-  // adds a token between two words, never changes one.
+  // symbols kept (as this tokenizer's option says; keep's when it drops
+  // them), in text order, the word tokens to `on_word` and the symbol runs
+  // to `on_symbol`. The word tokens alone are exactly tokenize()'s under
+  // symbols=drop: a symbol run only ever adds a token between two words,
+  // never changes one.
   void tokenize_words_and_symbols(std::string_view utf8, TokenSink on_word, TokenSink on_symbol);
 
  private:
@@ -85,7 +88,13 @@ class WordTokenizer {
   void tokenize_with_icu(std::string_view utf8, TokenSink on_word, const TokenSink* on_symbol);
   void tokenize_ascii_with_symbols(std::string_view ascii, TokenSink on_word, TokenSink on_symbol);
 
-  bool keep_symbols_;
+  // The runs a symbol-keeping cut collects: this tokenizer's, or keep's
+  // when it drops them (tokenize_words_and_symbols).
+  SymbolTokens symbols_kept() const {
+    return symbols_ == SymbolTokens::drop ? SymbolTokens::keep : symbols_;
+  }
+
+  SymbolTokens symbols_;
   std::unique_ptr<Utf16Normalizer> normalizer_;
   std::unique_ptr<icu::BreakIterator> word_breaker_;
   std::string lowercase_;          // reused buffer: an ASCII line, lowercased

@@ -346,7 +346,9 @@ TEST(FeatureExtractor, FingerprintAndFeatureVectorEqualTheTwoCallsAcrossSymbols)
                                         "n=3 weight=binary symbols=keep",
                                         "n=2 weight=log",
                                         "n=2 weight=log symbols=keep",
-                                        "n=1 weight=binary symbols=keep"};
+                                        "n=1 weight=binary symbols=keep",
+                                        "n=3 weight=binary symbols=strict",
+                                        "n=1 weight=tf symbols=strict"};
   for (const bool fast_path : {true, false}) {
     const testing::FastPathSwitch use(fast_path);
     std::mt19937 random(20261126);

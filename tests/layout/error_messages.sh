@@ -119,9 +119,8 @@ NOT_MESSAGES = {
     " (no newline at the end)",
     # simhash_icu_version's result (ext/functions/functions.cpp)
     " unicode=",
-    # the default options (text_query.h, similar_vtab.cpp)
-    "n=3 weight=binary symbols=keep",
-    "n=3 weight=binary",
+    # the default check options (src/fingerprint/simhash_options.h)
+    "n=3 weight=binary symbols=strict",
     # a static_assert's text (src/batch/leader_rule.h)
     "kBytesPerNode counts an offer as 16 bytes",
     # a static_assert's text (ext/functions/simhash_agg.cpp)

@@ -265,10 +265,10 @@ TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
   // No radius: every pair at the recipe's threshold and verification.
   EXPECT_EQ(defaults,
             groups_of_two_or_more(brute_force_groups(db, "SELECT id, body FROM docs ORDER BY id",
-                                                     0.8, 64, "n=3 weight=binary symbols=keep")));
+                                                     0.8, 64, "n=3 weight=binary symbols=strict")));
   for (const std::string arguments :
        {", 0.8", ", 0.8, NULL", ", 0.8, NULL, NULL",
-        ", 0.8, NULL, 'n=3 weight=binary symbols=keep'", ", 0.8, NULL, NULL, NULL",
+        ", 0.8, NULL, 'n=3 weight=binary symbols=strict'", ", 0.8, NULL, NULL, NULL",
         ", 0.8, NULL, NULL, 1", ", 0.8, NULL, NULL, 3"}) {
     EXPECT_EQ(grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
                                    query + arguments + ")"),
@@ -276,14 +276,15 @@ TEST(SimhashDedup, DefaultsAreTheJoinAtTheRecipesThreshold) {
         << arguments;
   }
   // A radius gives the recipe's groups.
-  EXPECT_EQ(grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" +
-                                 query + ", 0.8, 10)"),
-            groups_of_two_or_more(recipe_groups(db, "0.8", 10, "n=3 weight=binary symbols=keep")));
+  EXPECT_EQ(
+      grouped_rows(db, "SELECT id, cluster, distance, similarity FROM simhash_dedup(" + query +
+                           ", 0.8, 10)"),
+      groups_of_two_or_more(recipe_groups(db, "0.8", 10, "n=3 weight=binary symbols=strict")));
   const std::vector<Row> used = db.rows(
       "SELECT DISTINCT query, threshold, radius, options FROM simhash_dedup(" + query + ")");
   ASSERT_EQ(used.size(), 1U);
   EXPECT_EQ(used[0], (Row{"SELECT id, body FROM docs ORDER BY id", "0.8", std::nullopt,
-                          "n=3 weight=binary symbols=keep"}));
+                          "n=3 weight=binary symbols=strict"}));
   EXPECT_GE(db.integer("SELECT DISTINCT threads FROM simhash_dedup(" + query + ")"), 1);
   EXPECT_EQ(
       db.integer("SELECT DISTINCT threads FROM simhash_dedup(" + query + ", 0.8, NULL, NULL, 2)"),
@@ -353,7 +354,7 @@ TEST(SimhashDedup, DefaultCheckTellsOperatorsApartNotPunctuation) {
   }
   EXPECT_EQ(groups_of_two_or_more(groups),
             groups_of_two_or_more(
-                brute_force_groups(db, query, 0.8, 64, "n=3 weight=binary symbols=keep")));
+                brute_force_groups(db, query, 0.8, 64, "n=3 weight=binary symbols=strict")));
   // Without symbols, every docstring would be one group.
   EXPECT_EQ(db.integer("SELECT count(DISTINCT cluster) FROM simhash_dedup(" + quoted_sql(query) +
                        ", 0.8, NULL, 'n=3 weight=binary')"),
@@ -519,7 +520,7 @@ TEST(SimhashDedup, ErrorsNameTheArgument) {
       "INSERT INTO docs VALUES (1, 'one two three four'), (2, 'one two three four')");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"SELECT * FROM simhash_dedup()",
-       "simhash_dedup(query [, threshold [, radius [, options [, threads]]]])"},
+       "simhash_dedup(query [, threshold [, radius [, options [, threads [, memory]]]]])"},
       {"SELECT * FROM simhash_dedup(42)", "simhash_dedup: the query must be TEXT, got INTEGER"},
       {"SELECT * FROM simhash_dedup('SELECT id FROM docs')",
        "simhash_dedup: the query must return two columns (id, text), it returns 1"},

@@ -764,6 +764,32 @@ TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
             "2 unit=word n=2 weight=binary 0.5");
 }
 
+// A table created without options stores the default check's; a table
+// stored with the former default ('n=3 weight=binary', symbols dropped)
+// keeps it after a reopen: "a[b]" and "a - b" are the same text there and
+// not under the default.
+TEST(SimilarTable, DefaultOptionsAreStoredAndATableKeepsItsOwn) {
+  TempDatabaseFile file("similar_default_options");
+  const std::string query = "SELECT rowid FROM sim('Same as a - b for every item of the list')";
+  {
+    TestDatabase db(file.path());
+    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.8)");
+    EXPECT_EQ(db.cell("SELECT value FROM sim_config WHERE key = 'options'"),
+              "unit=word n=3 weight=binary symbols=strict");
+    db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'Same as a[b] for every item of the list')");
+    EXPECT_EQ(db.rows(query), (std::vector<Row>{}));
+    db.exec("DROP TABLE sim");
+    db.exec(
+        "CREATE VIRTUAL TABLE sim USING simhash_similar(threshold=0.8, options='n=3 "
+        "weight=binary')");
+    db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'Same as a[b] for every item of the list')");
+  }
+  TestDatabase db(file.path());
+  EXPECT_EQ(db.cell("SELECT value FROM sim_config WHERE key = 'options'"),
+            "unit=word n=3 weight=binary");
+  EXPECT_EQ(db.rows(query), (std::vector<Row>{{"1"}}));
+}
+
 // A size or an id of another type in the sizes or postings table (a file
 // edited by hand, or damaged) fails the query with a message naming it,
 // never answers as if the table held other rows; the table still drops.
