@@ -30,7 +30,7 @@ inline constexpr const char* kCreateSimilarTables =
     "PRIMARY KEY(feature, size, id)) WITHOUT ROWID;"
     "CREATE TABLE \"%w\".\"%w_counts\"(feature INTEGER PRIMARY KEY, count INTEGER NOT NULL);"
     "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES ('format', %d), "
-    "('threshold', %!.17g), ('options', %Q);";
+    "('threshold', %!.17g), ('options', %Q), ('options_check', %lld);";
 
 // The config table, read at connect.
 inline constexpr const char* kSelectSimilarConfig = "SELECT key, value FROM \"%w\".\"%w_config\"";

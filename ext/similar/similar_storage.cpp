@@ -14,6 +14,7 @@
 #include "ext/common/shadow_tables.h"
 #include "ext/common/sql_values.h"
 #include "ext/similar/similar_shadow_tables.h"
+#include "fingerprint/options_probe.h"
 
 namespace simhash::sql {
 
@@ -67,7 +68,8 @@ void create_similar_tables(sqlite3* db, const std::string& schema, const std::st
   const char* s = schema.c_str();
   const char* n = name.c_str();
   exec_sql(db, format_sql(kCreateSimilarTables, s, n, s, n, s, n, s, n, s, n, s, n, kSimilarFormat,
-                          config.threshold, to_string(config.options).c_str()));
+                          config.threshold, to_string(config.options).c_str(),
+                          static_cast<long long>(as_sql(options_probe(config.options)))));
 }
 
 void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name) {
@@ -89,6 +91,7 @@ SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const 
   std::optional<std::int64_t> format;
   std::optional<double> threshold;
   std::optional<std::string> options;
+  std::optional<std::int64_t> options_check;  // absent in tables made before it
   while (step_row(db, statement.get())) {
     const std::string_view key =
         reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
@@ -99,6 +102,11 @@ SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const 
       threshold = sqlite3_column_double(statement.get(), 1);
     } else if (key == "options" && type == SQLITE_TEXT) {
       options = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 1));
+    } else if (key == "options_check") {
+      if (type != SQLITE_INTEGER) {
+        throw damaged("'options_check' is not an INTEGER");
+      }
+      options_check = sqlite3_column_int64(statement.get(), 1);
     }
   }
   if (!format || !threshold || !options) {
@@ -121,6 +129,11 @@ SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const 
   if (!parsed || parsed->weight != WeightScheme::binary) {
     throw damaged("options '" + *options + "' are not set Jaccard options" +
                   (error.empty() ? "" : ": " + error));
+  }
+  if (options_check && *options_check != as_sql(options_probe(*parsed))) {
+    throw damaged("options '" + *options +
+                  "' do not give the features the table was written with ('options_check' "
+                  "differs: the options were edited, or this build cuts text otherwise)");
   }
   config.options = *parsed;
   return config;

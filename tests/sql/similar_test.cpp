@@ -761,7 +761,7 @@ TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
   EXPECT_EQ(db.integer("SELECT size FROM sim_rows WHERE id = 1"), 6);
   EXPECT_EQ(db.cell("SELECT group_concat(value, ' ') FROM (SELECT value FROM sim_config ORDER BY "
                     "key)"),
-            "2 unit=word n=2 weight=binary 0.5");
+            "2 unit=word n=2 weight=binary -7613185936514860398 0.5");
 }
 
 // A table created without options stores the default check's; a table
@@ -833,6 +833,51 @@ TEST(SimilarTable, DamagedConfigIsNamedAndTheTableStillDrops) {
   EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES (1, 'a b c')"),
             "simhash_similar sim: damaged config: options 'n=2' are not set Jaccard options (DROP "
             "TABLE sim still removes it)");
+  db.exec("DROP TABLE sim");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+// Options edited to other valid ones no longer match the stored features:
+// the table is refused with a message that says so, not answered wrongly;
+// a check of another type is named; either way the table still drops. A
+// table without the check (made before it) is read as it was.
+TEST(SimilarTable, OptionsEditedByHandAreCaughtByTheirCheck) {
+  TempDatabaseFile file("similar_options_check");
+  {
+    TestDatabase db(file.path());
+    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+    db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'the quick brown fox jumps over the dog')");
+    EXPECT_EQ(db.cell("SELECT typeof(value) FROM sim_config WHERE key = 'options_check'"),
+              "integer");
+  }
+  exec_without_extension(file.path(),
+                         "UPDATE sim_config SET value = 'unit=word n=2 weight=binary "
+                         "symbols=strict' WHERE key = 'options'");
+  {
+    TestDatabase db(file.path());
+    const std::string message =
+        "simhash_similar sim: damaged config: options 'unit=word n=2 weight=binary "
+        "symbols=strict' do not give the features the table was written with ('options_check' "
+        "differs: the options were edited, or this build cuts text otherwise) (DROP TABLE sim "
+        "still removes it)";
+    EXPECT_EQ(db.error("SELECT rowid FROM sim('the quick brown fox jumps over the dog')"), message);
+    EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('integrity-check')"), message);
+  }
+  exec_without_extension(file.path(),
+                         "UPDATE sim_config SET value = 'x' WHERE key = 'options_check'");
+  {
+    TestDatabase db(file.path());
+    EXPECT_EQ(db.error("SELECT rowid FROM sim('a b c')"),
+              "simhash_similar sim: damaged config: 'options_check' is not an INTEGER (DROP TABLE "
+              "sim still removes it)");
+  }
+  exec_without_extension(file.path(),
+                         "UPDATE sim_config SET value = 'unit=word n=3 weight=binary "
+                         "symbols=strict' WHERE key = 'options'; DELETE FROM sim_config WHERE key "
+                         "= 'options_check'");
+  TestDatabase db(file.path());
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim('the quick brown fox jumps over the dog')"),
+            (std::vector<Row>{{"1"}}));
   db.exec("DROP TABLE sim");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
 }
