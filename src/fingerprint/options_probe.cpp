@@ -11,11 +11,13 @@
 namespace simhash {
 namespace {
 
-// Fixed for ever: stored checks are made from it.
+// Fixed for ever: stored checks are made from it. No script that ICU cuts
+// by dictionary (Chinese, Japanese, Thai): their cuts may move between ICU
+// releases, and a table should not be refused for texts it may not hold.
 constexpr const char* kProbeText =
     "The quick brown fox (a test) jumps over 12 lazy dogs:\n"
     "- a < b, a[b] - c, --help, C++;\n"
-    "\u00C9t\u00E9 \u00E0 Z\u00FCrich. \u8FD9\u662F\u4E00\u4E2A\u6D4B\u8BD5\u3002\n"
+    "\u00C9t\u00E9 \u00E0 Z\u00FCrich.\n"
     "\u0422\u0435\u0441\u0442 \u2014 \u2022 done";
 
 }  // namespace

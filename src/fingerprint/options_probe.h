@@ -14,7 +14,7 @@ namespace simhash {
 
 // Equal for two option sets when their features of the probe are equal
 // (whatever the weights): words, numbers, operators, brackets, dashes and
-// three scripts, so that each option changes it. ICU failures throw
+// two scripts, so that each option changes it. ICU failures throw
 // std::runtime_error.
 std::uint64_t options_probe(const SimhashOptions& options);
 

@@ -20,7 +20,7 @@ SimhashOptions options_of(const std::string& text) {
 }
 
 TEST(OptionsProbe, IsPinnedForTheDefaultCheck) {
-  EXPECT_EQ(options_probe(options_of(kDefaultCheckOptions)), 0x60dedd25b653c230ULL);
+  EXPECT_EQ(options_probe(options_of(kDefaultCheckOptions)), 0x01a62ab3ac8ac2e7ULL);
 }
 
 TEST(OptionsProbe, EachFeatureOptionChangesIt) {
