@@ -12,6 +12,12 @@
 #include <mutex>
 #include <unordered_map>
 
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/registration.h"
@@ -59,6 +65,17 @@ void simhash_progress(sqlite3_context* context, int argc, sqlite3_value** argv) 
   });
 }
 
+// On a terminal each line replaces the one before it (carriage return, then
+// erase to the end of the line) and only the final line ends one; into a
+// file or a pipe every line is a line of its own.
+bool stderr_is_terminal() {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return isatty(fileno(stderr)) != 0;
+#endif
+}
+
 // The functions' user data: the connection, whose switch goes with it.
 void forget_connection(void* db) {
   Switches& all = switches();
@@ -79,6 +96,7 @@ ProgressReport::ProgressReport(sqlite3* db, std::string_view function) {
   if (progress_switched_on(db)) {
     lines_.emplace(std::string(function));
     start_ = std::chrono::steady_clock::now();
+    in_place_ = stderr_is_terminal();
   }
 }
 
@@ -91,7 +109,7 @@ void ProgressReport::step(const ProgressStep& step) {
     return;
   }
   if (const std::optional<std::string> line = lines_->step(step, seconds())) {
-    std::fprintf(stderr, "%s\n", line->c_str());
+    std::fprintf(stderr, in_place_ ? "\r%s\x1b[K" : "%s\n", line->c_str());
     std::fflush(stderr);
   }
 }
@@ -105,7 +123,8 @@ ProgressHook ProgressReport::hook() {
 
 void ProgressReport::finish(std::string_view totals) {
   if (lines_) {
-    std::fprintf(stderr, "%s\n", lines_->finish(totals, seconds()).c_str());
+    std::fprintf(stderr, in_place_ ? "\r%s\x1b[K\n" : "%s\n",
+                 lines_->finish(totals, seconds()).c_str());
     std::fflush(stderr);
   }
 }

@@ -5,8 +5,9 @@
 // setting before it; simhash_progress() only reads it). While on, a call
 // writes lines to stderr for a person watching the shell: the phase, how far
 // of how much, elapsed and an estimate, at most two a second, then one line
-// with its totals (progress_lines.h makes them). Off, nothing is counted or
-// printed: the engine gets an empty hook.
+// with its totals (progress_lines.h makes them). On a terminal the lines
+// overwrite each other in place; elsewhere each is a line. Off, nothing is
+// counted or printed: the engine gets an empty hook.
 #pragma once
 
 #include <chrono>
@@ -45,6 +46,7 @@ class ProgressReport {
 
   std::optional<ProgressLines> lines_;
   std::chrono::steady_clock::time_point start_;
+  bool in_place_ = false;  // stderr is a terminal: each line replaces the last
 };
 
 }  // namespace simhash::sql
