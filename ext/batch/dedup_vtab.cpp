@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// simhash_dedup(query [, threshold [, radius [, options [, threads]]]]): an
+// simhash_dedup(query [, threshold [, radius [, options [, threads [, memory]]]]]): an
 // eponymous-only table-valued function that dedups the rows of a query in
 // one statement. `query` is SQL text returning (id, text) (text_query.h);
 // rows are visited in its order and the first row of each group is the one
@@ -17,7 +17,9 @@
 // weights, the join's pairs within them). It verifies each with the number simhash_jaccard(a, b,
 // options) gives, keeps those at `threshold` or more (default 0.8) and groups them by the leader
 // rule in visit order. Columns: id, cluster (the id kept), distance and similarity to that row, for
-// every row of a group of two or more, in visit order; then the hidden arguments. Because it runs
+// every row of a group of two or more, in visit order; then the hidden arguments. With a memory
+// budget (the argument, or SQLite's soft heap limit: memory_argument.h) the exact join
+// runs in parts that fit it (batch/partitioned_dedup.h), with the same rows. Because it runs
 // SQL text it is SQLITE_VTAB_DIRECTONLY: views and triggers cannot call it, so a schema cannot make
 // it run SQL on a user who merely reads that schema.
 #include <algorithm>
@@ -28,7 +30,9 @@
 #include <vector>
 
 #include "batch/dedup_candidates.h"
+#include "batch/partitioned_dedup.h"
 #include "batch/verified_dedup.h"
+#include "ext/batch/memory_argument.h"
 #include "ext/batch/text_query.h"
 #include "ext/common/nesting_guard.h"
 #include "ext/common/progress_report.h"
@@ -55,12 +59,14 @@ enum Column {
   kRadius,
   kOptions,
   kThreads,
+  kMemory,
 };
-constexpr int kArgumentCount = 5;  // the hidden columns kQuery..kThreads
+constexpr int kArgumentCount = 6;  // the hidden columns kQuery..kMemory
 
 std::string usage() {
   return std::string(kName) +
-         "(query [, threshold [, radius [, options [, threads]]]]) needs SQL text returning "
+         "(query [, threshold [, radius [, options [, threads [, memory]]]]]) needs SQL text "
+         "returning "
          "(id, text), "
          "e.g. SELECT * FROM simhash_dedup('SELECT id, body FROM docs ORDER BY id')";
 }
@@ -132,6 +138,9 @@ class DedupCursor : public RowsCursor<DedupRow> {
   void column(sqlite3_context* context, int column) const override;
 
  private:
+  std::size_t read_and_join(sqlite3* db, sqlite3_stmt* statement,
+                            const SimhashOptions& verification, const DedupCandidates& candidates,
+                            ProgressReport& progress, const CheckPoint& check);
   bool has_distance(const DedupRow& row) const {
     return without_fingerprint_.empty() ||
            (!without_fingerprint_.contains(row.id) && !without_fingerprint_.contains(row.kept));
@@ -143,7 +152,8 @@ class DedupCursor : public RowsCursor<DedupRow> {
   std::optional<int> radius_;  // none: the threshold join
   std::string options_;
   unsigned threads_ = 1;
-  MemoryCharge rows_charge_;  // rows, against the heap limit (memory_budget.h)
+  std::optional<std::int64_t> memory_;  // the memory argument, when given
+  MemoryCharge rows_charge_;            // rows, against the heap limit (memory_budget.h)
   // Rows whose text has no fingerprint (no word under simhash()'s defaults),
   // kept with radius NULL: their distance is NULL.
   std::unordered_set<std::int64_t> without_fingerprint_;
@@ -180,17 +190,64 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
     throw SqliteError(SQLITE_ERROR, std::string(kName) + ": " + refusal);
   }
   radius_ = candidates->radius;
+  memory_.reset();
+  if (arguments[5] != nullptr && sqlite3_value_type(arguments[5]) != SQLITE_NULL) {
+    memory_ = integral_value(arguments[5]);
+  }
+  const std::optional<std::uint64_t> budget = read_memory_budget(arguments[5], kName);
   const NestingGuard nesting(kName);
   const Statement statement = prepare_text_query(db, query_, kName, "the query", usage());
   // simhash_progress(1): lines on stderr (read_text_rows counts the rows
   // first for a total only where that is cheap).
   ProgressReport progress(db, kName);
+  const CheckPoint check = [db] { throw_if_interrupted(db); };
+  std::size_t row_count = 0;
+  if (budget && candidates->path == DedupPath::kThresholdJoin) {
+    // Within the budget: the features spilled to a file, the join in parts.
+    PartitionedDedup dedup;
+    dedup.set_progress(progress.hook());
+    {
+      RowFeatureBuilder builder(SimhashOptions{}, verification, threads_);
+      read_text_rows(
+          db, statement.get(), builder, kName, "the query",
+          [&](std::int64_t id, const RowFeatures& row) {
+            // Rows without a fingerprint as in read_and_join below.
+            if (row.fingerprint) {
+              dedup.add(id, *row.fingerprint, row.view(), row.key.hash);
+            } else if (!radius_) {
+              dedup.add(id, 0, row.view(), row.key.hash);
+              without_fingerprint_.insert(id);
+            }
+          },
+          progress.hook());
+    }
+    row_count = dedup.row_count();
+    rows_ = dedup.groups(threshold_, *budget, check, radius_, threads_);
+  } else {
+    row_count = read_and_join(db, statement.get(), verification, *candidates, progress, check);
+  }
+  rows_charge_.set(rows_.capacity() * sizeof(DedupRow));
+  if (progress.on()) {
+    const auto groups = static_cast<std::uint64_t>(std::count_if(
+        rows_.begin(), rows_.end(), [](const DedupRow& row) { return row.id == row.kept; }));
+    progress.finish(grouped_digits(row_count) + " rows compared; " + grouped_digits(rows_.size()) +
+                    " rows in " + grouped_digits(groups) + (groups == 1 ? " group" : " groups") +
+                    " of two or more, " + grouped_digits(rows_.size() - groups) + " to remove");
+  }
+}
+
+// The in-memory path: every row's features held, the join or the radius
+// search of verified_dedup.h; returns the rows read.
+std::size_t DedupCursor::read_and_join(sqlite3* db, sqlite3_stmt* statement,
+                                       const SimhashOptions& verification,
+                                       const DedupCandidates& candidates, ProgressReport& progress,
+                                       const CheckPoint& check) {
   VerifiedDedup dedup;
   dedup.set_progress(progress.hook());
   // The tokenizers and their threads only while the query is read.
   std::optional<RowFeatureBuilder> builder(std::in_place, SimhashOptions{}, verification, threads_);
   read_text_rows(
-      db, statement.get(), *builder, kName, "the query",
+      db, statement, *builder, kName, "the query",
       [&](std::int64_t id, const RowFeatures& row) {
         if (row.fingerprint) {
           dedup.add(id, *row.fingerprint, row.view(), row.key, row.laid_out_block());
@@ -212,19 +269,10 @@ void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {
   // The join and the grouping need neither the lookup of identical rows nor
   // the arrays' spare room: about 40 bytes a distinct row and 12 a row.
   dedup.finish_adding();
-  const CheckPoint check = [db] { throw_if_interrupted(db); };
-  rows_ = candidates->path == DedupPath::kThresholdJoin
+  rows_ = candidates.path == DedupPath::kThresholdJoin
               ? dedup.groups_by_threshold_join(threshold_, check, nullptr, radius_, threads_)
               : dedup.groups_within_radius(threshold_, *radius_, check, nullptr, threads_);
-  rows_charge_.set(rows_.capacity() * sizeof(DedupRow));
-  if (progress.on()) {
-    const auto groups = static_cast<std::uint64_t>(std::count_if(
-        rows_.begin(), rows_.end(), [](const DedupRow& row) { return row.id == row.kept; }));
-    progress.finish(grouped_digits(dedup.row_count()) + " rows compared; " +
-                    grouped_digits(rows_.size()) + " rows in " + grouped_digits(groups) +
-                    (groups == 1 ? " group" : " groups") + " of two or more, " +
-                    grouped_digits(rows_.size() - groups) + " to remove");
-  }
+  return dedup.row_count();
 }
 
 void DedupCursor::column(sqlite3_context* context, int column) const {
@@ -247,6 +295,11 @@ void DedupCursor::column(sqlite3_context* context, int column) const {
       return;
     case kThreads:
       sqlite3_result_int(context, static_cast<int>(threads_));
+      return;
+    case kMemory:
+      if (memory_) {
+        sqlite3_result_int64(context, *memory_);
+      }
       return;
     default:
       break;
@@ -276,7 +329,7 @@ void DedupCursor::column(sqlite3_context* context, int column) const {
 const TableFunction kDedup{
     kName,
     "CREATE TABLE x(id INTEGER, cluster INTEGER, distance INTEGER, similarity REAL, "
-    "query HIDDEN, threshold HIDDEN, radius HIDDEN, options HIDDEN, threads HIDDEN)",
+    "query HIDDEN, threshold HIDDEN, radius HIDDEN, options HIDDEN, threads HIDDEN, memory HIDDEN)",
     kQuery,
     kArgumentCount,
     SQLITE_VTAB_DIRECTONLY,

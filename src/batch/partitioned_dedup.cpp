@@ -44,7 +44,6 @@ void PartitionedDedup::add(std::int64_t id, std::uint64_t fingerprint, FeatureVi
       features.hashes.size() > std::numeric_limits<std::uint32_t>::max()) {
     throw std::length_error("simhash: too many rows to dedup");
   }
-  charge_.grow_to((ids_.size() + 1) * kBytesPerRow);
   offsets_.push_back(
       features_.append(features.hashes.data(), features.hashes.size() * sizeof(std::uint64_t)));
   sizes_.push_back(static_cast<std::uint32_t>(features.hashes.size()));
@@ -72,6 +71,8 @@ void PartitionedDedup::read_features(std::uint32_t position, FeatureVector& feat
 // features of its distinct rows so far (almost always one).
 std::uint32_t PartitionedDedup::find_nodes(const CheckPoint& check) {
   const std::size_t rows = ids_.size();
+  node_charge_.grow_to(rows * sizeof(std::uint32_t));
+  const MemoryCharge order_charge(rows * sizeof(std::uint32_t));
   std::vector<std::uint32_t> order(rows);
   for (std::uint32_t position = 0; position < rows; ++position) {
     order[position] = position;
@@ -115,7 +116,7 @@ std::uint32_t PartitionedDedup::find_nodes(const CheckPoint& check) {
     check_after_every(begin, kRowsBetweenChecks, check);
     begin = end;
   }
-  keys_ = {};
+  keys_ = ChunkedArray<std::uint64_t>();
   // First rows to node numbers, in place: a first row comes before the
   // rows of its node, so it is numbered by then.
   std::uint32_t nodes = 0;
@@ -129,9 +130,6 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
                                                const CheckPoint& check, std::optional<int> radius,
                                                unsigned threads, PartitionCounts* counts,
                                                std::optional<std::uint64_t> part_budget) {
-  if (!(threshold > 0 && threshold <= 1)) {
-    throw std::invalid_argument("simhash: threshold must be in (0, 1]");
-  }
   if (radius && *radius < 0) {
     throw std::invalid_argument("simhash: radius must be at least 0");
   }
@@ -145,7 +143,10 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   // finds (a quarter) and the offers' buffer (a quarter).
   const std::uint64_t fixed = rows * kBytesPerRow + std::uint64_t{node_count} * kBytesPerNode;
   const std::uint64_t left = budget > fixed ? budget - fixed : 0;
-  const std::uint64_t parts_share = part_budget.value_or(left / 2);
+  // A part of less than kLeastWorkingBytes costs more in its tables than
+  // in its rows: budgets below that still take parts of that size.
+  const std::uint64_t parts_share =
+      part_budget.value_or(std::max<std::uint64_t>(left / 2, kLeastWorkingBytes));
   OfferRuns offers(std::max<std::size_t>(static_cast<std::size_t>(left / 4 / sizeof(SpilledOffer)),
                                          kLeastBufferOffers));
   {
@@ -231,13 +232,16 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   }
 
   // The leader pass, in visit order, the offers read as the rows reach them.
+  // The features are read no more.
+  offsets_ = ChunkedArray<std::uint64_t>();
+  sizes_ = ChunkedArray<std::uint32_t>();
   report_progress(progress_, "grouping", 0, rows);
   struct Joined {
     std::uint32_t leader;
     double similarity;
   };
   const MemoryCharge pass_charge(std::size_t{node_count} * LeaderRule::kBytesPerNode +
-                                 rows * sizeof(Joined));
+                                 rows * (sizeof(Joined) + sizeof(std::uint32_t)));
   LeaderRule rule(node_count);
   std::vector<Joined> joined(rows);
   std::uint32_t next = 0;
@@ -256,6 +260,7 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   });
   place_before(rows);
   node_of_ = {};
+  node_charge_.release();
 
   // The rows of groups of two or more, in visit order.
   std::vector<std::uint32_t> group_size(rows, 0);

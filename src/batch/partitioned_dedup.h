@@ -20,7 +20,8 @@
 //    the rule the in-memory join applies, over the same links, so the
 //    groups are the same.
 //
-// Memory: kBytesPerRow a row throughout; a part at most the budget's share
+// Memory: kBytesPerRow a row while the parts run (40 in the last pass, and
+// 20 a node); a part at most the budget's share
 // (kPartBytesPerNode a node and kPartBytesPerFeature a feature), plus the
 // pairs one part finds (32 bytes each) while they are written out; the
 // offers' buffer. The disk: 8 bytes a feature, 16 a verified pair twice.
@@ -35,6 +36,7 @@
 #include "batch/verified_dedup.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
+#include "util/chunked_array.h"
 #include "util/memory_budget.h"
 #include "util/progress.h"
 
@@ -52,14 +54,16 @@ struct PartitionCounts {
 class PartitionedDedup {
  public:
   // Held a row from add() to the end: id, fingerprint, file offset, size,
-  // key and node.
-  static constexpr std::size_t kBytesPerRow = 40;
+  // key (until the nodes are found), node, and a place in the size order
+  // while the nodes are found; the arrays grow in blocks, never doubled.
+  static constexpr std::size_t kBytesPerRow = 48;
   // What a node of a part holds while it is joined (feature_rows.h,
   // similar_pairs.h, prefix_filter.h), beyond its features.
   static constexpr std::size_t kPartBytesPerNode = 192;
   static constexpr std::size_t kPartBytesPerFeature = 24;
-  // The least a run asks for, whatever the budget: what the rows hold, and
-  // this much for the parts and the offers' buffer.
+  // The least a run takes, whatever the budget: what the rows hold, and
+  // this much for a part (its tables cost more than its rows below it) and
+  // for the offers' buffer.
   static constexpr std::size_t kLeastWorkingBytes = std::size_t{64} << 10;
 
   // Adds the next row in visit order: `features` non-empty, every weight 1
@@ -79,11 +83,11 @@ class PartitionedDedup {
 
   // The groups of VerifiedDedup::groups_by_threshold_join(threshold, check,
   // nullptr, radius, threads) over the same rows, holding at most `budget`
-  // bytes (the rows' own included; below least_budget() the parts are one
-  // node each). `part_budget`, when given, sets what a part may hold
-  // instead of the budget's share (tests: parts of one row). Throws
-  // std::invalid_argument for a threshold outside (0, 1] or a negative
-  // radius. Once only: the rows' arrays are given up as it goes.
+  // bytes (the rows' own included; below least_budget() it holds
+  // least_budget()). `part_budget`, when given, sets what a part may hold
+  // instead of the budget's share (tests: parts of one row). `threshold`
+  // in (0, 1] (the glue's check); throws std::invalid_argument for a
+  // negative radius. Once only: the rows' arrays are given up as it goes.
   std::vector<DedupRow> groups(double threshold, std::uint64_t budget, const CheckPoint& check = {},
                                std::optional<int> radius = std::nullopt, unsigned threads = 1,
                                PartitionCounts* counts = nullptr,
@@ -96,13 +100,14 @@ class PartitionedDedup {
   // returns the number of nodes.
   std::uint32_t find_nodes(const CheckPoint& check);
 
-  MemoryCharge charge_;  // the arrays below (memory_budget.h)
   SpillFile features_{"the rows' spill file"};
-  std::vector<std::int64_t> ids_;
-  std::vector<std::uint64_t> fingerprints_;
-  std::vector<std::uint64_t> offsets_;
-  std::vector<std::uint32_t> sizes_;
-  std::vector<std::uint64_t> keys_;
+  // Each charged as it grows (chunked_array.h).
+  ChunkedArray<std::int64_t> ids_;
+  ChunkedArray<std::uint64_t> fingerprints_;
+  ChunkedArray<std::uint64_t> offsets_;
+  ChunkedArray<std::uint32_t> sizes_;
+  ChunkedArray<std::uint64_t> keys_;
+  MemoryCharge node_charge_;  // node_of_ (memory_budget.h)
   std::vector<std::uint32_t> node_of_;
   ProgressHook progress_;
 };

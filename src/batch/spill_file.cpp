@@ -13,14 +13,13 @@ namespace simhash {
 
 SpillFile::SpillFile(std::string job) : job_(std::move(job)), file_(std::tmpfile()) {
   if (!file_) {
-    fail("could not be created");
+    fail(" could not be created: ");
   }
 }
 
 void SpillFile::fail(const char* what) const {
   const int error = errno;
-  throw std::runtime_error("simhash: " + job_ + " " + what +
-                           (error != 0 ? std::string(": ") + std::strerror(error) : ""));
+  throw std::runtime_error("simhash: " + job_ + what + std::strerror(error));
 }
 
 void SpillFile::seek(std::uint64_t offset, bool writing) {
@@ -33,7 +32,7 @@ void SpillFile::seek(std::uint64_t offset, bool writing) {
   const int result = fseeko(file_.get(), static_cast<off_t>(offset), SEEK_SET);
 #endif
   if (result != 0) {
-    fail("could not be read");
+    fail(" could not be read: ");
   }
   at_ = offset;
   writing_ = writing;
@@ -44,7 +43,7 @@ std::uint64_t SpillFile::append(const void* data, std::size_t bytes) {
   seek(offset, true);
   errno = 0;
   if (bytes > 0 && std::fwrite(data, 1, bytes, file_.get()) != bytes) {
-    fail("could not be written (is the temporary directory full?)");
+    fail(" could not be written (is the temporary directory full?): ");
   }
   size_ += bytes;
   at_ = size_;
@@ -53,12 +52,12 @@ std::uint64_t SpillFile::append(const void* data, std::size_t bytes) {
 
 void SpillFile::read(std::uint64_t offset, void* data, std::size_t bytes) {
   if (offset + bytes > size_) {
-    throw std::logic_error("simhash: a read past the end of " + job_);
+    throw std::logic_error("simhash: a read past the end of a spill file");
   }
   seek(offset, false);
   errno = 0;
   if (bytes > 0 && std::fread(data, 1, bytes, file_.get()) != bytes) {
-    fail("could not be read");
+    fail(" could not be read: ");
   }
   at_ = offset + bytes;
 }

@@ -29,6 +29,7 @@ class SpillFile {
   struct Closer {
     void operator()(std::FILE* file) const { std::fclose(file); }
   };
+  // Throws "simhash: <job><what><the system's message>".
   [[noreturn]] void fail(const char* what) const;
   // Seeks unless the stream is at `offset` and goes on the same way: C
   // asks for a seek between a write and a read.

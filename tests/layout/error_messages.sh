@@ -108,6 +108,7 @@ NOT_MESSAGES = {
     "indexing prefixes",
     "finding candidates within the radius",
     "verifying candidates",
+    "finding identical rows",
     " rows compared; ",
     " rows in ",
     " of two or more, ",
@@ -132,6 +133,12 @@ NOT_MESSAGES = {
     "simhash: counted_feature_vector after a count that stopped early",
     "simhash: a block adopted after the rows were finished",
     "simhash: a row's features are not in the block adopted for it",
+    # (src/batch/offer_runs.cpp, size_parts.cpp, spill_file.cpp)
+    "simhash: an offer added after the offers were read",
+    "simhash: the offers were read already",
+    "simhash: a size part plan needs a cost for every row",
+    "simhash: a size part plan needs the sizes ascending",
+    "simhash: a read past the end of a spill file",
     # a std::length_error past 2^32 features in one tokenized batch, which the
     # batch's memory charge refuses long before (src/batch/feature_rows.cpp)
     "simhash: a block of features too large",
