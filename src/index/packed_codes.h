@@ -21,6 +21,7 @@
 #include "index/code_scan.h"
 #include "index/pending_changes.h"
 #include "index/permutation_plan.h"
+#include "util/aligned_allocator.h"
 #include "util/memory_budget.h"
 
 namespace simhash {
@@ -68,7 +69,9 @@ class PackedCodes {
   int table_ = 0;
   ScanKernel kernel_ = best_scan_kernel();
   std::vector<std::int64_t> ids_;
-  std::vector<std::uint64_t> keys_;  // permuted keys, ids_[i]'s at keys_[i]
+  // Permuted keys, ids_[i]'s at keys_[i]; on a cache line, so that the
+  // scans' vector loads never straddle two.
+  std::vector<std::uint64_t, AlignedAllocator<std::uint64_t>> keys_;
   MemoryCharge charge_;
 };
 
