@@ -30,7 +30,8 @@ inline constexpr const char* kCreateSimilarTables =
     "PRIMARY KEY(feature, size, id)) WITHOUT ROWID;"
     "CREATE TABLE \"%w\".\"%w_counts\"(feature INTEGER PRIMARY KEY, count INTEGER NOT NULL);"
     "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES ('format', %d), "
-    "('threshold', %!.17g), ('options', %Q), ('options_check', %lld);";
+    "('threshold', %!.17g), ('options', %Q), ('options_check', %lld), "
+    "('max_features', %lld);";
 
 // The config table, read at connect.
 inline constexpr const char* kSelectSimilarConfig = "SELECT key, value FROM \"%w\".\"%w_config\"";
@@ -68,6 +69,11 @@ inline constexpr const char* kSimilarStatementSql[] = {
     "SELECT count FROM \"%w\".\"%w_counts\" WHERE feature = ?1",
     // kMaxSize: the largest stored size (NULL when no row is stored).
     "SELECT max(size) FROM \"%w\".\"%w_sizes\"",
+    // kSelectMaxFeatures, kSetMaxFeatures: the config's max_features, read
+    // at each write so that a rolled-back change is never obeyed.
+    "SELECT value FROM \"%w\".\"%w_config\" WHERE key = 'max_features'",
+    "INSERT INTO \"%w\".\"%w_config\"(key, value) VALUES ('max_features', ?1) "
+    "ON CONFLICT(key) DO UPDATE SET value = ?1",
 };
 
 // The module's plans without a query: a rowid lookup, and the scan of the

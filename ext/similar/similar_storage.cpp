@@ -69,7 +69,8 @@ void create_similar_tables(sqlite3* db, const std::string& schema, const std::st
   const char* n = name.c_str();
   exec_sql(db, format_sql(kCreateSimilarTables, s, n, s, n, s, n, s, n, s, n, s, n, kSimilarFormat,
                           config.threshold, to_string(config.options).c_str(),
-                          static_cast<long long>(as_sql(options_probe(config.options)))));
+                          static_cast<long long>(as_sql(options_probe(config.options))),
+                          static_cast<long long>(config.max_features)));
 }
 
 void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name) {
@@ -281,6 +282,7 @@ std::int64_t SimilarStorage::insert(std::optional<std::int64_t> id, StoredText t
     remove(*id);
   }
   features_of(text, scratch_);
+  check_feature_count(scratch_.size());
   write_row(*id, scratch_);
   return *id;
 }
@@ -307,6 +309,7 @@ void SimilarStorage::update(std::int64_t id, std::int64_t new_id, std::optional<
   std::vector<std::uint64_t> new_hashes;
   if (text) {
     features_of(*text, new_hashes);
+    check_feature_count(new_hashes.size());
   } else {
     new_hashes = old_hashes;
   }
@@ -524,6 +527,39 @@ void SimilarStorage::read_row_pieces(
     wrong_size(id, size, 8 * piece_.size());
   }
   on_piece(piece_);
+}
+
+void SimilarStorage::check_feature_count(std::size_t count) {
+  if (count == 0) {
+    return;
+  }
+  sqlite3_stmt* select = statement(kSelectMaxFeatures);
+  ResetOnExit reset(select);
+  if (!step_row(db_, select)) {
+    return;  // a table made before the limit: none
+  }
+  if (sqlite3_column_type(select, 0) != SQLITE_INTEGER || sqlite3_column_int64(select, 0) < 0) {
+    throw SqliteError(SQLITE_CORRUPT_VTAB,
+                      prefix(name_) + "damaged config: 'max_features' is not a whole number");
+  }
+  const auto most = static_cast<std::uint64_t>(sqlite3_column_int64(select, 0));
+  if (most != 0 && count > most) {
+    throw SqliteError(
+        SQLITE_TOOBIG,
+        prefix(name_) + "the text has " + std::to_string(count) +
+            " distinct features, more than the table's max_features=" + std::to_string(most) +
+            " (writing them would hold the write lock for seconds); raise it with INSERT INTO " +
+            name_ + "(" + name_ + ") VALUES ('max_features=N'), 0 for no limit");
+  }
+}
+
+void SimilarStorage::set_max_features(std::uint64_t most) {
+  sqlite3_stmt* set = statement(kSetMaxFeatures);
+  ResetOnExit reset(set);
+  sqlite3_bind_int64(set, 1, static_cast<std::int64_t>(most));
+  if (const int rc = sqlite3_step(set); rc != SQLITE_DONE) {
+    throw_sqlite(db_, rc);
+  }
 }
 
 std::string SimilarStorage::integrity_problem() {

@@ -44,6 +44,12 @@ bool is_similar_shadow_suffix(const char* suffix);
 // much again in the lookup by feature).
 inline constexpr std::size_t kDefaultFlushAfter = std::size_t{1} << 21;
 
+// The most distinct features a new table takes from one text unless its
+// CREATE says otherwise: a text of this many writes its postings in about
+// half a second, a 10 MB text of prose would take seconds, all of them
+// under the write lock. Stored in <name>_config as max_features.
+inline constexpr std::uint64_t kDefaultMaxFeatures = 100000;
+
 // Rows of more features than this (4 KiB of them, about what a 4 KiB page
 // holds without spilling) are read in pieces (read_row_pieces) of
 // kRowPieceFeatures (1 KiB: a piece reads at most one more page, so the
@@ -55,6 +61,9 @@ struct SimilarConfig {
   double threshold = 0.5;
   SimhashOptions options;
   int format = kSimilarFormat;
+  // Written at creation; the stored value (a command may change it) is the
+  // one a write obeys. 0: no limit, as in tables made before it.
+  std::uint64_t max_features = kDefaultMaxFeatures;
   // Not stored in <name>_config: the CREATE statement's hidden flush_after
   // option, read again at every connect, for tests that need a flush inside
   // a transaction without writing millions of postings.
@@ -100,6 +109,10 @@ class SimilarStorage final : public SimilarStore {
   // "" when postings and rows agree, else what is wrong.
   std::string integrity_problem();
 
+  // Sets the stored max_features (0: no limit), in the caller's
+  // transaction: a rollback restores the one before.
+  void set_max_features(std::uint64_t most);
+
   // The postings of writes are kept pending (pending_postings.h), which a
   // search reads beside the stored ones, and written by flush(): at xSync,
   // before the integrity check and a rename, and when many are pending. Rows and sizes are written
@@ -117,6 +130,12 @@ class SimilarStorage final : public SimilarStore {
   void check_droppable() const;
   void finalize_statements();
 
+ private:
+  // Throws SqliteError(SQLITE_TOOBIG) when a text's `count` features are
+  // more than the stored max_features allows.
+  void check_feature_count(std::size_t count);
+
+ public:
   // SimilarStore
   std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
                                std::uint64_t limit) override;
@@ -159,6 +178,8 @@ class SimilarStorage final : public SimilarStore {
     kDropEmptyCount,
     kSelectCount,
     kMaxSize,
+    kSelectMaxFeatures,
+    kSetMaxFeatures,
     kStatementCount,
   };
 

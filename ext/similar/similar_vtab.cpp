@@ -14,6 +14,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -167,7 +168,7 @@ std::pair<std::string, std::string> key_and_value(const char* raw) {
   const std::size_t equals = argument.find('=');
   if (equals == std::string_view::npos) {
     throw SqliteError(SQLITE_ERROR, message_text({kModule, ": expected key=value, got \"", argument,
-                                                  "\" (keys: threshold, options)"}));
+                                                  "\" (keys: threshold, options, max_features)"}));
   }
   return {lower(trimmed(argument.substr(0, equals))),
           unquoted(trimmed(argument.substr(equals + 1)))};
@@ -189,6 +190,22 @@ std::size_t flush_after_of(const std::string& value) {
   return count;
 }
 
+// The value of max_features, in the CREATE option and the command alike: a
+// whole number of distinct features, 0 for no limit.
+std::uint64_t max_features_of(std::string_view value) {
+  std::uint64_t most = 0;
+  const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), most);
+  if (value.empty() || problem != std::errc() || end != value.data() + value.size() ||
+      most > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    throw SqliteError(SQLITE_ERROR,
+                      message_text({kModule,
+                                    ": max_features must be a whole number of distinct features "
+                                    "(0 for no limit), got \"",
+                                    value, "\""}));
+  }
+  return most;
+}
+
 // CREATE VIRTUAL TABLE ... USING simhash_similar(threshold=0.5, options='n=3 weight=binary').
 SimilarConfig parse_arguments(int argc, const char* const* argv) {
   SimilarConfig config;
@@ -197,13 +214,18 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
   // connect, so a table keeps the options its features were built with
   // whatever the default becomes.
   std::string options = kDefaultCheckOptions;
-  bool seen[3] = {false, false, false};
+  bool seen[4] = {false, false, false, false};
   for (int i = 3; i < argc; ++i) {
     const auto [key, value] = key_and_value(argv[i]);
-    const int which = key == "threshold" ? 0 : key == "options" ? 1 : key == "flush_after" ? 2 : -1;
+    const int which = key == "threshold"      ? 0
+                      : key == "options"      ? 1
+                      : key == "flush_after"  ? 2
+                      : key == "max_features" ? 3
+                                              : -1;
     if (which < 0) {
-      throw SqliteError(SQLITE_ERROR, message_text({kModule, ": unknown option \"", key,
-                                                    "\" (known: threshold, options)"}));
+      throw SqliteError(SQLITE_ERROR,
+                        message_text({kModule, ": unknown option \"", key,
+                                      "\" (known: threshold, options, max_features)"}));
     }
     if (seen[which]) {
       throw SqliteError(SQLITE_ERROR,
@@ -216,6 +238,10 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
     }
     if (which == 2) {
       config.flush_after = flush_after_of(value);
+      continue;
+    }
+    if (which == 3) {
+      config.max_features = max_features_of(value);
       continue;
     }
     double threshold = 0;
@@ -593,8 +619,14 @@ void run_command(SimilarStorage& storage, sqlite3_value* command) {
     }
     return;
   }
-  throw SqliteError(SQLITE_ERROR, message_text({kModule, " ", storage.name(), ": unknown command '",
-                                                text, "' (known: 'integrity-check')"}));
+  constexpr std::string_view kMaxFeatures = "max_features=";
+  if (std::string_view(text).starts_with(kMaxFeatures)) {
+    storage.set_max_features(max_features_of(std::string_view(text).substr(kMaxFeatures.size())));
+    return;
+  }
+  throw SqliteError(SQLITE_ERROR,
+                    message_text({kModule, " ", storage.name(), ": unknown command '", text,
+                                  "' (known: 'integrity-check', 'max_features=N')"}));
 }
 
 std::int64_t rowid_argument(sqlite3_value* value, const std::string& who) {

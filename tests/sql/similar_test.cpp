@@ -545,7 +545,7 @@ TEST(SimilarTable, ErrorMessages) {
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(threshold=0)"),
             "simhash_similar: option threshold must be a number in (0, 1], got \"0\"");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(radius=3)"),
-            "simhash_similar: unknown option \"radius\" (known: threshold, options)");
+            "simhash_similar: unknown option \"radius\" (known: threshold, options, max_features)");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE w USING simhash_similar(threshold=0.5, threshold=0.6)"),
             "simhash_similar: option threshold given more than once");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE text USING simhash_similar"),
@@ -553,7 +553,8 @@ TEST(SimilarTable, ErrorMessages) {
   EXPECT_EQ(db.error("INSERT INTO sim(rowid, text, similarity) VALUES (1, 'a', 0.5)"),
             "simhash_similar sim: column similarity is computed by queries and cannot be written");
   EXPECT_EQ(db.error("INSERT INTO sim(sim) VALUES ('optimize')"),
-            "simhash_similar sim: unknown command 'optimize' (known: 'integrity-check')");
+            "simhash_similar sim: unknown command 'optimize' (known: 'integrity-check', "
+            "'max_features=N')");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sim_rows"), 0);
 }
 
@@ -761,7 +762,7 @@ TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
   EXPECT_EQ(db.integer("SELECT size FROM sim_rows WHERE id = 1"), 6);
   EXPECT_EQ(db.cell("SELECT group_concat(value, ' ') FROM (SELECT value FROM sim_config ORDER BY "
                     "key)"),
-            "2 unit=word n=2 weight=binary -4127729649689492262 0.5");
+            "2 100000 unit=word n=2 weight=binary -4127729649689492262 0.5");
 }
 
 // A table created without options stores the default check's; a table
@@ -880,6 +881,55 @@ TEST(SimilarTable, OptionsEditedByHandAreCaughtByTheirCheck) {
             (std::vector<Row>{{"1"}}));
   db.exec("DROP TABLE sim");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema"), 0);
+}
+
+// A text with more distinct features than max_features is refused with
+// SQLITE_TOOBIG and nothing written, by INSERT and UPDATE alike; the command
+// changes the stored limit in the caller's transaction (a rollback restores
+// it), 0 lifts it; a table without the key (made before it) has none.
+TEST(SimilarTable, MaxFeaturesRefusesHugeTextsUntilRaised) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(max_features=10)");
+  EXPECT_EQ(db.integer("SELECT value FROM sim_config WHERE key = 'max_features'"), 10);
+  const std::string twelve =
+      "'one two three four five six seven eight nine ten eleven twelve "
+      "thirteen fourteen'";  // 12 word 3-shingles
+  db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'one two three four five six seven')");
+  const std::string refused =
+      "simhash_similar sim: the text has 12 distinct features, more than the table's "
+      "max_features=10 (writing them would hold the write lock for seconds); raise it with "
+      "INSERT INTO sim(sim) VALUES ('max_features=N'), 0 for no limit";
+  std::string message;
+  EXPECT_EQ(db.try_exec("INSERT INTO sim(rowid, text) VALUES (2, " + twelve + ")", &message),
+            SQLITE_TOOBIG);
+  EXPECT_EQ(message, refused);
+  EXPECT_EQ(db.error("UPDATE sim SET text = " + twelve + " WHERE rowid = 1"), refused);
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim"), (std::vector<Row>{{"1"}}));
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  db.exec("BEGIN");
+  db.exec("INSERT INTO sim(sim) VALUES ('max_features=12')");
+  db.exec("INSERT INTO sim(rowid, text) VALUES (2, " + twelve + ")");
+  db.exec("ROLLBACK");
+  EXPECT_EQ(db.integer("SELECT value FROM sim_config WHERE key = 'max_features'"), 10);
+  EXPECT_EQ(db.error("INSERT INTO sim(rowid, text) VALUES (2, " + twelve + ")"), refused);
+  db.exec("INSERT INTO sim(sim) VALUES ('max_features=0')");
+  db.exec("INSERT INTO sim(rowid, text) VALUES (2, " + twelve + ")");
+  EXPECT_EQ(db.rows("SELECT rowid FROM sim(" + twelve + ", 1.0)"), (std::vector<Row>{{"2"}}));
+  for (const char* bad : {"max_features=-1", "max_features=ten", "max_features="}) {
+    EXPECT_NE(db.error(std::string("INSERT INTO sim(sim) VALUES ('") + bad + "')")
+                  .find("simhash_similar: max_features must be a whole number of distinct "
+                        "features (0 for no limit), got"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_NE(db.error("CREATE VIRTUAL TABLE other USING simhash_similar(max_features=1.5)")
+                .find("max_features must be a whole number"),
+            std::string::npos);
+  db.exec("CREATE VIRTUAL TABLE big USING simhash_similar");
+  EXPECT_EQ(db.integer("SELECT value FROM big_config WHERE key = 'max_features'"), 100000);
+  db.exec("DELETE FROM sim_config WHERE key = 'max_features'");
+  db.exec("INSERT INTO sim(rowid, text) VALUES (3, " + twelve + " || ' fifteen sixteen')");
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
 }
 
 // A long query stops when the progress handler asks (as sqlite3_interrupt
