@@ -25,8 +25,10 @@ class AlignedAllocator {
   T* allocate(std::size_t count) {
     return static_cast<T*>(::operator new (count * sizeof(T), std::align_val_t{Alignment}));
   }
-  void deallocate(T* data, std::size_t count) noexcept {
-    ::operator delete (data, count * sizeof(T), std::align_val_t{Alignment});
+  // The unsized delete: the sized one is declared only where the compiler
+  // has sized deallocation on (clang before 19 has not by default).
+  void deallocate(T* data, std::size_t) noexcept {
+    ::operator delete (data, std::align_val_t{Alignment});
   }
 
   friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
