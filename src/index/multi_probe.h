@@ -92,7 +92,7 @@ class MultiProbePlan {
   // bench/nearest_benchmark.cpp like the scan's. The multi-probe search
   // then pays only where it reads a few buckets.
   static constexpr double kCachedCodeCost = 1;
-  // The AVX2 loop where the CPU runs it (PackedCodes::vector_loop_runs):
+  // The AVX2 or AVX-512 loop where the CPU runs it (vector_loop_runs):
   // 0.33 against the portable loop's 0.73 ns a row at 10M rows in one run.
   static constexpr double kCachedVectorCodeCost = 0.4;
   // That scan's cost over `rows` rows with the loop this CPU runs.
