@@ -41,9 +41,10 @@ self_contained=(dpkg-dev make icu-devtools)
 # librust-rusqlite-dev: the crates, built offline) and Ruby's sqlite3 gem
 # (ruby-sqlite3). nodejs runs the npm package's test (docs/node.md);
 # better-sqlite3 12 needs Node 20 or later, which Debian 12's nodejs (18) is
-# not: that stage was run with NodeSource's nodejs 20.
+# not: that stage was run with NodeSource's nodejs 20. python3-distributed
+# (Dask's scheduler and workers) runs the Python dedup on a local cluster.
 tests=(libgtest-dev libbenchmark-dev python3 python3-setuptools python3-wheel python3-pip
-       python3-venv sqlite-utils clang clang-format g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu
+       python3-venv python3-distributed sqlite-utils clang clang-format g++-aarch64-linux-gnu g++-s390x-linux-gnu g++-i686-linux-gnu
        qemu-user tcl libdqlite-dev go-dqlite golang-go golang-github-mattn-go-sqlite3-dev cargo
        librust-rusqlite-dev ruby-sqlite3 nodejs "${self_contained[@]}")
 # npm and the Node headers that better-sqlite3 compiles against: Debian's
