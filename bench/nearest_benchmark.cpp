@@ -8,6 +8,8 @@
 //   hamming  SELECT id, hamming(fp, ?1) AS d FROM near_data ORDER BY d, id LIMIT 10
 //            (on the first 20 queries of each half: it is slow)
 //   popcount a C++ loop over the same codes in memory with a bounded heap
+//   avx512   the same with AVX-512 VPOPCNTDQ, eight codes a step (built for
+//            that target; only where the CPU runs it)
 // all in one process, each form timed on its second pass over the queries
 // (warm pages); every answer (rowid and distance) is checked against the
 // popcount loop's. The first random query, which fills the connection's
@@ -21,6 +23,7 @@
 // usage: nearest_benchmark rows=1000000 data=uniform|real [db=:memory:]
 //          [profile=N] [half=random|near] [form=where|near64|in-txn] [within=64]
 //          [detail=N] [hamming=20] [extension=PATH] [radii=4,6,...] [passes=1]
+//          [traffic=0]
 // A db file that already holds the table `near` is queried as it is (its
 // codes read back from near_data), not built again. profile=N runs only the
 // WHERE form on one half (`half`, random unless told), N times over, after
@@ -35,6 +38,9 @@
 // one) and gives each query its least time of the N, the popcount loop's
 // too: the median of those is robust to a shared machine's slow minutes.
 // A wrong answer in any pass counts.
+// traffic=MB writes one word of every cache line of MB megabytes before each
+// timed query, untimed (the application's other work between queries, which
+// evicts the codes and SQLite's pages from the caches); 0, the default: none.
 // hamming=N times the hamming() scan on N queries a half (0: none; at 10M
 // rows each takes about a second).
 // radii=LIST times, instead, the search within each radius (`radius = r`)
@@ -56,6 +62,10 @@
 #include "bench_support.h"
 #include "corpus.h"
 #include "util/cpu_dispatch.h"
+
+#if SIMHASH_X86_64_TARGETS
+#include <immintrin.h>
+#endif
 
 namespace simhash::bench {
 namespace {
@@ -139,6 +149,48 @@ SIMHASH_POPCNT_CLONES Answer popcount_nearest(const std::vector<std::uint64_t>& 
   }
   return answer;
 }
+
+#if SIMHASH_X86_64_TARGETS
+// popcount_nearest as a hand-written AVX-512 loop: eight codes compared with
+// the farthest kept at a time, the heap offered only those nearer.
+[[gnu::target("avx512f,avx512vpopcntdq,popcnt,bmi")]] Answer avx512_nearest(
+    const std::vector<std::uint64_t>& codes, std::uint64_t query, std::size_t count) {
+  std::vector<std::pair<int, std::int64_t>> heap;
+  const std::size_t first = std::min(count, codes.size());
+  for (std::size_t i = 0; i < first; ++i) {
+    heap.emplace_back(std::popcount(codes[i] ^ query), static_cast<std::int64_t>(i + 1));
+  }
+  std::make_heap(heap.begin(), heap.end());
+  const auto offer = [&](std::size_t i) {
+    const int distance = std::popcount(codes[i] ^ query);
+    if (distance < heap.front().first) {
+      std::pop_heap(heap.begin(), heap.end());
+      heap.back() = {distance, static_cast<std::int64_t>(i + 1)};
+      std::push_heap(heap.begin(), heap.end());
+    }
+  };
+  const __m512i broadcast = _mm512_set1_epi64(static_cast<long long>(query));
+  std::size_t i = first;
+  for (; i + 8 <= codes.size() && !heap.empty(); i += 8) {
+    const __m512i bits = _mm512_xor_si512(_mm512_loadu_si512(codes.data() + i), broadcast);
+    unsigned mask =
+        _mm512_cmplt_epu64_mask(_mm512_popcnt_epi64(bits), _mm512_set1_epi64(heap.front().first));
+    while (mask != 0) {
+      offer(i + static_cast<std::size_t>(std::countr_zero(mask)));
+      mask &= mask - 1;
+    }
+  }
+  for (; i < codes.size() && !heap.empty(); ++i) {
+    offer(i);
+  }
+  std::sort_heap(heap.begin(), heap.end());
+  Answer answer;
+  for (const auto& [distance, id] : heap) {
+    answer.emplace_back(id, distance);
+  }
+  return answer;
+}
+#endif
 
 Answer run_query(sqlite3* db, sqlite3_stmt* statement, std::int64_t query) {
   sqlite3_bind_int64(statement, 1, query);
@@ -361,12 +413,20 @@ int main(int argc, char** argv) {
     sqlite3_close(db);
     return 0;
   }
+  std::vector<std::uint64_t> traffic(
+      static_cast<std::size_t>(std::stoull(arg(argc, argv, "traffic", "0"))) * (1 << 17), 1);
+  const auto other_work = [&traffic] {
+    for (std::size_t i = 0; i < traffic.size(); i += 8) {
+      traffic[i] += i;
+    }
+  };
   std::vector<Answer> truth(queries.size());
   Result popcount[2];
   {
     BestOfPasses best(queries.size());
     for (int pass = 0; pass < passes; ++pass) {
       for (std::size_t q = 0; q < queries.size(); ++q) {
+        other_work();
         const auto start = Clock::now();
         const double cpu_start = thread_seconds();
         truth[q] = popcount_nearest(codes, static_cast<std::uint64_t>(queries[q]), 10);
@@ -377,6 +437,25 @@ int main(int argc, char** argv) {
       best.hand_to(popcount, q);
     }
   }
+  Result avx512[2];
+#if SIMHASH_X86_64_TARGETS
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq")) {
+    BestOfPasses best(queries.size());
+    for (int pass = 0; pass < passes; ++pass) {
+      for (std::size_t q = 0; q < queries.size(); ++q) {
+        other_work();
+        const auto start = Clock::now();
+        const double cpu_start = thread_seconds();
+        const Answer answer = avx512_nearest(codes, static_cast<std::uint64_t>(queries[q]), 10);
+        best.record(q, thread_seconds() - cpu_start, seconds_since(start));
+        avx512[q / 100].wrong += answer != truth[q];
+      }
+    }
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      best.hand_to(avx512, q);
+    }
+  }
+#endif
   const auto time_sql = [&](const std::string& sql, std::size_t per_half, Result* result) {
     sqlite3_stmt* statement = nullptr;
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
@@ -413,6 +492,7 @@ int main(int argc, char** argv) {
         if (q % 100 >= per_half) {
           continue;
         }
+        other_work();
         const auto start = Clock::now();
         const double cpu_start = thread_seconds();
         const Answer answer = run_query(db, statement, queries[q]);
@@ -474,6 +554,7 @@ int main(int argc, char** argv) {
     print("in-txn", halves[half], in_transaction[half]);
     print("hamming", halves[half], hamming_scan[half]);
     print("popcount", halves[half], popcount[half]);
+    print("avx512", halves[half], avx512[half]);
   }
   sqlite3_close(db);
   return 0;
