@@ -26,6 +26,8 @@ constexpr std::size_t kBytesPerNode = 4 * sizeof(std::uint32_t) + sizeof(std::ui
 // The offers' buffer at least (64 KiB): fewer runs to merge than one an
 // offer, whatever the budget.
 constexpr std::size_t kLeastBufferOffers = std::size_t{1} << 12;
+// Offers read back between two checks: a merge step and an offer each.
+constexpr std::size_t kOffersBetweenChecks = std::size_t{1} << 16;
 // Rows compared for identity between two checks.
 constexpr std::size_t kRowsBetweenChecks = std::size_t{1} << 14;
 
@@ -180,6 +182,7 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
     FeatureVector features;
     const auto add_chunk = [&](SimilarPairs& join, std::size_t chunk, bool as_new) {
       for (std::size_t i = plan.chunks[chunk].begin; i < plan.chunks[chunk].end; ++i) {
+        check_after_every(i, kRowsBetweenChecks, check);
         const std::uint32_t position = first[order[i]];
         read_features(position, features);
         if (as_new) {
@@ -252,7 +255,9 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
       check_after_every(next, kRowsBetweenChecks, check);
     }
   };
+  std::size_t offers_read = 0;
   offers.read([&](const SpilledOffer& offer) {
+    check_after_every(offers_read++, kOffersBetweenChecks, check);
     place_before(std::uint64_t{offer.from} + 1);
     if (joined[offer.from].leader == offer.from) {
       rule.offer(offer.to, offer.from, LeaderRule::kNone, -offer.similarity);
