@@ -174,6 +174,35 @@ TEST(PartitionedDedup, AllIdenticalRows) {
   EXPECT_EQ(result.back().kept, 1000);
 }
 
+TEST(PartitionedDedup, ManyRowsAreSortedInPiecesBetweenChecks) {
+  // More rows than a sorted run (32K): the runs are merged, and the check
+  // point is called while they are.
+  std::mt19937_64 random(6);
+  std::vector<FeatureVector> sets(3000);
+  for (FeatureVector& set : sets) {
+    std::map<std::uint64_t, double> features;
+    while (features.size() < 3 + random() % 6) {
+      features[(1 + random() % 40000) * 0x9E3779B97F4A7C15ULL] = 1;
+    }
+    set = testing::vector_of(features);
+  }
+  std::vector<Row> rows;
+  for (std::int64_t id = 0; id < 80000; ++id) {
+    rows.push_back(Row{id * 7 % 80001, random() % 4, sets[random() % sets.size()]});
+  }
+  std::size_t checks = 0;
+  PartitionedDedup dedup;
+  for (const Row& row : rows) {
+    dedup.add(row.id, row.fp, row.features);
+  }
+  PartitionCounts counts;
+  EXPECT_EQ(dedup.groups(
+                0.5, 0, [&checks] { ++checks; }, std::nullopt, 1, &counts, kFewRowParts),
+            in_memory(rows, 0.5, std::nullopt));
+  EXPECT_LE(counts.nodes, 3000U * 4);
+  EXPECT_GT(checks, 80000U / (std::size_t{1} << 15));
+}
+
 TEST(PartitionedDedup, KeyCollisionsKeepDistinctRowsApart) {
   // Same size and key for rows whose features differ: given keys all 0.
   const std::vector<Row> rows = edited_binary_rows(300, 5);
