@@ -215,11 +215,21 @@ int guard(char** error, Body&& body) noexcept {
                     [error](const char* message) { *error = sqlite3_mprintf("%s", message); });
 }
 
-// The same barrier for SQL functions: the exception becomes the call's error.
+// The same barrier for SQL functions: the exception becomes the call's error;
+// a refusal under the heap limit is SQLITE_NOMEM with a message naming
+// `who` (the function; "simhash" when not given).
 template <typename Body>
-void guard(sqlite3_context* context, Body&& body) noexcept {
+void guard(sqlite3_context* context, Body&& body, std::string_view who = {}) noexcept {
   try {
     body();
+  } catch (const MemoryLimitExceeded& error) {
+    try {
+      const std::string message = heap_limit_message(who.empty() ? "simhash" : who, error);
+      sqlite3_result_error(context, message.c_str(), -1);
+      sqlite3_result_error_code(context, SQLITE_NOMEM);
+    } catch (...) {  // no memory for the message: the code says enough
+      sqlite3_result_error_nomem(context);
+    }
   } catch (const std::bad_alloc&) {
     sqlite3_result_error_nomem(context);
   } catch (const std::exception& error) {

@@ -36,25 +36,28 @@ struct SimilarityFunction {
 namespace {
 
 void similarity_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
-  guard(context, [&] {
-    auto* function = static_cast<SimilarityFunction*>(sqlite3_user_data(context));
-    const ExtractorForCall extractor(context, argc, argv, kOptionsArgument, function->defaults,
-                                     function->name);
-    const std::optional<std::string_view> text_a = text_of(argv[0]);
-    const std::optional<std::string_view> text_b = text_of(argv[1]);
-    if (!text_a || !text_b) {
-      sqlite3_result_null(context);
-      return;
-    }
-    CachedExtractor& chosen = extractor.get();
-    const auto a = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_a);
-    const auto b = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_b);
-    if (a->empty() || (b->empty() && function->needs_both)) {
-      sqlite3_result_null(context);
-      return;
-    }
-    sqlite3_result_double(context, function->measure(*a, *b));
-  });
+  guard(
+      context,
+      [&] {
+        auto* function = static_cast<SimilarityFunction*>(sqlite3_user_data(context));
+        const ExtractorForCall extractor(context, argc, argv, kOptionsArgument, function->defaults,
+                                         function->name);
+        const std::optional<std::string_view> text_a = text_of(argv[0]);
+        const std::optional<std::string_view> text_b = text_of(argv[1]);
+        if (!text_a || !text_b) {
+          sqlite3_result_null(context);
+          return;
+        }
+        CachedExtractor& chosen = extractor.get();
+        const auto a = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_a);
+        const auto b = function->vectors.vector_of(chosen.extractor, chosen.options_text, *text_b);
+        if (a->empty() || (b->empty() && function->needs_both)) {
+          sqlite3_result_null(context);
+          return;
+        }
+        sqlite3_result_double(context, function->measure(*a, *b));
+      },
+      static_cast<SimilarityFunction*>(sqlite3_user_data(context))->name);
 }
 
 void destroy_similarity_function(void* function) {

@@ -21,6 +21,7 @@
 #include "text/text_normalizer.h"
 #include "text/utf8_repair.h"
 #include "text/word_tokenizer.h"
+#include "util/memory_budget.h"
 #include "util/radix_sort.h"
 
 namespace simhash {
@@ -48,6 +49,7 @@ struct FeatureExtractor::Impl {
   // that call).
   template <typename OnNewFeature>
   void count(std::string_view utf8_text, OnNewFeature&& on_new_feature) {
+    charge_for_text(utf8_text.size());
     const std::string_view valid = repair_utf8(utf8_text, repaired);
     if (tokenizer && options.n == 1) {
       // Unigrams, the default: each token is a feature, hashed as it comes,
@@ -95,6 +97,24 @@ struct FeatureExtractor::Impl {
     }
   }
 
+  // The working memory of one text, charged before the text is read (so a
+  // text too large for the heap limit fails before it is held) and kept
+  // while the buffers keep their capacity: the repaired and normalized
+  // copies, the units, the counter, the sorted entries and the vector out,
+  // per byte of text, on the safe side. Unigrams of words need no units and
+  // few distinct features; characters make a feature of nearly every one.
+  void charge_for_text(std::size_t bytes, bool by_sorting = false) {
+    constexpr std::size_t kPerByteCharacters = 96;
+    constexpr std::size_t kPerByteCharactersSorted = 32;  // fingerprint_by_sorting
+    constexpr std::size_t kPerByteShingles = 16;
+    constexpr std::size_t kPerByteUnigrams = 4;
+    const std::size_t per_byte = by_sorting       ? kPerByteCharactersSorted
+                                 : normalizer     ? kPerByteCharacters
+                                 : options.n >= 2 ? kPerByteShingles
+                                                  : kPerByteUnigrams;
+    charge.grow_to(bytes * per_byte);
+  }
+
   // Whether fingerprint() counts a text of `bytes` by sorting its hashes
   // (kCountBySortingBytes).
   bool counts_by_sorting(std::size_t bytes) const {
@@ -104,6 +124,7 @@ struct FeatureExtractor::Impl {
   // fingerprint() of a long text in characters: every shingle's hash in one
   // array, sorted, counted by runs and voted in chunks.
   std::optional<std::uint64_t> fingerprint_by_sorting(std::string_view utf8_text) {
+    charge_for_text(utf8_text.size(), true);
     assign_units(repair_utf8(utf8_text, repaired));
     std::vector<std::uint64_t> all;  // released on return: only long texts come here
     all.reserve(units.unit_count());
@@ -200,6 +221,7 @@ struct FeatureExtractor::Impl {
   // distinct ones; `stopped` when they did (the count is not the text's).
   std::size_t count_limit = SIZE_MAX;
   bool stopped = false;
+  MemoryCharge charge;  // charge_for_text(): the most any text of this extractor needed
 };
 
 FeatureExtractor::FeatureExtractor(const SimhashOptions& options)
@@ -210,8 +232,13 @@ FeatureExtractor::~FeatureExtractor() = default;
 const SimhashOptions& FeatureExtractor::options() const { return impl_->options; }
 
 std::vector<Feature> FeatureExtractor::features(std::string_view utf8_text) {
+  // The shingles' texts and the features returned, charged as they grow.
+  MemoryCharge texts_charge;
   std::vector<std::string> texts;
-  impl_->count(utf8_text, [&](std::string_view shingle) { texts.emplace_back(shingle); });
+  impl_->count(utf8_text, [&](std::string_view shingle) {
+    texts_charge.add(2 * (sizeof(std::string) + shingle.size()) + sizeof(Feature));
+    texts.emplace_back(shingle);
+  });
   const auto& entries = impl_->counter.entries();
   std::vector<Feature> result;
   result.reserve(entries.size());

@@ -209,6 +209,60 @@ TEST_F(MemoryLimit, PairsAndClusters) {
                  "SELECT id, cluster, distance, similarity FROM simhash_clusters('near', 3)");
 }
 
+// One large text's features count against the limit: the scalar
+// functions, the features table and a simhash_similar insert of a 1.5 MB
+// text cut into character 16-shingles (a feature for nearly every
+// character) fail at the limit instead of holding many times the text.
+TEST_F(MemoryLimit, OneLargeTextsFeatures) {
+  exec(db_,
+       "CREATE TABLE big(body TEXT); INSERT INTO big WITH RECURSIVE n(i, t) AS (SELECT 1, 'x' "
+       "UNION ALL SELECT i + 1, t || printf(' w%d v%d', (i * 7919) % 100003, i) FROM n WHERE i < "
+       "1) SELECT 'seed' FROM n");
+  // 1.5 MB of text whose character shingles are nearly all distinct.
+  exec(db_,
+       "UPDATE big SET body = (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+       "WHERE i < 150000) SELECT group_concat(printf('%06d%04x', (i * 7919) % 1000003, i), ' ') "
+       "FROM n)");
+  const std::string options = "'unit=char n=16 weight=binary'";
+  expect_limited("simhash", "SELECT simhash(body, " + options + "), 1, 2, 3 FROM big");
+  // simhash_jaccard keeps the vectors of the texts it saw last: each run on
+  // a connection of its own, so that each computes them.
+  const std::string jaccard =
+      "SELECT simhash_jaccard(body, substr(body, 1, 100000), " + options + ") FROM big";
+  const std::string answer = run(db_, jaccard).answer;
+  const auto on_fresh_connection = [&](std::size_t left) {
+    sqlite3* fresh = open_with_extension(":memory:");
+    exec(fresh, "CREATE TABLE big(body TEXT)");
+    sqlite3_stmt* copy = nullptr;
+    sqlite3_prepare_v2(db_, "SELECT body FROM big", -1, &copy, nullptr);
+    sqlite3_step(copy);
+    sqlite3_stmt* insert = nullptr;
+    sqlite3_prepare_v2(fresh, "INSERT INTO big VALUES (?1)", -1, &insert, nullptr);
+    sqlite3_bind_value(insert, 1, sqlite3_column_value(copy, 0));
+    sqlite3_step(insert);
+    sqlite3_finalize(insert);
+    sqlite3_finalize(copy);
+    set_limit_leaving(left);
+    const Outcome outcome = run(fresh, jaccard);
+    sqlite3_hard_heap_limit64(0);
+    sqlite3_close(fresh);
+    return outcome;
+  };
+  const Outcome refused = on_fresh_connection(std::size_t{16} << 20);
+  EXPECT_EQ(refused.rc, SQLITE_NOMEM) << refused.message;
+  EXPECT_NE(refused.message.find("simhash_jaccard: out of memory under the heap limit (PRAGMA "
+                                 "hard_heap_limit = "),
+            std::string::npos)
+      << refused.message;
+  EXPECT_LE(refused.peak, (std::size_t{16} << 20) + kSlack);
+  const Outcome allowed = on_fresh_connection(std::size_t{400} << 20);
+  EXPECT_EQ(allowed.rc, SQLITE_OK) << allowed.message;
+  EXPECT_EQ(allowed.answer, answer);
+  expect_limited("simhash_features",
+                 "SELECT count(*), sum(length(feature)), 2, 3 FROM big, simhash_features(body, " +
+                     options + ")");
+}
+
 // The PRAGMA sets the same limit the C API does.
 TEST_F(MemoryLimit, PragmaHardHeapLimit) {
   fill_docs(db_, 20000);
