@@ -4,11 +4,13 @@
 // temporary file, gives the same rows (kept ids, distances, similarities)
 // as the join in memory, for budgets from a byte (the least parts, 64 KiB)
 // to plenty, with and without a radius, in two keep orders, over texts with
-// NULL, empty and wordless bodies; and a bad budget is refused by name.
+// NULL, empty and wordless bodies; it stops soon after an interrupt; and a
+// bad budget is refused by name.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,27 @@ TEST(SimhashDedupMemory, TheSoftHeapLimitIsTheBudget) {
             "5000000|\n");
   EXPECT_EQ(answer(db, "SELECT DISTINCT memory FROM simhash_dedup('SELECT id, body FROM docs')"),
             "NULL|\n");
+}
+
+TEST(SimhashDedupMemory, StopsSoonAfterAnInterrupt) {
+  TestDatabase db;
+  db.exec("CREATE TABLE unrelated(id INTEGER PRIMARY KEY, body TEXT)");
+  std::mt19937_64 random(42);
+  Prepared insert(db.handle(), "INSERT INTO unrelated(body) VALUES (?1)");
+  db.exec("BEGIN");
+  for (int row = 0; row < 3000; ++row) {
+    const std::string body = random_text(random, 60);
+    sqlite3_bind_text(insert.get(), 1, body.c_str(), -1, SQLITE_TRANSIENT);
+    step_write(db.handle(), insert.get());
+  }
+  db.exec("COMMIT");
+  // A low threshold: every part's rows share common shingles, so the parts'
+  // joins take most of the run.
+  const long long late = expect_stopped_by_interrupt(
+      db.handle(),
+      "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM unrelated', 0.2, NULL, NULL, 2, "
+      "1000000)");
+  RecordProperty("ms_after_interrupt", static_cast<int>(late));
 }
 
 TEST(SimhashDedupMemory, ABadBudgetIsRefusedByName) {
