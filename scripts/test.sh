@@ -452,7 +452,8 @@ I686_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:BatchSql.*:Batch
 I686_ENGINE_TESTS='-RowFeatureBuilder.*:ParallelFor.*:ThreadTeam.*:MemoryBudget.ThreadsShareOneLimit'\
 ':VerifiedDedup.ThresholdJoinOnThreads*:VerifiedDedup.WithinRadiusOnThreads*'\
 ':SimilarPairs.OneTableEqualsBruteForce'\
-':SimilarPairs.NewRowsAgainstKeptOnesEqualBruteForce'
+':SimilarPairs.NewRowsAgainstKeptOnesEqualBruteForce'\
+':PartitionedDedup.EqualsTheInMemoryJoinOnThreads'
 
 # s390x, the big-endian one, runs the SQL tests where byte order could
 # show: every file format and blob the extension writes or reads (the
