@@ -32,6 +32,25 @@ Tokens tokens_of(std::string_view text, SymbolTokens symbols, bool fast_path = t
   return testing::tokens_with_fast_path(tokenizer, text, fast_path);
 }
 
+// tokenize_words_and_symbols' two streams: every token in order, and the
+// words alone.
+struct SplitTokens {
+  Tokens all;
+  Tokens words;
+};
+
+SplitTokens split_tokens(WordTokenizer& tokenizer, std::string_view input) {
+  SplitTokens split;
+  tokenizer.tokenize_words_and_symbols(
+      input,
+      [&](std::string_view word) {
+        split.all.emplace_back(word);
+        split.words.emplace_back(word);
+      },
+      [&](std::string_view symbols) { split.all.emplace_back(symbols); });
+  return split;
+}
+
 SimhashOptions options_of(std::string_view text) {
   std::string error;
   const auto options = parse_options(text, error);
@@ -191,17 +210,9 @@ TEST(SymbolTokens, WordsAndSymbolsSplitOfAStrictTokenizerEqualsBothSettings) {
       const Tokens kept = testing::tokens_with_fast_path(strict, input, fast_path);
       const Tokens dropped = testing::tokens_with_fast_path(dropping, input, fast_path);
       const testing::FastPathSwitch use(fast_path);
-      Tokens all;
-      Tokens words;
-      strict.tokenize_words_and_symbols(
-          input,
-          [&](std::string_view word) {
-            all.emplace_back(word);
-            words.emplace_back(word);
-          },
-          [&](std::string_view symbols) { all.emplace_back(symbols); });
-      ASSERT_EQ(all, kept) << "[" << input << "] fast path " << fast_path;
-      ASSERT_EQ(words, dropped) << "[" << input << "] fast path " << fast_path;
+      const SplitTokens split = split_tokens(strict, input);
+      ASSERT_EQ(split.all, kept) << "[" << input << "] fast path " << fast_path;
+      ASSERT_EQ(split.words, dropped) << "[" << input << "] fast path " << fast_path;
     }
   }
 }
@@ -221,17 +232,9 @@ TEST(SymbolTokens, WordsAndSymbolsSplitEqualsBothSettings) {
       const Tokens dropped = testing::tokens_with_fast_path(dropping, input, fast_path);
       for (WordTokenizer* tokenizer : {&keeping, &dropping}) {
         const testing::FastPathSwitch use(fast_path);
-        Tokens all;
-        Tokens words;
-        tokenizer->tokenize_words_and_symbols(
-            input,
-            [&](std::string_view word) {
-              all.emplace_back(word);
-              words.emplace_back(word);
-            },
-            [&](std::string_view symbols) { all.emplace_back(symbols); });
-        ASSERT_EQ(all, kept) << "[" << input << "] fast path " << fast_path;
-        ASSERT_EQ(words, dropped) << "[" << input << "] fast path " << fast_path;
+        const SplitTokens split = split_tokens(*tokenizer, input);
+        ASSERT_EQ(split.all, kept) << "[" << input << "] fast path " << fast_path;
+        ASSERT_EQ(split.words, dropped) << "[" << input << "] fast path " << fast_path;
       }
       with_symbols += kept.size() > dropped.size() ? 1 : 0;
     }
