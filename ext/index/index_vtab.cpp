@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,7 @@
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/storage_table.h"
+#include "ext/common/test_knobs.h"
 #include "ext/common/virtual_table.h"
 #include "ext/index/index_shadow_tables.h"
 #include "ext/index/index_storage.h"
@@ -56,12 +58,15 @@ std::string joined_arguments(int argc, const char* const* argv) {
   return text;
 }
 
-// The keys of the CREATE arguments: k and blocks, stored in the config; then
-// the hidden packed_scan_limit and flush_after (docs/index.md: for tests),
-// which the unknown-key message does not list and the config does not store
-// (SQLite gives the CREATE arguments again at every connect).
+// The keys of the CREATE arguments: k and blocks, stored in the config; then,
+// in a build with tests (ext/common/test_knobs.h), the hidden
+// packed_scan_limit and flush_after, which the unknown-key message does not
+// list and the config does not store (SQLite gives the CREATE arguments again
+// at every connect).
 constexpr std::string_view kOptionKeys[] = {"k", "blocks", "packed_scan_limit", "flush_after"};
 constexpr std::size_t kListedOptionKeys = 2;
+constexpr std::span<const std::string_view> kAcceptedOptionKeys =
+    std::span(kOptionKeys).first(kTestKnobs ? std::size(kOptionKeys) : kListedOptionKeys);
 constexpr std::size_t kPackedScanLimitKey = 2;
 constexpr std::size_t kFlushAfterKey = 3;
 
@@ -114,8 +119,8 @@ CreateOptions parse_options(int argc, const char* const* argv) {
     return true;
   };
   std::string error;
-  if (!parse_key_values(joined_arguments(argc, argv), "simhash_index", kOptionKeys, read_value,
-                        error, kListedOptionKeys)) {
+  if (!parse_key_values(joined_arguments(argc, argv), "simhash_index", kAcceptedOptionKeys,
+                        read_value, error, kListedOptionKeys)) {
     throw SqliteError(SQLITE_ERROR, error);
   }
   IndexConfig& config = options.config;
@@ -137,8 +142,8 @@ HiddenOptions hidden_options_at_connect(int argc, const char* const* argv) {
     return read_hidden_option(key, value, options, error);
   };
   std::string error;
-  if (!parse_key_values(joined_arguments(argc, argv), "simhash_index", kOptionKeys, read_value,
-                        error)) {
+  if (!parse_key_values(joined_arguments(argc, argv), "simhash_index", kAcceptedOptionKeys,
+                        read_value, error)) {
     return HiddenOptions{};
   }
   return options;

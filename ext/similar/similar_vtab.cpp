@@ -29,6 +29,7 @@
 #include "ext/common/sql_values.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/common/storage_table.h"
+#include "ext/common/test_knobs.h"
 #include "ext/common/threshold_argument.h"
 #include "ext/common/virtual_table.h"
 #include "ext/registration.h"
@@ -174,7 +175,8 @@ std::pair<std::string, std::string> key_and_value(const char* raw) {
           unquoted(trimmed(argument.substr(equals + 1)))};
 }
 
-// The hidden option flush_after=N (docs/similar.md: for tests): the
+// The hidden option flush_after=N, in a build with tests alone
+// (ext/common/test_knobs.h): the
 // postings pending after which a write flushes them inside the transaction,
 // so that a test reaches the flush with a few rows instead of 2^21 postings.
 // Not stored in the config: the CREATE statement gives it again at connect.
@@ -217,11 +219,11 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
   bool seen[4] = {false, false, false, false};
   for (int i = 3; i < argc; ++i) {
     const auto [key, value] = key_and_value(argv[i]);
-    const int which = key == "threshold"      ? 0
-                      : key == "options"      ? 1
-                      : key == "flush_after"  ? 2
-                      : key == "max_features" ? 3
-                                              : -1;
+    const int which = key == "threshold"                   ? 0
+                      : key == "options"                   ? 1
+                      : key == "flush_after" && kTestKnobs ? 2
+                      : key == "max_features"              ? 3
+                                                           : -1;
     if (which < 0) {
       throw SqliteError(SQLITE_ERROR,
                         message_text({kModule, ": unknown option \"", key,
@@ -265,7 +267,7 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
 void read_connect_arguments(int argc, const char* const* argv, SimilarConfig& config) {
   for (int i = 3; i < argc; ++i) {
     const auto [key, value] = key_and_value(argv[i]);
-    if (key == "flush_after") {
+    if (kTestKnobs && key == "flush_after") {
       config.flush_after = flush_after_of(value);
     }
   }
