@@ -5,12 +5,13 @@
 // building with them: reading and handing over (each one thread's work:
 // SQLite's steps; the engine's add) overlap the tokenizing and each other,
 // and no thread waits for a small batch. On many cores the caller is the
-// bound, and both used to be its work (at 16 threads the read
-// phase took about as long as the caller's CPU time). Before each batch's building and after
-// the last the interrupt is checked, so a stop comes within one batch's work: a few ms (128 KiB of
-// text, or 256 short texts at 10-40 us each, per thread; 4096 texts on one thread made a stop 57 ms
-// late under load, 512 took 12 ms on two threads). The builder's threads are started once a
-// statement and woken for each batch (util/thread_team.h); a check costs about 40 us.
+// bound, so it does no more than read. Before each batch's building and
+// after the last the interrupt is checked, so a stop comes within one
+// batch's work; a batch (128 KiB of text or 256 texts a thread) is small
+// enough for the promised stop and large enough that the checks, each a
+// small statement, cost little (bench/BENCH.md, "Progress reports,
+// interrupts and test stages"). The builder's threads are started once a
+// statement and woken for each batch (util/thread_team.h).
 #include "ext/batch/text_query.h"
 
 #include <algorithm>

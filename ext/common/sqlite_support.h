@@ -107,7 +107,7 @@ inline void exec_sql(sqlite3* db, const std::string& sql) {
 // work of about 10 ms (the engine's CheckPoint) of work SQLite does not see:
 // SQLite 3.40 has neither sqlite3_is_interrupted() (3.41) nor a way to call
 // the progress handler, so this runs a small statement of about 2,000
-// virtual-machine steps (some 40 us). Its preparation fails while the
+// virtual-machine steps. Its preparation fails while the
 // interrupt flag is set, and its steps call a progress handler set to run
 // every 2,000 steps or fewer (Datasette's time limit uses 1,000).
 inline void throw_if_interrupted(sqlite3* db) {

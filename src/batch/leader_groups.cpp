@@ -111,8 +111,8 @@ struct NearestLeader {
 
 // Compares `fp` with `leaders[from..]`: the nearest within `radius`, the
 // earliest on a tie. Built with and without POPCNT like the search's hot
-// loops (the portable popcount took 60% of simhash_clusters at radius 20 and
-// stretched the checks apart).
+// loops: the portable popcount would dominate a large radius and stretch
+// the checks apart.
 SIMHASH_POPCNT_CLONES NearestLeader nearest_leader(std::uint64_t fp,
                                                    std::span<const IdFingerprint> records,
                                                    const std::vector<std::uint32_t>& leaders,

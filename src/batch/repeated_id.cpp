@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Sorted a run at a time, then merged run pair by run pair, checking in
-// between: one sort of 1M ids would be a single step of some 80 ms.
+// between: one sort of a million ids would be one step longer than the stop
+// an interrupt is promised.
 #include "batch/repeated_id.h"
 
 #include <algorithm>

@@ -3,8 +3,8 @@
 // does not leave the other threads idle for long. A thread lays out the
 // rows it built once no text is left for it (parallel_for's finish), so the
 // copy fills the time it would wait, and the caller's reading of the next
-// batch overlaps it as it overlaps the building (a second loop
-// after the building, with its own barrier, made 2 threads ~10% slower).
+// batch overlaps it as it overlaps the building (a second loop after the
+// building would need a barrier of its own, and the threads would wait).
 // It does so only while the caller is still reading: where the caller has
 // joined the building, the threads are the bound, and a copy on them (of
 // every row, where the caller copies only the rows it keeps) would hold the

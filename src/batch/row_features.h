@@ -56,7 +56,7 @@ enum class LayOut {
   // wait. Where the caller joins the building before the texts run out
   // (few cores: the tokenizing is the bound) nothing is laid out, and the
   // thread adding the rows copies only those it keeps, which costs less
-  // than laying every row out (2 threads were ~8% slower so).
+  // than laying every row out.
   kWhileTheCallerIsBusy,
   // Every thread, every batch (what the layout's tests check whatever the
   // timing).

@@ -23,10 +23,10 @@ enum class WeightScheme {
 
 struct SimhashOptions {
   // Defaults are chosen by the quality benchmark (bench/BENCH.md, "Fingerprint
-  // quality and the defaults"): word unigrams with raw tf had the highest recall at 5% edits
-  // (83.1%; 97.3% at 1%) among candidates with at most 0.5% false positives
-  // (0.22%). They are frozen by the golden vectors: changing one changes
-  // users' stored fingerprints.
+  // quality and the defaults"): word unigrams with raw tf had the highest
+  // recall at 5% edits among the options with at most 0.5% false positives.
+  // They are frozen by the golden vectors: changing one changes users'
+  // stored fingerprints.
   TokenUnit unit = TokenUnit::word;
   int n = 1;
   WeightScheme weight = WeightScheme::tf;

@@ -45,10 +45,9 @@ class BucketLayout {
   static constexpr int kMaxBucketBits = 32;
   // B grows when the rows exceed this many per bucket of a table. A bucket
   // of 256 to 512 entries (about 8 bytes each) still fits in one 4 KB page;
-  // past a page a probe reads overflow pages (the cost that made 100M rows
-  // at 16 bits slow), while smaller buckets only add rows and bytes: at 10M
-  // rows, k=3 blocks=5, 19 entries a bucket answered no faster than 152 and
-  // took 24% more bytes.
+  // past a page a probe reads overflow pages, while smaller buckets only add
+  // rows and bytes and answer no faster (bench/BENCH.md, "Scale: 100 million
+  // rows and bucket growth").
   static constexpr std::int64_t kMaxAverageEntries = 256;
 
   // bucket_bits within kMinBucketBits..kMaxBucketBits.

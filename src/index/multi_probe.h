@@ -60,15 +60,10 @@ class MultiProbePlan {
   // costs kBucketReadCost a bucket read plus kEntryCost for each entry of
   // the buckets it reads (as many as uniform fingerprints would put there).
   // Units are nanoseconds measured by bench/index_benchmark.cpp (BENCH.md,
-  // "Radius above k"). Re-measured by nearest_benchmark's radii= at 1M and
-  // 10M uniform rows, the search costs 911 ns a bucket and 4.4 ns an entry
-  // (same section of BENCH.md), but set so, the n nearest's random
-  // queries at 10M real fingerprints doubled (3.8-4.2 -> 7.5-8.4 ms): real
-  // buckets are uneven, the search reads more entries than uniform ones
-  // would, and priced below the cached codes' loop it never loaded them.
-  // Pricing each query from the sizes of copy 0's buckets it would read
-  // (BENCH.md, "The n nearest") tracked the search but not whether it would
-  // hold the n nearest, and was no faster: these stay.
+  // "Radius above k", where a re-fit is also weighed). They are above what
+  // uniform rows cost: real buckets are uneven, so the search reads more
+  // entries than uniform ones would, and priced lower it would rarely let
+  // the n nearest load the cached codes.
   static constexpr double kScanCostPerRow = 70;
   static constexpr double kBucketReadCost = 1500;
   static constexpr double kEntryCost = 10;
@@ -92,20 +87,19 @@ class MultiProbePlan {
   // bench/nearest_benchmark.cpp like the scan's. The multi-probe search
   // then pays only where it reads a few buckets.
   static constexpr double kCachedCodeCost = 1;
-  // The AVX2 or AVX-512 loop where the CPU runs it (vector_loop_runs):
-  // 0.33 against the portable loop's 0.73 ns a row at 10M rows in one run.
+  // The AVX2 or AVX-512 loop where the CPU runs it (vector_loop_runs), about
+  // half the portable loop's cost (BENCH.md, "The scans beside a
+  // hand-written loop").
   static constexpr double kCachedVectorCodeCost = 0.4;
   // That scan's cost over `rows` rows with the loop this CPU runs.
   static double cached_scan_cost(std::int64_t rows);
   // This search's cost over `rows` rows in the same units.
   double search_cost(std::int64_t rows) const;
   // Decoding one copy's buckets into that memory (PackedCodes::add_bucket,
-  // page faults and SQLite's blob reads included), in this model's units:
-  // measured ~100 ns a row, at 1M real fingerprints (100-134 ms of CPU on a
-  // fresh connection, before and after the word-at-a-time id decoding: the
-  // decoding is a small part; SQLite's first reads of the pages and the
-  // page faults on the fresh arrays are most) as at 10M (~1 s). It was
-  // priced at 50, half of that, which made loads come too early.
+  // page faults and SQLite's blob reads included), a row, in this model's
+  // units, as bench/nearest_benchmark.cpp measures it (BENCH.md, "The n
+  // nearest"): SQLite's first reads of the pages and the page faults on the
+  // fresh arrays are most of it, the decoding little.
   static constexpr double kCodeLoadCost = 100;
   bool cheaper_than_cached_scan(std::int64_t rows) const;
   // The smallest radius within which `rows` uniform fingerprints put at

@@ -154,10 +154,10 @@ inline constexpr std::uint64_t kFeaturesPerDirectRow = 8;
 // features are all held by the rows of its family, so its kept counts rank
 // them no better), and only when that gives up too is every feature at the
 // cap or not counted ranked by its kept count. Any p features serve
-// (above): the walk only saves lookups, never changes the answer. On the 1M
-// benchmark ranking every feature of a query by its kept count cost 75% of
-// the cold checked inserts' pages (298 of 1,000 inserts ranked so; bench/
-// BENCH.md, "Texts similar to one: simhash_similar").
+// (above): the walk only saves lookups, never changes the answer. A kept
+// count is a random page of its own, so ranking every feature by it would
+// read most of a cold insert's pages (bench/BENCH.md, "Texts similar to
+// one: simhash_similar").
 // kCheapPostings is a page of postings or less; kFewPostings about two.
 inline constexpr std::uint64_t kCheapPostings = 64;
 inline constexpr std::uint64_t kFewPostings = 192;

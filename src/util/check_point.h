@@ -15,15 +15,16 @@ namespace simhash {
 
 using CheckPoint = std::function<void()>;
 
-// Fingerprint comparisons between two checks: 3-8 ms of work, so a stop
-// comes soon, while a check (tens of microseconds in the glue) costs < 1%.
+// Fingerprint comparisons between two checks: a few milliseconds of work, so
+// a stop comes soon, while a check (a small statement in the glue) costs
+// little beside it.
 inline constexpr std::size_t kComparisonsBetweenChecks = std::size_t{1} << 22;
 
 // Pairs found between two checks. When most comparisons find a pair (radius
 // 64 compares and reports every pair), the work is the caller's per pair (a
-// union, a link, a row; 5-40 ns) and the memory holding the piece, not the
-// comparison: 2^16 pairs are a millisecond or two and 768 KB, where 2^23 were
-// 96 MB that a fresh process paid for in page faults (1.6 s on a VM).
+// union, a link, a row) and the memory holding the piece, not the
+// comparison: 2^16 pairs are a millisecond or two and 768 KB, where a much
+// larger piece is memory that a fresh process pays for in page faults.
 inline constexpr std::size_t kPairsBetweenChecks = std::size_t{1} << 16;
 
 // Calls `check` (when given) after every `period`-th step of a loop, the
@@ -36,7 +37,7 @@ inline void check_after_every(std::size_t index, std::size_t period, const Check
 
 // Sets `array` to `size` copies of `value`, calling `check` (when given)
 // after each piece of kFillBetweenChecks elements: first touching fresh
-// memory costs about 3 ms a MB on the CI machines, so a table of tens of MB
+// memory is slow (the kernel zeroes each page), so a table of tens of MB
 // filled in one step would be one long step.
 inline constexpr std::size_t kFillBetweenChecks = std::size_t{1} << 18;
 template <typename T>

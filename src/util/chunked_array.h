@@ -2,10 +2,10 @@
 // An array that grows in fixed blocks which never move, for the batch
 // functions' arrays that grow with the input (verified links, feature
 // hashes). A std::vector doubles by copying everything into fresh memory
-// in one step the caller cannot interrupt: on the CI machines first touching
-// memory costs about 3 ms a MB, so a vector of 64 MB growing was one step of
-// 200 ms, and simhash_dedup stopped 58 ms after an interrupt where 50 ms is
-// promised. Here a push touches at most one new block (256 KiB at most).
+// in one step the caller cannot interrupt: first touching memory is slow
+// (the kernel zeroes each page), so a vector of tens of MB growing is one
+// step longer than the stop an interrupt is promised. Here a push touches
+// at most one new block (256 KiB at most).
 // Each block is charged to the memory limit (memory_budget.h) before it is
 // allocated: these arrays grow with the pairs found, without bound.
 #pragma once

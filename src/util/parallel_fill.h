@@ -4,8 +4,8 @@
 // elements unwritten) and parallel_fill. Touching fresh memory (the
 // kernel zeroing each page as it is first written) is most of what filling
 // a table of tens of MB costs, and done by one thread it is work on one
-// core however many the caller asked for (the join's slot
-// tables at 323K rows were 4% of its single-thread time, all serial).
+// core however many the caller asked for (the join's slot tables are such
+// tables).
 #pragma once
 
 #include <algorithm>
