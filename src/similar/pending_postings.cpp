@@ -92,7 +92,7 @@ void PendingPostings::rebuild_table() {
 
 void PendingPostings::push(const Change& change) {
   if (log_.size() >= kFreeSlot) {
-    throw std::length_error("simhash: too many pending postings in one transaction");
+    throw std::length_error("simhash_similar: too many pending postings in one transaction");
   }
   reserve_charged(log_, log_.size() + 1, log_charge_);
   reserve_slots(used_slots_ + 1);

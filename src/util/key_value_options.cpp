@@ -35,6 +35,57 @@ std::string known_list(std::span<const std::string_view> keys) {
   return list;
 }
 
+// The index of `key` in `keys`, marked seen; or keys.size() with `error` set
+// when it is unknown or was seen before.
+std::size_t take_key(std::string_view key, std::string_view who,
+                     std::span<const std::string_view> keys, std::size_t listed,
+                     std::vector<bool>& seen, std::string& error) {
+  std::size_t index = 0;
+  while (index < keys.size() && !equal_ignoring_ascii_case(keys[index], key)) {
+    ++index;
+  }
+  if (index == keys.size()) {
+    error =
+        message_text({who, ": unknown option \"", key,
+                      "\" (known: ", known_list(keys.first(std::min(listed, keys.size()))), ")"});
+    return keys.size();
+  }
+  if (seen[index]) {
+    error = message_text({who, ": option ", keys[index], " given more than once"});
+    return keys.size();
+  }
+  seen[index] = true;
+  return index;
+}
+
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && is_space(text.front())) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && is_space(text.back())) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// A quoted SQL string unquoted (a doubled quote inside stands for one),
+// else the text as written.
+std::string unquoted(std::string_view value) {
+  if (value.size() < 2 || (value.front() != '\'' && value.front() != '"') ||
+      value.back() != value.front()) {
+    return std::string(value);
+  }
+  const char quote = value.front();
+  std::string text;
+  for (std::size_t i = 1; i + 1 < value.size(); ++i) {
+    text += value[i];
+    if (value[i] == quote && i + 2 < value.size() && value[i + 1] == quote) {
+      ++i;
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string message_text(std::initializer_list<std::string_view> pieces) {
@@ -105,25 +156,35 @@ bool parse_key_values(std::string_view text, std::string_view who,
           {who, ": option ", key, " takes its value without quotes, got \"", quoted, "\""});
       return false;
     }
-    std::size_t index = 0;
-    while (index < keys.size() && !equal_ignoring_ascii_case(keys[index], key)) {
-      ++index;
-    }
-    if (index == keys.size()) {
-      error =
-          message_text({who, ": unknown option \"", key,
-                        "\" (known: ", known_list(keys.first(std::min(listed, keys.size()))), ")"});
-      return false;
-    }
-    if (seen[index]) {
-      error = message_text({who, ": option ", keys[index], " given more than once"});
-      return false;
-    }
-    seen[index] = true;
-    if (!read_value(index, value, error)) {
+    const std::size_t index = take_key(key, who, keys, listed, seen, error);
+    if (index == keys.size() || !read_value(index, value, error)) {
       return false;
     }
   }
+}
+
+bool parse_key_value_arguments(std::span<const std::string_view> arguments, std::string_view who,
+                               std::span<const std::string_view> keys,
+                               const OptionValueReader& read_value, std::string& error,
+                               std::size_t listed) {
+  std::vector<bool> seen(keys.size(), false);
+  for (const std::string_view raw : arguments) {
+    const std::string_view argument = trimmed(raw);
+    const std::size_t equals = argument.find('=');
+    if (equals == std::string_view::npos) {
+      error =
+          message_text({who, ": expected key=value, got \"", argument,
+                        "\" (keys: ", known_list(keys.first(std::min(listed, keys.size()))), ")"});
+      return false;
+    }
+    const std::size_t index =
+        take_key(trimmed(argument.substr(0, equals)), who, keys, listed, seen, error);
+    if (index == keys.size() ||
+        !read_value(index, unquoted(trimmed(argument.substr(equals + 1))), error)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace simhash

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The one parser of the `key=value` option strings users write in SQL:
-// simhash()'s options ('unit=char n=4') and simhash_index's arguments
-// (k=3, blocks=8). The rule, the same for both:
+// The one parser of the `key=value` options users write in SQL: option
+// strings (simhash()'s 'unit=char n=4', simhash_index's arguments k=3,
+// blocks=8) and the argument lists of CREATE VIRTUAL TABLE whose values may
+// be SQL strings (simhash_similar's options='n=3 weight=binary'). The rule
+// of an option string:
 //   - pairs are separated by spaces and/or commas, in any order, and a pair
 //     may have spaces around its '=';
 //   - keys are matched ignoring ASCII case (as SQL matches names);
@@ -32,6 +34,16 @@ using OptionValueReader =
 bool parse_key_values(std::string_view text, std::string_view who,
                       std::span<const std::string_view> keys, const OptionValueReader& read_value,
                       std::string& error, std::size_t listed = SIZE_MAX);
+
+// The same for the arguments of CREATE VIRTUAL TABLE ... USING m(a, b, ...),
+// one string each as SQLite splits them at commas: each is `key=value`,
+// with spaces around both, the key matched as above, the value an SQL
+// string ('a b', a doubled quote inside for one; or "a b") or bare text. A
+// key given twice or unknown is an error as above.
+bool parse_key_value_arguments(std::span<const std::string_view> arguments, std::string_view who,
+                               std::span<const std::string_view> keys,
+                               const OptionValueReader& read_value, std::string& error,
+                               std::size_t listed = SIZE_MAX);
 
 // The pieces joined, with control bytes shown as \xNN: a NUL would otherwise
 // end the message where SQLite reads it as a C string.
