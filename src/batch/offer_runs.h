@@ -3,18 +3,17 @@
 // each pair as the offers its rows' representatives may make (leader_rule.h),
 // "the row at position `from`, if it becomes a representative, offers
 // itself to node `to` at this similarity". Offers are gathered in a buffer
-// of bounded size, sorted by `from` and written out as a run when it fills;
-// the grouping reads every run at once, merged, in the order of `from`,
-// which is the visit order it places the rows in.
+// of bounded size, sorted by `from` and written out as a run when it fills
+// (sorted_runs.h); the grouping reads every run at once, merged, in the
+// order of `from`, which is the visit order it places the rows in.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <vector>
+#include <tuple>
 
-#include "batch/spill_file.h"
-#include "util/memory_budget.h"
+#include "batch/sorted_runs.h"
 
 namespace simhash {
 
@@ -38,26 +37,24 @@ class OfferRuns {
   void add(const SpilledOffer& offer);
   // Writes what the buffer holds as a run; add() after the first read()
   // throws std::logic_error.
-  std::size_t run_count() const { return runs_.size() + (buffer_.empty() ? 0 : 1); }
-  std::uint64_t offer_count() const { return count_; }
+  std::size_t run_count() const { return runs_.run_count(); }
+  std::uint64_t offer_count() const { return runs_.count(); }
 
   // Calls on_offer(offer) for every offer, ascending by (from, to).
   void read(const std::function<void(const SpilledOffer&)>& on_offer);
 
  private:
-  struct Run {
-    std::uint64_t offset;  // in the file
-    std::uint64_t count;
+  struct Before {
+    bool operator()(const SpilledOffer& a, const SpilledOffer& b) const {
+      return std::tie(a.from, a.to) < std::tie(b.from, b.to);
+    }
   };
-  void write_run();
-
-  std::size_t buffer_offers_;
-  MemoryCharge charge_;  // the buffer, then the readers' (memory_budget.h)
-  std::vector<SpilledOffer> buffer_;
-  std::vector<Run> runs_;
-  SpillFile file_{"the verified pairs' spill file"};
-  std::uint64_t count_ = 0;
+  // Every run read at once (no fan-in): the grouping reads the offers
+  // without a check point of its own between them.
+  SortedRuns<SpilledOffer, Before> runs_;
   bool read_ = false;
+
+  static_assert(SortedRuns<SpilledOffer, Before>::kLeastReadRecords == kLeastReadOffers);
 };
 
 }  // namespace simhash
