@@ -49,4 +49,18 @@ bool sizes_may_reach(std::size_t smaller, std::size_t larger, double threshold);
 SizeParts plan_size_parts(std::span<const std::uint32_t> sizes, std::span<const std::uint64_t> cost,
                           std::uint64_t budget, double threshold);
 
+// The same plan a chunk at a time, for a caller that would not hold every
+// part (small parts over many rows make chunks times windows of them):
+// the chunks and what each holds, then the parts whose probes are one
+// chunk, in the order plan_size_parts lists them.
+struct SizeChunks {
+  std::vector<SizeChunk> chunks;
+  std::vector<std::uint64_t> costs;  // by chunk
+};
+SizeChunks plan_size_chunks(std::span<const std::uint32_t> sizes,
+                            std::span<const std::uint64_t> cost, std::uint64_t budget);
+std::vector<SizePart> size_parts_of_chunk(std::span<const std::uint32_t> sizes,
+                                          const SizeChunks& chunks, std::size_t chunk,
+                                          std::uint64_t budget, double threshold);
+
 }  // namespace simhash
