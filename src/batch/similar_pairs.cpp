@@ -5,6 +5,8 @@
 #include "batch/similar_pairs.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
@@ -24,21 +26,6 @@ constexpr std::size_t kAllocationBytes = 32;
 constexpr std::size_t kWorkBetweenChecks = kComparisonsBetweenChecks / 4;
 // Probes handed to a thread at a time.
 constexpr std::size_t kProbesPerRange = 8;
-
-void add_row_pairs(const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& second,
-                   int distance, double similarity, bool ordered, std::vector<SimilarPair>& pairs,
-                   MemoryCharge& charge) {
-  reserve_charged(pairs, pairs.size() + first.size() * second.size(), charge);
-  for (const std::int64_t a : first) {
-    for (const std::int64_t b : second) {
-      if (ordered || a < b) {
-        pairs.push_back(SimilarPair{a, b, distance, similarity});
-      } else {
-        pairs.push_back(SimilarPair{b, a, distance, similarity});
-      }
-    }
-  }
-}
 
 }  // namespace
 
@@ -65,21 +52,58 @@ void SimilarPairs::add_new(std::int64_t id, std::uint64_t fingerprint,
 
 std::vector<SimilarPair> SimilarPairs::pairs(double threshold, const CheckPoint& check,
                                              DedupCounts* counts, unsigned threads) const {
-  return join(kept_, kept_, threshold, check, counts, threads);
+  return sorted_pairs(kept_, kept_, threshold, check, counts, threads);
 }
 
 std::vector<SimilarPair> SimilarPairs::pairs_between(double threshold, const CheckPoint& check,
                                                      DedupCounts* counts, unsigned threads) const {
-  return join(new_, kept_, threshold, check, counts, threads);
+  return sorted_pairs(new_, kept_, threshold, check, counts, threads);
+}
+
+void SimilarPairs::for_each_pair(bool between, double threshold, std::size_t batch_pairs,
+                                 const PairSink& sink, const CheckPoint& check, DedupCounts* counts,
+                                 unsigned threads) const {
+  join(between ? new_ : kept_, kept_, threshold, check, counts, threads,
+       std::max<std::size_t>(batch_pairs, 1), sink);
+}
+
+// Each thread's pairs whole, gathered into one vector (the first taken as
+// it is), then sorted, which fixes their order whatever the threads.
+std::vector<SimilarPair> SimilarPairs::sorted_pairs(const Side& probes, const Side& indexed,
+                                                    double threshold, const CheckPoint& check,
+                                                    DedupCounts* counts, unsigned threads) const {
+  std::vector<SimilarPair> pairs;
+  MemoryCharge pairs_charge;
+  join(probes, indexed, threshold, check, counts, threads, SIZE_MAX,
+       [&](std::vector<SimilarPair>& found, MemoryCharge& charge) {
+         if (pairs.empty()) {
+           pairs.swap(found);
+           std::swap(pairs_charge, charge);
+           return;
+         }
+         reserve_charged(pairs, pairs.size() + found.size(), pairs_charge);
+         pairs.insert(pairs.end(), found.begin(), found.end());
+       });
+  if (check) {
+    check();
+  }
+  // The whole pair as the key, so that even a repeated id leaves no order
+  // to the threads.
+  std::sort(pairs.begin(), pairs.end(), [](const SimilarPair& x, const SimilarPair& y) {
+    return std::tie(x.a, x.b, x.distance, x.similarity) <
+           std::tie(y.a, y.b, y.distance, y.similarity);
+  });
+  return pairs;
 }
 
 // Every node is indexed before any probe (entry == node), so the index is
 // only read while the threads probe, each node by one thread into that
 // thread's own pairs; one side, a node meets the entries before its own.
-// The pairs are then sorted, which fixes their order whatever the threads.
-std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& indexed,
-                                            double threshold, const CheckPoint& check,
-                                            DedupCounts* counts, unsigned threads) const {
+// A thread's pairs go to the sink when they fill a batch, under a lock,
+// and the rest at the end, on the caller's thread.
+void SimilarPairs::join(const Side& probes, const Side& indexed, double threshold,
+                        const CheckPoint& check, DedupCounts* counts, unsigned threads,
+                        std::size_t batch_pairs, const PairSink& sink) const {
   if (probes.nodes.weighted() || indexed.nodes.weighted()) {
     throw std::invalid_argument("simhash: the threshold join needs binary weights");
   }
@@ -102,6 +126,7 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
     check_after_every(node, kWorkBetweenChecks, check);
   }
 
+  std::mutex sink_lock;
   struct Worker {
     explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
 
@@ -124,6 +149,23 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
   for (unsigned thread = 0; thread < threads; ++thread) {
     workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check_and_report : nullptr));
   }
+  const auto hand_over = [&](Worker& worker) {
+    sink(worker.pairs, worker.charge);
+    worker.pairs.clear();
+    worker.charge.set(worker.pairs.capacity() * sizeof(SimilarPair));
+  };
+  const auto add_pair = [&](Worker& worker, const SimilarPair& pair) {
+    if (worker.pairs.size() == worker.pairs.capacity()) {
+      reserve_charged(worker.pairs,
+                      std::min(batch_pairs, std::max<std::size_t>(64, 2 * worker.pairs.size())),
+                      worker.charge);
+    }
+    worker.pairs.push_back(pair);
+    if (worker.pairs.size() >= batch_pairs) {
+      const std::lock_guard<std::mutex> hold(sink_lock);
+      hand_over(worker);
+    }
+  };
   parallel_for(
       probes.nodes.size(), kProbesPerRange, threads,
       [&](unsigned thread, std::size_t begin, std::size_t end) {
@@ -133,15 +175,13 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
             caller_probe = probe;
           }
           const FeatureView features = probes.nodes.features_of(probe);
+          const std::vector<std::int64_t>& probe_ids = probes.ids_of[probe];
           if (one_side) {
             // Identical rows: every pair inside the node.
-            const std::vector<std::int64_t>& ids = probes.ids_of[probe];
-            reserve_charged(worker.pairs, worker.pairs.size() + ids.size() * (ids.size() - 1) / 2,
-                            worker.charge);
-            for (std::size_t i = 0; i < ids.size(); ++i) {
-              for (std::size_t j = i + 1; j < ids.size(); ++j) {
-                worker.pairs.push_back(
-                    SimilarPair{std::min(ids[i], ids[j]), std::max(ids[i], ids[j]), 0, 1.0});
+            for (std::size_t i = 0; i < probe_ids.size(); ++i) {
+              for (std::size_t j = i + 1; j < probe_ids.size(); ++j) {
+                add_pair(worker, SimilarPair{std::min(probe_ids[i], probe_ids[j]),
+                                             std::max(probe_ids[i], probe_ids[j]), 0, 1.0});
               }
             }
           }
@@ -150,40 +190,34 @@ std::vector<SimilarPair> SimilarPairs::join(const Side& probes, const Side& inde
           const PostingIndex::Probe probed{prefix, features.hashes.size(), threshold};
           index.for_each_entry(probed, 0, to, worker.marks, [&](std::uint32_t node) {
             worker.verifier.count_candidate();
-            if (const std::optional<double> similarity =
-                    worker.verifier.verify(features, indexed.nodes.features_of(node))) {
-              add_row_pairs(probes.ids_of[probe], indexed.ids_of[node],
-                            hamming_distance(probes.nodes.fingerprint_of(probe),
-                                             indexed.nodes.fingerprint_of(node)),
-                            *similarity, !one_side, worker.pairs, worker.charge);
+            const std::optional<double> similarity =
+                worker.verifier.verify(features, indexed.nodes.features_of(node));
+            if (!similarity) {
+              return;
+            }
+            const int distance = hamming_distance(probes.nodes.fingerprint_of(probe),
+                                                  indexed.nodes.fingerprint_of(node));
+            for (const std::int64_t a : probe_ids) {
+              for (const std::int64_t b : indexed.ids_of[node]) {
+                // Between two sets a is the new row; in one, the smaller id.
+                add_pair(worker, one_side && b < a ? SimilarPair{b, a, distance, *similarity}
+                                                   : SimilarPair{a, b, distance, *similarity});
+              }
             }
           });
         }
       });
 
-  std::vector<SimilarPair> pairs = std::move(workers[0].pairs);
-  MemoryCharge pairs_charge = std::move(workers[0].charge);
-  DedupCounts counted = workers[0].verifier.counts();
-  for (std::size_t i = 1; i < workers.size(); ++i) {
-    reserve_charged(pairs, pairs.size() + workers[i].pairs.size(), pairs_charge);
-    pairs.insert(pairs.end(), workers[i].pairs.begin(), workers[i].pairs.end());
-    std::vector<SimilarPair>().swap(workers[i].pairs);
-    workers[i].charge = MemoryCharge();
-    counted += workers[i].verifier.counts();
+  DedupCounts counted;
+  for (Worker& worker : workers) {
+    if (!worker.pairs.empty()) {
+      hand_over(worker);
+    }
+    counted += worker.verifier.counts();
   }
-  if (check) {
-    check();
-  }
-  // The whole pair as the key, so that even a repeated id leaves no order
-  // to the threads.
-  std::sort(pairs.begin(), pairs.end(), [](const SimilarPair& x, const SimilarPair& y) {
-    return std::tie(x.a, x.b, x.distance, x.similarity) <
-           std::tie(y.a, y.b, y.distance, y.similarity);
-  });
   if (counts != nullptr) {
     *counts = counted;
   }
-  return pairs;
 }
 
 }  // namespace simhash

@@ -8,11 +8,12 @@
 //
 // Memory: the rows as feature_rows.h keeps them, 12 bytes a row more, the
 // join's slot table and 8 bytes a prefix feature of the indexed side, and 24
-// bytes a pair found.
+// bytes a pair found (for_each_pair: a batch of pairs a thread).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,18 @@ struct SimilarPair {
 
 class SimilarPairs {
  public:
+  // What a distinct row of a join holds beyond its features (feature_rows.h,
+  // the ids, prefix_filter.h's tables), and a feature: what a join in
+  // parts plans each part by.
+  static constexpr std::size_t kBytesPerNode = 192;
+  static constexpr std::size_t kBytesPerFeature = 24;
+
+  // Where for_each_pair hands the pairs found: a batch at a time, one call
+  // at a time but from any of the join's threads. The sink takes the pairs
+  // (moving the vector out with its charge, or copying them); what it
+  // leaves is dropped. It may throw: the join stops and rethrows it.
+  using PairSink = std::function<void(std::vector<SimilarPair>& pairs, MemoryCharge& charge)>;
+
   // A row of the table (or, between two sets, a kept row), and a new row.
   // `features` must not be empty; weights other than 1 are refused by
   // pairs() and pairs_between().
@@ -56,6 +69,13 @@ class SimilarPairs {
   // Every (new row, kept row) at `threshold` or more, ordered by (a, b).
   std::vector<SimilarPair> pairs_between(double threshold, const CheckPoint& check = {},
                                          DedupCounts* counts = nullptr, unsigned threads = 1) const;
+  // The pairs of pairs() (`between`: of pairs_between()), in no order,
+  // handed to `sink` in batches of at most `batch_pairs` (at least one)
+  // while the join runs: the pairs held are a batch a thread, however many
+  // are found.
+  void for_each_pair(bool between, double threshold, std::size_t batch_pairs, const PairSink& sink,
+                     const CheckPoint& check = {}, DedupCounts* counts = nullptr,
+                     unsigned threads = 1) const;
 
  private:
   // The rows of one side: the distinct ones, and the ids of each.
@@ -69,9 +89,13 @@ class SimilarPairs {
   // Probes `probes` against an index of `indexed`'s nodes; with one side
   // (`probes` == `indexed`) each node meets only the nodes before it, so
   // each pair of nodes is met once.
-  std::vector<SimilarPair> join(const Side& probes, const Side& indexed, double threshold,
-                                const CheckPoint& check, DedupCounts* counts,
-                                unsigned threads) const;
+  void join(const Side& probes, const Side& indexed, double threshold, const CheckPoint& check,
+            DedupCounts* counts, unsigned threads, std::size_t batch_pairs,
+            const PairSink& sink) const;
+  // The pairs of join() in one vector, sorted.
+  std::vector<SimilarPair> sorted_pairs(const Side& probes, const Side& indexed, double threshold,
+                                        const CheckPoint& check, DedupCounts* counts,
+                                        unsigned threads) const;
 
   Side kept_;
   Side new_;
