@@ -133,9 +133,10 @@ NOT_MESSAGES = {
     "simhash: counted_feature_vector after a count that stopped early",
     "simhash: a block adopted after the rows were finished",
     "simhash: a row's features are not in the block adopted for it",
-    # (src/batch/offer_runs.cpp, size_parts.cpp, spill_file.cpp)
+    # (src/batch/offer_runs.cpp, partitioned_pairs.cpp, size_parts.cpp, spill_file.cpp)
     "simhash: an offer added after the offers were read",
     "simhash: the offers were read already",
+    "simhash: the pairs were found already",
     "simhash: a size part plan needs a cost for every row",
     "simhash: a size part plan needs the sizes ascending",
     "simhash: a read past the end of a spill file",
