@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// simhash_dedup's memory argument: the bytes its exact join may hold, given
-// or read from SQLite's soft heap limit. With a budget the join runs in parts
-// that fit it, the rows' features in a temporary file
-// (batch/partitioned_dedup.h); without one, in memory.
+// The memory argument of simhash_dedup and simhash_verified_pairs(_between):
+// the bytes their exact join may hold, given or read from SQLite's soft heap
+// limit. With a budget the join runs in parts that fit it, the rows'
+// features in a temporary file (batch/partitioned_dedup.h,
+// batch/partitioned_pairs.h); without one, in memory.
 #pragma once
 
 #include <cstdint>

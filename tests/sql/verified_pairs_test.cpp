@@ -127,7 +127,8 @@ TEST(SimhashVerifiedPairs, ErrorsNameTheArgument) {
       "CREATE VIEW v AS SELECT * FROM simhash_verified_pairs('SELECT id, body FROM docs')");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"SELECT * FROM simhash_verified_pairs()",
-       "simhash_verified_pairs(query [, threshold [, options [, threads]]]) needs SQL text"},
+       "simhash_verified_pairs(query [, threshold [, options [, threads [, memory]]]]) needs SQL "
+       "text"},
       {"SELECT * FROM simhash_verified_pairs(1)",
        "simhash_verified_pairs: the query must be TEXT, got INTEGER"},
       {"SELECT * FROM simhash_verified_pairs('SELECT id FROM docs')",
@@ -141,7 +142,7 @@ TEST(SimhashVerifiedPairs, ErrorsNameTheArgument) {
        "simhash_verified_pairs: threads must be an integer from 1 to 64"},
       {"SELECT * FROM simhash_verified_pairs_between('SELECT id, body FROM docs')",
        "simhash_verified_pairs_between(new_query, kept_query [, threshold [, options [, "
-       "threads]]]) needs two SQL texts"},
+       "threads [, memory]]]]) needs two SQL texts"},
       {"SELECT * FROM simhash_verified_pairs_between(3, 'SELECT id, body FROM docs')",
        "simhash_verified_pairs_between: the new rows' query must be TEXT, got INTEGER"},
       {"SELECT * FROM simhash_verified_pairs_between('SELECT id, body FROM docs', 'SELECT 1')",
