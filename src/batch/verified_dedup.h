@@ -127,6 +127,8 @@ class VerifiedDedup {
   };
   // The rows of groups of two or more, in visit order.
   std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
+  // groups_by_threshold_join's tables and phases (threshold_join.cpp).
+  class ThresholdJoin;
 
   MemoryCharge charge_;                 // ids_ and node_of_ (memory_budget.h)
   FeatureRows nodes_;                   // the distinct rows
