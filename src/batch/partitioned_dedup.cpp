@@ -68,6 +68,17 @@ void sort_checked(std::vector<std::uint32_t>& order, Less less, const CheckPoint
   }
 }
 
+// The numbers [0, count) in the order `less` sorts them (sort_checked).
+template <typename Less>
+std::vector<std::uint32_t> sorted_numbers(std::size_t count, Less less, const CheckPoint& check) {
+  std::vector<std::uint32_t> order(count);
+  for (std::uint32_t number = 0; number < count; ++number) {
+    order[number] = number;
+  }
+  sort_checked(order, less, check);
+  return order;
+}
+
 }  // namespace
 
 void PartitionedDedup::add(std::int64_t id, std::uint64_t fingerprint, FeatureView features,
@@ -112,12 +123,8 @@ std::uint32_t PartitionedDedup::find_nodes(const CheckPoint& check) {
   const std::size_t rows = ids_.size();
   node_charge_.grow_to(rows * sizeof(std::uint32_t));
   const MemoryCharge order_charge(rows * sizeof(std::uint32_t));
-  std::vector<std::uint32_t> order(rows);
-  for (std::uint32_t position = 0; position < rows; ++position) {
-    order[position] = position;
-  }
-  sort_checked(
-      order,
+  const std::vector<std::uint32_t> order = sorted_numbers(
+      rows,
       [&](std::uint32_t a, std::uint32_t b) {
         return std::tie(sizes_[a], keys_[a], a) < std::tie(sizes_[b], keys_[b], b);
       },
@@ -191,103 +198,126 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
       part_budget.value_or(std::max<std::uint64_t>(left / 2, kLeastWorkingBytes));
   OfferRuns offers(std::max<std::size_t>(static_cast<std::size_t>(left / 4 / sizeof(SpilledOffer)),
                                          kLeastBufferOffers));
-  {
-    const MemoryCharge nodes_charge(std::size_t{node_count} * kBytesPerNode);
-    std::vector<std::uint32_t> first(node_count, 0);
-    std::vector<std::uint32_t> last(node_count, 0);
-    for (std::uint32_t position = rows; position-- > 0;) {
-      first[node_of_[position]] = position;
-    }
-    for (std::uint32_t position = 0; position < rows; ++position) {
-      last[node_of_[position]] = position;
-    }
-    // The nodes in the size order, with their sizes and costs there.
-    std::vector<std::uint32_t> order(node_count);
-    for (std::uint32_t node = 0; node < node_count; ++node) {
-      order[node] = node;
-    }
-    sort_checked(
-        order,
-        [&](std::uint32_t a, std::uint32_t b) {
-          return std::tie(sizes_[first[a]], a) < std::tie(sizes_[first[b]], b);
-        },
-        check);
-    std::vector<std::uint32_t> sizes(node_count);
-    std::vector<std::uint64_t> costs(node_count);
-    for (std::uint32_t i = 0; i < node_count; ++i) {
-      sizes[i] = sizes_[first[order[i]]];
-      costs[i] = kPartBytesPerNode + std::uint64_t{sizes[i]} * kPartBytesPerFeature;
-    }
-    const SizeParts plan = plan_size_parts(sizes, costs, parts_share, threshold);
-    counted.chunks = plan.chunks.size();
-    counted.parts = plan.parts.size();
+  join_parts(PartSettings{threshold, parts_share, radius, threads}, node_count, check, offers,
+             counted);
+  counted.offer_runs = offers.run_count() > 1 ? offers.run_count() : 0;
 
-    FeatureVector features;
-    const auto add_chunk = [&](SimilarPairs& join, std::size_t chunk, bool as_new) {
-      for (std::size_t i = plan.chunks[chunk].begin; i < plan.chunks[chunk].end; ++i) {
-        check_after_every(i, kRowsBetweenChecks, check);
-        const std::uint32_t position = first[order[i]];
-        read_features(position, features);
-        if (as_new) {
-          join.add_new(position, fingerprints_[position], features);
-        } else {
-          join.add(position, fingerprints_[position], features);
-        }
-      }
-    };
-    const std::string of_parts = " of " + std::to_string(plan.parts.size()) + ": ";
-    for (std::size_t index = 0; index < plan.parts.size(); ++index) {
-      const SizePart& part = plan.parts[index];
-      if (check) {
-        check();
-      }
-      const std::string prefix = "part " + std::to_string(index + 1) + of_parts;
-      report_progress(progress_, prefix + "reading", 0, 0);
-      SimilarPairs join;
-      if (progress_) {
-        join.set_progress([&](const ProgressStep& step) {
-          report_progress(progress_, prefix + std::string(step.phase), step.done, step.total,
-                          step.unit);
-        });
-      }
-      add_chunk(join, part.probes, !part.self());
-      if (!part.self()) {
-        for (std::size_t chunk = part.kept_begin; chunk < part.kept_end; ++chunk) {
-          add_chunk(join, chunk, false);
-        }
-      }
-      const std::vector<SimilarPair> pairs =
-          part.self() ? join.pairs(threshold, check, nullptr, threads)
-                      : join.pairs_between(threshold, check, nullptr, threads);
-      for (const SimilarPair& pair : pairs) {
-        if (radius && pair.distance > *radius) {
-          continue;
-        }
-        const auto a = static_cast<std::uint32_t>(std::min(pair.a, pair.b));
-        const auto b = static_cast<std::uint32_t>(std::max(pair.a, pair.b));
-        ++counted.pairs;
-        // a's representative offers itself to b's node; b's to a's rows
-        // after b, if a's node has any.
-        offers.add(SpilledOffer{a, node_of_[b], pair.similarity});
-        if (last[node_of_[a]] > b) {
-          offers.add(SpilledOffer{b, node_of_[a], pair.similarity});
-        }
-      }
-    }
-    counted.offer_runs = offers.run_count() > 1 ? offers.run_count() : 0;
-  }
-
-  // The leader pass, in visit order, the offers read as the rows reach them.
   // The features are read no more.
   offsets_ = ChunkedArray<std::uint64_t>();
   sizes_ = ChunkedArray<std::uint32_t>();
   report_progress(progress_, "grouping", 0, rows);
-  struct Joined {
-    std::uint32_t leader;
-    double similarity;
-  };
+  // The rule and where each row went, and the group sizes rows_of_groups counts.
   const MemoryCharge pass_charge(std::size_t{node_count} * LeaderRule::kBytesPerNode +
                                  rows * (sizeof(Joined) + sizeof(std::uint32_t)));
+  const std::vector<Joined> joined = place_rows(offers, node_count, check);
+  node_of_ = {};
+  node_charge_.release();
+  std::vector<DedupRow> result = rows_of_groups(joined);
+  if (counts != nullptr) {
+    *counts = counted;
+  }
+  return result;
+}
+
+// The nodes in size order, cut into parts (size_parts.h); each part's nodes
+// read back and joined, each pair found written to `offers`.
+void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t node_count,
+                                  const CheckPoint& check, OfferRuns& offers,
+                                  PartitionCounts& counted) {
+  const std::size_t rows = ids_.size();
+  const MemoryCharge nodes_charge(std::size_t{node_count} * kBytesPerNode);
+  NodeRows node_rows{std::vector<std::uint32_t>(node_count, 0),
+                     std::vector<std::uint32_t>(node_count, 0)};
+  for (std::uint32_t position = rows; position-- > 0;) {
+    node_rows.first[node_of_[position]] = position;
+  }
+  for (std::uint32_t position = 0; position < rows; ++position) {
+    node_rows.last[node_of_[position]] = position;
+  }
+  // The nodes in the size order, with their sizes and costs there.
+  const std::vector<std::uint32_t> order = sorted_numbers(
+      node_count,
+      [&](std::uint32_t a, std::uint32_t b) {
+        return std::tie(sizes_[node_rows.first[a]], a) < std::tie(sizes_[node_rows.first[b]], b);
+      },
+      check);
+  std::vector<std::uint32_t> sizes(node_count);
+  std::vector<std::uint64_t> costs(node_count);
+  for (std::uint32_t i = 0; i < node_count; ++i) {
+    sizes[i] = sizes_[node_rows.first[order[i]]];
+    costs[i] = kPartBytesPerNode + std::uint64_t{sizes[i]} * kPartBytesPerFeature;
+  }
+  const SizeParts plan = plan_size_parts(sizes, costs, settings.share, settings.threshold);
+  counted.chunks = plan.chunks.size();
+  counted.parts = plan.parts.size();
+
+  FeatureVector features;
+  const auto add_chunk = [&](SimilarPairs& join, std::size_t chunk, bool as_new) {
+    for (std::size_t i = plan.chunks[chunk].begin; i < plan.chunks[chunk].end; ++i) {
+      check_after_every(i, kRowsBetweenChecks, check);
+      const std::uint32_t position = node_rows.first[order[i]];
+      read_features(position, features);
+      if (as_new) {
+        join.add_new(position, fingerprints_[position], features);
+      } else {
+        join.add(position, fingerprints_[position], features);
+      }
+    }
+  };
+  const std::string of_parts = " of " + std::to_string(plan.parts.size()) + ": ";
+  for (std::size_t index = 0; index < plan.parts.size(); ++index) {
+    const SizePart& part = plan.parts[index];
+    if (check) {
+      check();
+    }
+    const std::string prefix = "part " + std::to_string(index + 1) + of_parts;
+    report_progress(progress_, prefix + "reading", 0, 0);
+    SimilarPairs join;
+    if (progress_) {
+      join.set_progress([&](const ProgressStep& step) {
+        report_progress(progress_, prefix + std::string(step.phase), step.done, step.total,
+                        step.unit);
+      });
+    }
+    add_chunk(join, part.probes, !part.self());
+    if (!part.self()) {
+      for (std::size_t chunk = part.kept_begin; chunk < part.kept_end; ++chunk) {
+        add_chunk(join, chunk, false);
+      }
+    }
+    write_offers(part.self()
+                     ? join.pairs(settings.threshold, check, nullptr, settings.threads)
+                     : join.pairs_between(settings.threshold, check, nullptr, settings.threads),
+                 settings.radius, node_rows, offers, counted);
+  }
+}
+
+// Each pair within the radius as the offers its two nodes' first rows may
+// make.
+void PartitionedDedup::write_offers(const std::vector<SimilarPair>& pairs,
+                                    std::optional<int> radius, const NodeRows& node_rows,
+                                    OfferRuns& offers, PartitionCounts& counted) const {
+  for (const SimilarPair& pair : pairs) {
+    if (radius && pair.distance > *radius) {
+      continue;
+    }
+    const auto a = static_cast<std::uint32_t>(std::min(pair.a, pair.b));
+    const auto b = static_cast<std::uint32_t>(std::max(pair.a, pair.b));
+    ++counted.pairs;
+    // a's representative offers itself to b's node; b's to a's rows
+    // after b, if a's node has any.
+    offers.add(SpilledOffer{a, node_of_[b], pair.similarity});
+    if (node_rows.last[node_of_[a]] > b) {
+      offers.add(SpilledOffer{b, node_of_[a], pair.similarity});
+    }
+  }
+}
+
+// The leader pass, in visit order, the offers read as the rows reach them.
+std::vector<PartitionedDedup::Joined> PartitionedDedup::place_rows(OfferRuns& offers,
+                                                                   std::uint32_t node_count,
+                                                                   const CheckPoint& check) const {
+  const std::size_t rows = ids_.size();
   LeaderRule rule(node_count);
   std::vector<Joined> joined(rows);
   std::uint32_t next = 0;
@@ -307,10 +337,12 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
     }
   });
   place_before(rows);
-  node_of_ = {};
-  node_charge_.release();
+  return joined;
+}
 
-  // The rows of groups of two or more, in visit order.
+// The rows of groups of two or more, in visit order.
+std::vector<DedupRow> PartitionedDedup::rows_of_groups(const std::vector<Joined>& joined) const {
+  const std::size_t rows = ids_.size();
   std::vector<std::uint32_t> group_size(rows, 0);
   for (const Joined& row : joined) {
     ++group_size[row.leader];
@@ -319,7 +351,7 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   for (const Joined& row : joined) {
     in_groups += group_size[row.leader] >= 2 ? 1 : 0;
   }
-  MemoryCharge result_charge(in_groups * sizeof(DedupRow));
+  const MemoryCharge result_charge(in_groups * sizeof(DedupRow));
   std::vector<DedupRow> result;
   result.reserve(in_groups);
   for (std::uint32_t position = 0; position < rows; ++position) {
@@ -329,9 +361,6 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
           ids_[position], ids_[row.leader],
           hamming_distance(fingerprints_[position], fingerprints_[row.leader]), row.similarity});
     }
-  }
-  if (counts != nullptr) {
-    *counts = counted;
   }
   return result;
 }

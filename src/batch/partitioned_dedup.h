@@ -42,6 +42,9 @@
 
 namespace simhash {
 
+class OfferRuns;     // offer_runs.h
+struct SimilarPair;  // similar_pairs.h
+
 // What a partitioned run did, for tests and progress.
 struct PartitionCounts {
   std::size_t nodes = 0;   // distinct rows
@@ -94,11 +97,43 @@ class PartitionedDedup {
                                std::optional<std::uint64_t> part_budget = std::nullopt);
 
  private:
+  // How groups() joins the parts: the pairs at `threshold` (within
+  // `radius`, given one), a part holding at most `share` bytes, joined on
+  // `threads` threads.
+  struct PartSettings {
+    double threshold;
+    std::uint64_t share;
+    std::optional<int> radius;
+    unsigned threads;
+  };
+  // Per node, its first and last rows.
+  struct NodeRows {
+    std::vector<std::uint32_t> first;
+    std::vector<std::uint32_t> last;
+  };
+  // Where the leader pass put a row: its representative's position, and
+  // the similarity to it (1 for a representative).
+  struct Joined {
+    std::uint32_t leader;
+    double similarity;
+  };
+
   // Reads the features of the row at `position` into `features` (weights 1).
   void read_features(std::uint32_t position, FeatureVector& features);
-  // node_of_ for every row, node numbers in the order of first rows;
-  // returns the number of nodes.
+  // The steps of groups(), in order. node_of_ for every row, node numbers
+  // in the order of first rows; returns the number of nodes.
   std::uint32_t find_nodes(const CheckPoint& check);
+  // Every pair of nodes the parts find, written to `offers`.
+  void join_parts(const PartSettings& settings, std::uint32_t node_count, const CheckPoint& check,
+                  OfferRuns& offers, PartitionCounts& counted);
+  // One part's pairs within `radius` as the offers they make.
+  void write_offers(const std::vector<SimilarPair>& pairs, std::optional<int> radius,
+                    const NodeRows& node_rows, OfferRuns& offers, PartitionCounts& counted) const;
+  // Every row placed by the leader rule, in visit order.
+  std::vector<Joined> place_rows(OfferRuns& offers, std::uint32_t node_count,
+                                 const CheckPoint& check) const;
+  // The rows of groups of two or more, in visit order.
+  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
 
   SpillFile features_{"the rows' spill file"};
   // Each charged as it grows (chunked_array.h).
