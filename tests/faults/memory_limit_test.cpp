@@ -133,9 +133,11 @@ class MemoryLimit : public ::testing::Test {
   }
 
   // `select` (four columns) run as INSERT INTO out: unlimited to measure
-  // it, under a limit that leaves a third of that (SQLITE_NOMEM, `out`
-  // unchanged) and under one that leaves room (the same rows).
-  void expect_limited(const std::string& function, const std::string& select) {
+  // it, under a limit that leaves a `refused_share`th of that (a third by
+  // default: SQLITE_NOMEM, `out` unchanged) and under one that leaves room
+  // (the same rows).
+  void expect_limited(const std::string& function, const std::string& select,
+                      std::size_t refused_share = 3) {
     SCOPED_TRACE(select);
     const std::string insert = "INSERT INTO out " + select;
     const Outcome unlimited = run(db_, insert);
@@ -146,7 +148,7 @@ class MemoryLimit : public ::testing::Test {
     ASSERT_GT(unlimited.peak, 2 * kSlack) << "too small a case to tell";
 
     // Left a third of what it needs: refused, nothing written.
-    const std::size_t tight = unlimited.peak / 3;
+    const std::size_t tight = unlimited.peak / refused_share;
     std::size_t left = set_limit_leaving(tight);
     const Outcome refused = run(db_, insert);
     EXPECT_EQ(refused.rc, SQLITE_NOMEM) << refused.message;
@@ -169,6 +171,28 @@ class MemoryLimit : public ::testing::Test {
     exec(db_, "DELETE FROM out");
     std::printf("%s: unlimited peak %zu, refused at %zu left (peak %zu)\n", select.c_str(),
                 unlimited.peak, tight, refused.peak);
+  }
+
+  // `select` run as INSERT INTO out under a limit that leaves a third of
+  // what it holds unlimited: a function that takes SQLite's soft limit as
+  // its budget (a hard limit sets the soft one too, at most the hard one)
+  // runs within it, with the rows it gives unlimited.
+  void expect_within_limit(const std::string& select) {
+    SCOPED_TRACE(select);
+    const std::string insert = "INSERT INTO out " + select;
+    const Outcome unlimited = run(db_, insert);
+    ASSERT_EQ(unlimited.rc, SQLITE_OK) << unlimited.message;
+    const std::string rows = run(db_, "SELECT * FROM out ORDER BY a, b").answer;
+    exec(db_, "DELETE FROM out");
+    const std::size_t left = set_limit_leaving(unlimited.peak / 3);
+    const Outcome within = run(db_, insert);
+    sqlite3_hard_heap_limit64(0);
+    EXPECT_EQ(within.rc, SQLITE_OK) << within.message;
+    EXPECT_LE(within.peak, left + kSlack) << "unlimited: " << unlimited.peak;
+    EXPECT_TRUE(run(db_, "SELECT * FROM out ORDER BY a, b").answer == rows);
+    exec(db_, "DELETE FROM out");
+    std::printf("%s: unlimited peak %zu, within %zu left (peak %zu)\n", select.c_str(),
+                unlimited.peak, left, within.peak);
   }
 
   // Sets the hard heap limit to what SQLite uses now plus `bytes`; returns
@@ -195,11 +219,17 @@ TEST_F(MemoryLimit, DedupWithinRadius) {
                  "simhash_dedup('SELECT id, body FROM docs', 0.5, 16, 'n=3')");
 }
 
+// The verified pairs take SQLite's soft limit as their budget, and a hard
+// limit sets it: under a limit that leaves a third of what the join in
+// memory holds they run in parts, within it; under one that leaves less
+// than their rows' own arrays, refused.
 TEST_F(MemoryLimit, VerifiedPairs) {
   fill_docs(db_, 20000);
-  expect_limited("simhash_verified_pairs",
-                 "SELECT a, b, distance, similarity FROM "
-                 "simhash_verified_pairs('SELECT id, body FROM docs', 0.5)");
+  const std::string select =
+      "SELECT a, b, distance, similarity FROM simhash_verified_pairs('SELECT id, body FROM "
+      "docs', 0.5)";
+  expect_within_limit(select);
+  expect_limited("simhash_verified_pairs", select, 40);
 }
 
 TEST_F(MemoryLimit, PairsAndClusters) {
