@@ -453,7 +453,8 @@ I686_ENGINE_TESTS='-RowFeatureBuilder.*:ParallelFor.*:ThreadTeam.*:MemoryBudget.
 ':VerifiedDedup.ThresholdJoinOnThreads*:VerifiedDedup.WithinRadiusOnThreads*'\
 ':SimilarPairs.OneTableEqualsBruteForce'\
 ':SimilarPairs.NewRowsAgainstKeptOnesEqualBruteForce'\
-':PartitionedDedup.EqualsTheInMemoryJoinOnThreads'
+':PartitionedDedup.EqualsTheInMemoryJoinOnThreads:PartitionedPairs.EqualsTheInMemoryJoinOnThreads'\
+':SimilarPairs.BatchesOfPairsAreThePairs'
 
 # s390x, the big-endian one, runs the SQL tests where byte order could
 # show: every file format and blob the extension writes or reads (the
