@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <compare>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -311,7 +310,10 @@ struct Record {
   std::uint32_t key;
   std::uint32_t index;
 
-  auto operator<=>(const Record&) const = default;
+  bool operator==(const Record&) const = default;
+  bool operator<(const Record& other) const {
+    return std::tie(key, index) < std::tie(other.key, other.index);
+  }
 };
 struct ByKey {
   bool operator()(const Record& a, const Record& b) const { return a.key < b.key; }

@@ -209,15 +209,44 @@ TEST(VerifiedPairsMemory, AProgressHandlerStopsIt) {
       "'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
       "SELECT i, ''word '' || i FROM n'";
   for (const std::string function : {"simhash_verified_pairs", "simhash_verified_pairs_between"}) {
-    const std::string call = function == "simhash_verified_pairs"
-                                 ? function + "(" + rows + ", 0.8, NULL, 1, 1)"
-                                 : function + "(" + rows + ", " + rows + ", 0.8, NULL, 1, 1)";
+    std::string call = function;
+    call.append("(").append(rows).append(", ");
+    if (function == "simhash_verified_pairs_between") {
+      call.append(rows).append(", ");
+    }
+    call.append("0.8, NULL, 1, 1)");
     int calls_left = 20;
     sqlite3_progress_handler(db.handle(), 100, stop_after_calls, &calls_left);
     EXPECT_EQ(db.error("SELECT count(*) FROM " + call), function + ": interrupted");
     EXPECT_EQ(sqlite3_errcode(db.handle()), SQLITE_INTERRUPT) << function;
     sqlite3_progress_handler(db.handle(), 0, nullptr, nullptr);
   }
+}
+
+int count_calls(void* calls) {
+  ++*static_cast<int*>(calls);
+  return 0;
+}
+
+// Stopped by the handler halfway through its calls: past the reading, in
+// the parts' checks.
+TEST(VerifiedPairsMemory, AProgressHandlerStopsTheParts) {
+  TestDatabase db;
+  fill_docs(db, 300, 87);
+  const std::string sql =
+      "SELECT count(*) FROM simhash_verified_pairs('SELECT id, body FROM docs', 0.5, NULL, 1, 1)";
+  int calls = 0;
+  sqlite3_progress_handler(db.handle(), 100, count_calls, &calls);
+  db.integer(sql);
+  const int reading = calls;
+  calls = 0;
+  db.integer("SELECT count(*) FROM (SELECT id, body FROM docs)");
+  // The checks between the parts run SQL: most of the handler's calls.
+  ASSERT_GT(reading, 10 * calls) << "the parts' checks call the handler";
+  int calls_left = reading / 2;
+  sqlite3_progress_handler(db.handle(), 100, stop_after_calls, &calls_left);
+  EXPECT_EQ(db.error(sql), "simhash_verified_pairs: interrupted");
+  sqlite3_progress_handler(db.handle(), 0, nullptr, nullptr);
 }
 
 TEST(VerifiedPairsMemory, ABadBudgetIsRefusedByName) {
