@@ -25,8 +25,7 @@
 // entries that became representatives before it, the very pairs one
 // thread probing row by row would verify (verifying them itself on one
 // thread; on several, only counting them and taking the similarity the
-// threads found: at 323K real texts the rule took 266,431 of the 356,222
-// noted, and 27,340 linked); and the entries that did not
+// threads found); and the entries that did not
 // become representatives leave the index (before the next block's probes,
 // or at once when the rule's own probes meet many). Only a node whose probe met
 // more than kBlockEntryBudget postings of the block's is probed there row
