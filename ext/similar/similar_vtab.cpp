@@ -141,6 +141,8 @@ SimhashOptions served_options(const std::string& text) {
 // not list and the config does not store.
 constexpr std::string_view kArgumentKeys[] = {"threshold", "options", "max_features",
                                               "flush_after"};
+constexpr std::size_t kOptionsKey = 1;
+constexpr std::size_t kMaxFeaturesKey = 2;
 constexpr std::size_t kListedArgumentKeys = 3;
 constexpr std::size_t kFlushAfterKey = 3;
 constexpr std::span<const std::string_view> kAcceptedArgumentKeys =
@@ -197,9 +199,9 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
   // whatever the default becomes.
   std::string options = kDefaultCheckOptions;
   const auto read_value = [&](std::size_t key, std::string_view value, std::string& /*error*/) {
-    if (key == 1) {
+    if (key == kOptionsKey) {
       options = value;
-    } else if (key == 2) {
+    } else if (key == kMaxFeaturesKey) {
       config.max_features = max_features_of(value);
     } else if (key == kFlushAfterKey) {
       config.flush_after = flush_after_of(std::string(value));

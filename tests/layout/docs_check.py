@@ -14,6 +14,7 @@ Checks:
   3. No page names an issue or pull request by number ("issue 52", "#52"):
      the pages say what is true, and history lives in git.
 """
+import functools
 import glob
 import os
 import re
@@ -44,6 +45,7 @@ def slug(heading):
     return text.replace(" ", "-")
 
 
+@functools.lru_cache(maxsize=None)
 def anchors(path):
     seen, result = {}, set()
     with open(path, encoding="utf-8") as page:
