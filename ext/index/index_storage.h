@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -22,6 +23,7 @@
 #include "index/bucket_merge.h"
 #include "index/bucket_probe.h"
 #include "index/bucket_store.h"
+#include "index/measured_cost.h"
 #include "index/multi_probe.h"
 #include "index/packed_codes.h"
 #include "index/pending_changes.h"
@@ -133,9 +135,20 @@ class IndexStorage {
   void set_flush_after(std::size_t changes) { flush_after_ = std::min(changes, kMaxPending); }
   // Whether the multi-probe `plan` beats packed_nearest's scan over `rows`
   // rows (the n nearest grow their radius while it does): a popcount loop
-  // over the cached codes where packed_nearest would use them, else a pass
-  // over the buckets.
+  // over the cached codes where packed_nearest would use them (both as
+  // priced below), else a pass over the buckets (as the model prices both).
   bool multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows);
+  // The model's costs (multi_probe.h) as this connection measured them on
+  // this machine, where the plans compare a search with the cached codes'
+  // loop. A search: its model cost times what the recent searches timed
+  // over what the model priced them. The loop: `rows` times what the recent
+  // loops over about as many rows timed a row, before any
+  // MultiProbePlan::unmeasured_cached_row_cost. The loop's cost a row is
+  // what the model got most wrong: it grows a few times once the keys no
+  // longer stay in the caches between two queries, and which of the two is
+  // cheaper depends on that. Wall-clock times: what the query waits for.
+  double search_price(const MultiProbePlan& plan, std::int64_t rows) const;
+  double cached_scan_price(std::int64_t rows) const;
   // The most rows whose codes packed_nearest caches (16 bytes a row: 512 MiB).
   static constexpr std::size_t kMaxCachedCodes = std::size_t{1} << 25;
   // Forgets the cached codes (a rollback; they would be checked anyway).
@@ -252,6 +265,19 @@ class IndexStorage {
   bool pass_reads_cached_codes(std::optional<unsigned> version, std::int64_t rows);
   std::int64_t copy0_buckets(std::int64_t rows) const;  // as uniform rows fill them
   static double code_load_cost(std::int64_t rows);
+  // Whether codes_ hold copy 0 at `version` for this query: they did, or
+  // code_load_rule_ says this query loads them, `saving(stored rows)` being
+  // what they would save it (else that saving counts towards the load).
+  template <typename Saving>
+  bool codes_serve(unsigned version, Saving saving);
+  // search()'s answer from the loop over codes_ (PackedCodes::within), the
+  // pending changes applied, where it is priced below the search or scan
+  // that would run instead and the codes serve (loading them when they have
+  // paid for themselves); false, with `out` untouched, where not.
+  bool search_cached_codes(std::uint64_t query, const MultiProbePlan& plan, std::int64_t rows,
+                           std::vector<IndexHit>& out);
+  // Records a loop over codes_ that began at `start` (cached_row_cost_).
+  void time_cached_loop(std::chrono::steady_clock::time_point start);
 
   sqlite3* db_;
   std::string schema_;
@@ -276,6 +302,19 @@ class IndexStorage {
   std::optional<unsigned> codes_version_;
   bool codes_loaded_ = false;
   CodeLoadRule code_load_rule_;  // which scan loads codes_ (packed_codes.h)
+  // What search_price and cached_scan_price measured (index/measured_cost.h):
+  // a search's time over its model cost, where that cost is at least
+  // kTimedSearchCost; the loop's time a row over codes_, where they hold at
+  // least kTimedLoopRows rows, and the rows it last timed (samples over a
+  // table far larger or smaller do not price this one: the keys' fit in the
+  // caches changes). Smaller runs are left untimed: they cost too little
+  // for the choice to matter, and the clock's own cost would count.
+  MeasuredCost search_cost_ratio_;
+  MeasuredCost cached_row_cost_;
+  double cached_rows_timed_ = 0;
+  bool codes_fresh_ = false;  // codes_ loaded, no loop over them run yet
+  static constexpr double kTimedSearchCost = 50000;
+  static constexpr std::size_t kTimedLoopRows = std::size_t{1} << 16;
   // This transaction merged changes into the buckets or rebuilt them (and a
   // ROLLBACK TO may have undone part of it): until it ends the buckets may
   // differ from codes_ at an unchanged data version.

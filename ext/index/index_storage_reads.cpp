@@ -5,9 +5,11 @@
 #include "ext/index/index_storage.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 #include "ext/common/radius_argument.h"
 #include "ext/index/index_shadow_tables.h"
@@ -43,6 +45,22 @@ sqlite3_stmt* IndexStorage::probe_statement(int parts) {
   });
 }
 
+template <typename Saving>
+bool IndexStorage::codes_serve(unsigned version, Saving saving) {
+  if (codes_version_ != version) {
+    drop_packed_codes();  // stale: their memory is not kept
+    const std::optional<std::int64_t> rows = stored_row_count();
+    if (rows && code_load_rule_.loads_next(version, saving(*rows), code_load_cost(*rows))) {
+      codes_loaded_ = load_packed_codes(*rows);
+      codes_fresh_ = codes_loaded_;
+      codes_version_ = version;
+    } else if (rows) {
+      code_load_rule_.count_scan(version, saving(*rows));
+    }
+  }
+  return codes_version_ == version && codes_loaded_;
+}
+
 void IndexStorage::search(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
   if (radius <= plan_.k()) {
     probe(query, radius, out);
@@ -54,7 +72,61 @@ void IndexStorage::search(std::uint64_t query, int radius, std::vector<IndexHit>
     scan(query, radius, out);
     return;
   }
-  search_above_k(query, MultiProbePlan(plan_, layout_, radius), *rows, out);
+  const MultiProbePlan plan(plan_, layout_, radius);
+  if (!search_cached_codes(query, plan, *rows, out)) {
+    search_above_k(query, plan, *rows, out);
+  }
+}
+
+bool IndexStorage::search_cached_codes(std::uint64_t query, const MultiProbePlan& plan,
+                                       std::int64_t rows, std::vector<IndexHit>& out) {
+  const std::optional<unsigned> version = codes_version_now();
+  if (!version || static_cast<std::uint64_t>(rows) > kMaxCachedCodes) {
+    return false;
+  }
+  // What search_above_k would run instead, priced as the choice of the n
+  // nearest prices it.
+  const double instead = plan.cheaper_than_scan(rows)
+                             ? search_price(plan, rows)
+                             : MultiProbePlan::kScanCostPerRow * static_cast<double>(rows);
+  const double saving = instead - cached_scan_price(rows);
+  if (saving <= 0 || !codes_serve(*version, [&](std::int64_t) { return saving; })) {
+    return false;
+  }
+  const std::size_t first = out.size();
+  const auto start = std::chrono::steady_clock::now();
+  codes_.within(plan_, query, plan.radius(), out);
+  time_cached_loop(start);
+  pending_.apply_to(query, plan.radius(), out, first);
+  return true;
+}
+
+void IndexStorage::time_cached_loop(std::chrono::steady_clock::time_point start) {
+  const double elapsed =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  const auto rows = static_cast<double>(codes_.size());
+  // The first loop after a load pays for the load's fresh memory, not what
+  // the later loops cost.
+  if (std::exchange(codes_fresh_, false) || codes_.size() < kTimedLoopRows) {
+    return;
+  }
+  if (rows > 2 * cached_rows_timed_ || 2 * rows < cached_rows_timed_) {
+    cached_row_cost_.reset();  // timed over a table of another size
+  }
+  cached_rows_timed_ = rows;
+  cached_row_cost_.record(elapsed, rows);
+}
+
+double IndexStorage::search_price(const MultiProbePlan& plan, std::int64_t rows) const {
+  return plan.search_cost(rows) * search_cost_ratio_.estimate(1);
+}
+
+double IndexStorage::cached_scan_price(std::int64_t rows) const {
+  const auto n = static_cast<double>(rows);
+  const bool comparable =
+      cached_row_cost_.measured() && n <= 2 * cached_rows_timed_ && 2 * n >= cached_rows_timed_;
+  return n *
+         (comparable ? cached_row_cost_.estimate(0) : MultiProbePlan::unmeasured_cached_row_cost());
 }
 
 std::optional<std::int64_t> IndexStorage::planning_rows() {
@@ -72,6 +144,7 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
     return;
   }
   const std::size_t first = out.size();
+  const auto start = std::chrono::steady_clock::now();
   // The parts follow the bucket bits: a reload makes them anew.
   std::optional<MultiProbePlan> reloaded;
   bool first_try = true;
@@ -83,6 +156,11 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
     return multi_probe_with_layout(query, reloaded ? *reloaded : plan, out);
   });
   pending_.apply_to(query, plan.radius(), out, first);
+  if (const double model = plan.search_cost(rows); model >= kTimedSearchCost) {
+    const std::chrono::duration<double, std::nano> elapsed =
+        std::chrono::steady_clock::now() - start;
+    search_cost_ratio_.record(elapsed.count(), model);
+  }
 }
 
 bool IndexStorage::pass_reads_cached_codes(std::optional<unsigned> version, std::int64_t rows) {
@@ -99,7 +177,7 @@ bool IndexStorage::pass_reads_cached_codes(std::optional<unsigned> version, std:
 bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std::int64_t rows) {
   const std::optional<unsigned> version = codes_version_now();
   if (pass_reads_cached_codes(version, rows)) {
-    return plan.cheaper_than_cached_scan(rows);
+    return search_price(plan, rows) < cached_scan_price(rows);
   }
   if (!plan.cheaper_than_packed_scan(rows, copy0_buckets(rows))) {
     return false;
@@ -108,7 +186,7 @@ bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std
   // counts towards loading them (a query far from every row at 10M
   // searches at every radius and would never scan).
   if (version && codes_version_ != version) {
-    const double saved = plan.search_cost(rows) - MultiProbePlan::cached_scan_cost(rows);
+    const double saved = search_price(plan, rows) - cached_scan_price(rows);
     if (saved > 0) {
       code_load_rule_.count_scan(*version, saved);
     }
@@ -117,7 +195,7 @@ bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std
 }
 
 double IndexStorage::nearest_pass_cost(std::int64_t rows) {
-  return pass_reads_cached_codes(codes_version_now(), rows) ? MultiProbePlan::cached_scan_cost(rows)
+  return pass_reads_cached_codes(codes_version_now(), rows) ? cached_scan_price(rows)
                                                             : packed_scan_cost(rows);
 }
 
@@ -436,24 +514,14 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
     }
     return;
   }
-  if (const std::optional<unsigned> version = codes_version_now()) {
-    if (codes_version_ != version) {
-      drop_packed_codes();  // stale: their memory is not kept
-      const std::optional<std::int64_t> rows = stored_row_count();
-      if (rows &&
-          code_load_rule_.loads_next(*version, packed_scan_cost(*rows), code_load_cost(*rows))) {
-        codes_loaded_ = load_packed_codes(*rows);
-        codes_version_ = version;
-      } else if (rows) {
-        code_load_rule_.count_scan(*version, packed_scan_cost(*rows));
-      }
-    }
-    if (codes_version_ == version && codes_loaded_) {
-      const PendingNearest changes(pending_, query, count, bound);
-      codes_.nearest(plan_, query, changes.capacity(), bound, out);
-      changes.finish(out, 0);
-      return;
-    }
+  const std::optional<unsigned> version = codes_version_now();
+  if (version && codes_serve(*version, [&](std::int64_t rows) { return packed_scan_cost(rows); })) {
+    const PendingNearest changes(pending_, query, count, bound);
+    const auto start = std::chrono::steady_clock::now();
+    codes_.nearest(plan_, query, changes.capacity(), bound, out);
+    time_cached_loop(start);
+    changes.finish(out, 0);
+    return;
   }
   // Copy 0's buckets, after the stored bucket bits (as a probe reads them,
   // in the same statement, so they agree).

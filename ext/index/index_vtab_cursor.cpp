@@ -90,10 +90,10 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
     if (!rows || next >= uniform || first != storage.plan().k()) {
       return false;
     }
-    const double budget =
-        MultiProbePlan::kNearestStepShare *
-        std::min(plan_at(jump, uniform).search_cost(*rows), storage.nearest_pass_cost(*rows));
-    const double price = plan_at(step, next).search_cost(*rows);
+    const double budget = MultiProbePlan::kNearestStepShare *
+                          std::min(storage.search_price(plan_at(jump, uniform), *rows),
+                                   storage.nearest_pass_cost(*rows));
+    const double price = storage.search_price(plan_at(step, next), *rows);
     if (stepped + price > budget) {
       return false;
     }

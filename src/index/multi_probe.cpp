@@ -90,13 +90,8 @@ double MultiProbePlan::search_cost(std::int64_t rows) const {
   return kBucketReadCost * bucket_reads_ + kEntryCost * static_cast<double>(rows) * row_fraction_;
 }
 
-double MultiProbePlan::cached_scan_cost(std::int64_t rows) {
-  const double per_row = PackedCodes::vector_loop_runs() ? kCachedVectorCodeCost : kCachedCodeCost;
-  return per_row * static_cast<double>(rows);
-}
-
-bool MultiProbePlan::cheaper_than_cached_scan(std::int64_t rows) const {
-  return search_cost(rows) < cached_scan_cost(rows);
+double MultiProbePlan::unmeasured_cached_row_cost() {
+  return PackedCodes::vector_loop_runs() ? kCachedVectorCodeCost : kCachedCodeCost;
 }
 
 int MultiProbePlan::radius_holding(double found, int within, double wanted) {

@@ -84,15 +84,23 @@ class MultiProbePlan {
   bool cheaper_than_packed_scan(std::int64_t rows, std::int64_t buckets) const;
   // The same scan over codes already decoded into memory (packed_codes.h):
   // a popcount and a compare a row, kCachedCodeCost, measured by
-  // bench/nearest_benchmark.cpp like the scan's. The multi-probe search
-  // then pays only where it reads a few buckets.
+  // bench/nearest_benchmark.cpp like the scan's, while the codes are in the
+  // caches. The multi-probe search then pays only where it reads a few
+  // buckets.
   static constexpr double kCachedCodeCost = 1;
   // The AVX2 or AVX-512 loop where the CPU runs it (vector_loop_runs), about
   // half the portable loop's cost (BENCH.md, "The scans beside a
   // hand-written loop").
   static constexpr double kCachedVectorCodeCost = 0.4;
-  // That scan's cost over `rows` rows with the loop this CPU runs.
-  static double cached_scan_cost(std::int64_t rows);
+  // The loop's cost a row before IndexStorage has timed it on this
+  // machine: the loop this CPU runs, its keys in the caches. Optimistic on
+  // purpose: the codes are then loaded once the searches' excess over it
+  // has paid for the load (CodeLoadRule), and the loop is timed; priced
+  // from memory instead, a loop that does beat the searches (clustered
+  // rows, whose searches read crowded buckets) would never be loaded to be
+  // timed. A loop slower than the searches runs until timed, a few queries
+  // after one load, and its time keeps the codes from being loaded again.
+  static double unmeasured_cached_row_cost();
   // This search's cost over `rows` rows in the same units.
   double search_cost(std::int64_t rows) const;
   // Decoding one copy's buckets into that memory (PackedCodes::add_bucket,
@@ -101,7 +109,6 @@ class MultiProbePlan {
   // nearest"): SQLite's first reads of the pages and the page faults on the
   // fresh arrays are most of it, the decoding little.
   static constexpr double kCodeLoadCost = 100;
-  bool cheaper_than_cached_scan(std::int64_t rows) const;
   // The smallest radius within which `rows` uniform fingerprints put at
   // least `wanted` rows around a query (64 if none does): where the n
   // nearest's growth can start once radius k fell short, as the radii

@@ -3,7 +3,7 @@
 // within the radius is in a bucket the plan reads and is reported by exactly
 // one part, for several plans, bucket bits and radii 0..24; the thresholds
 // follow the general pigeonhole budget; the buckets enumerated are exactly
-// the Hamming ball; the cost model's crossover.
+// the Hamming ball; the cost model's crossover and what it measures.
 #include "index/multi_probe.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "index/measured_cost.h"
 #include "plan_case.h"
 
 namespace simhash {
@@ -156,6 +157,29 @@ TEST(MultiProbeCost, ProbingPaysOnlyAboveTheCrossover) {
   // by a bucket read per row.
   const MultiProbePlan whole(plan, BucketLayout(plan, 16), 63);
   EXPECT_FALSE(whole.cheaper_than_scan(1000000));
+}
+
+// The cost a unit over the last kSamples runs; the prior before any and
+// after a reset, and at most the prior before kTrusted.
+TEST(MeasuredCostTest, CostAUnitOverRecentRuns) {
+  MeasuredCost cost;
+  EXPECT_FALSE(cost.measured());
+  EXPECT_EQ(cost.estimate(7), 7);
+  cost.record(200, 10);
+  EXPECT_TRUE(cost.measured());
+  EXPECT_EQ(cost.estimate(7), 7) << "one run does not price above the prior";
+  EXPECT_EQ(cost.estimate(30), 20);
+  cost.record(40, 10);
+  EXPECT_EQ(cost.estimate(7), 12) << "the runs' total over their units, trusted";
+  for (std::size_t i = 0; i < MeasuredCost::kSamples; ++i) {
+    cost.record(3, 1);
+  }
+  EXPECT_EQ(cost.estimate(7), 3) << "the oldest runs are forgotten";
+  cost.record(3 + 20 * MeasuredCost::kSamples, 1);
+  EXPECT_EQ(cost.estimate(7), 3 + 20) << "a slow run weighs as its cost";
+  cost.reset();
+  EXPECT_FALSE(cost.measured());
+  EXPECT_EQ(cost.estimate(7), 7);
 }
 
 // radius_holding against the Hamming-ball sizes it scales by, computed here

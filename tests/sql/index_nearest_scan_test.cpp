@@ -10,7 +10,8 @@
 // The codes a connection caches between queries (keyed by the database's
 // data version) against commits of another connection and of its own, in
 // rollback-journal and WAL mode, and writes inside its own transactions,
-// which the codes serve until the transaction writes a bucket.
+// which the codes serve until the transaction writes a bucket; the rows
+// within a radius through all of it too.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -109,9 +110,23 @@ class NearestScan : public ::testing::Test {
     return out;
   }
 
-  // Both forms against brute force, for counts and bounds.
+  // Both forms against brute force, for counts and bounds; and the rows
+  // within radii above k (which the cached codes answer too, where their
+  // loop is priced below the search or scan).
   void expect_brute_force(TestDatabase& db, const std::string& when) {
     for (const std::int64_t query : queries()) {
+      for (const int radius : {5, 12, 20}) {
+        const std::string within = std::to_string(radius);
+        EXPECT_EQ(rows_of(db.handle(),
+                          "SELECT rowid, distance FROM near WHERE query = ?1 AND radius = " +
+                              within + " ORDER BY distance, rowid",
+                          query),
+                  rows_of(db.handle(),
+                          "SELECT id, hamming(fp, ?1) AS d FROM plain WHERE hamming(fp, ?1) <= " +
+                              within + " ORDER BY d, id",
+                          query))
+            << when << ": radius " << radius;
+      }
       for (const int n : {1, 40}) {
         const std::string count = std::to_string(n);
         const std::vector<std::string> expected = rows_of(
