@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -146,9 +145,21 @@ class IndexStorage {
   // MultiProbePlan::unmeasured_cached_row_cost. The loop's cost a row is
   // what the model got most wrong: it grows a few times once the keys no
   // longer stay in the caches between two queries, and which of the two is
-  // cheaper depends on that. Wall-clock times: what the query waits for.
+  // cheaper depends on that. Times are this thread's CPU time
+  // (util/thread_clock.h).
   double search_price(const MultiProbePlan& plan, std::int64_t rows) const;
   double cached_scan_price(std::int64_t rows) const;
+  // Whether the n nearest over `rows` rows should grow their radius above k
+  // rather than go to the pass at once: unless the pass reads the cached
+  // codes and the recent growths (from their first search above k to their
+  // answer, time_growth) took at least the loop's price. A growth whose
+  // first search falls short pays the pass too, or more searches, so the
+  // searches' prices alone (multi_probe_beats_packed_scan) undercount it
+  // where the rows cluster. Untimed, the growth runs.
+  bool growth_beats_cached_scan(std::int64_t rows);
+  // Records a growth above k that began at `start` (thread_cpu_nanoseconds)
+  // and has its answer.
+  void time_growth(double start);
   // The most rows whose codes packed_nearest caches (16 bytes a row: 512 MiB).
   static constexpr std::size_t kMaxCachedCodes = std::size_t{1} << 25;
   // Forgets the cached codes (a rollback; they would be checked anyway).
@@ -276,8 +287,18 @@ class IndexStorage {
   // paid for themselves); false, with `out` untouched, where not.
   bool search_cached_codes(std::uint64_t query, const MultiProbePlan& plan, std::int64_t rows,
                            std::vector<IndexHit>& out);
-  // Records a loop over codes_ that began at `start` (cached_row_cost_).
-  void time_cached_loop(std::chrono::steady_clock::time_point start);
+  // Whether a query whose plan passed over the loop over codes_ (loaded
+  // and current) for what costs `instead` should run it anyway: every
+  // kLoopRetrialPeriod-th such query, while the loop is priced within
+  // kLoopRetrialReach of `instead`. A cost priced above its alternative is
+  // not run, so not timed, again: its last times (the first loops after a
+  // load run slower, while the fresh keys settle in the caches; other work
+  // may have been running) would price it for good. Re-timed now and then,
+  // at a bounded cost, where it may yet win; a loop far dearer is left.
+  bool loop_retrial_due(double instead, std::int64_t rows);
+  // Records a loop over codes_ that began at `start` (cached_row_cost_;
+  // thread_cpu_nanoseconds, as every time measured here).
+  void time_cached_loop(double start);
 
   sqlite3* db_;
   std::string schema_;
@@ -311,8 +332,12 @@ class IndexStorage {
   // for the choice to matter, and the clock's own cost would count.
   MeasuredCost search_cost_ratio_;
   MeasuredCost cached_row_cost_;
+  MeasuredCost growth_cost_;  // a growth's time (growth_beats_cached_scan)
   double cached_rows_timed_ = 0;
-  bool codes_fresh_ = false;  // codes_ loaded, no loop over them run yet
+  bool codes_fresh_ = false;             // codes_ loaded, no loop over them run yet
+  std::uint32_t loops_passed_over_ = 0;  // since the last retrial
+  static constexpr std::uint32_t kLoopRetrialPeriod = 128;
+  static constexpr double kLoopRetrialReach = 1.5;
   static constexpr double kTimedSearchCost = 50000;
   static constexpr std::size_t kTimedLoopRows = std::size_t{1} << 16;
   // This transaction merged changes into the buckets or rebuilt them (and a

@@ -5,7 +5,6 @@
 #include "ext/index/index_storage.h"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <span>
 #include <type_traits>
@@ -16,6 +15,7 @@
 #include "ext/index/index_storage_internal.h"
 #include "fingerprint/hamming.h"
 #include "index/nearest_scan.h"
+#include "util/thread_clock.h"
 
 namespace simhash::sql {
 
@@ -90,20 +90,24 @@ bool IndexStorage::search_cached_codes(std::uint64_t query, const MultiProbePlan
                              ? search_price(plan, rows)
                              : MultiProbePlan::kScanCostPerRow * static_cast<double>(rows);
   const double saving = instead - cached_scan_price(rows);
-  if (saving <= 0 || !codes_serve(*version, [&](std::int64_t) { return saving; })) {
+  if (saving <= 0) {
+    // The loop is passed over: now and then it runs anyway, to be timed.
+    if (codes_version_ != version || !codes_loaded_ || !loop_retrial_due(instead, rows)) {
+      return false;
+    }
+  } else if (!codes_serve(*version, [&](std::int64_t) { return saving; })) {
     return false;
   }
   const std::size_t first = out.size();
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_cpu_nanoseconds();
   codes_.within(plan_, query, plan.radius(), out);
   time_cached_loop(start);
   pending_.apply_to(query, plan.radius(), out, first);
   return true;
 }
 
-void IndexStorage::time_cached_loop(std::chrono::steady_clock::time_point start) {
-  const double elapsed =
-      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+void IndexStorage::time_cached_loop(double start) {
+  const double elapsed = thread_cpu_nanoseconds() - start;
   const auto rows = static_cast<double>(codes_.size());
   // The first loop after a load pays for the load's fresh memory, not what
   // the later loops cost.
@@ -125,8 +129,17 @@ double IndexStorage::cached_scan_price(std::int64_t rows) const {
   const auto n = static_cast<double>(rows);
   const bool comparable =
       cached_row_cost_.measured() && n <= 2 * cached_rows_timed_ && 2 * n >= cached_rows_timed_;
-  return n *
-         (comparable ? cached_row_cost_.estimate(0) : MultiProbePlan::unmeasured_cached_row_cost());
+  const double unmeasured = MultiProbePlan::unmeasured_cached_row_cost();
+  return n * (comparable ? cached_row_cost_.estimate(unmeasured) : unmeasured);
+}
+
+bool IndexStorage::loop_retrial_due(double instead, std::int64_t rows) {
+  if (cached_scan_price(rows) > kLoopRetrialReach * instead ||
+      ++loops_passed_over_ < kLoopRetrialPeriod) {
+    return false;
+  }
+  loops_passed_over_ = 0;
+  return true;
 }
 
 std::optional<std::int64_t> IndexStorage::planning_rows() {
@@ -144,7 +157,7 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
     return;
   }
   const std::size_t first = out.size();
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_cpu_nanoseconds();
   // The parts follow the bucket bits: a reload makes them anew.
   std::optional<MultiProbePlan> reloaded;
   bool first_try = true;
@@ -157,9 +170,7 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
   });
   pending_.apply_to(query, plan.radius(), out, first);
   if (const double model = plan.search_cost(rows); model >= kTimedSearchCost) {
-    const std::chrono::duration<double, std::nano> elapsed =
-        std::chrono::steady_clock::now() - start;
-    search_cost_ratio_.record(elapsed.count(), model);
+    search_cost_ratio_.record(thread_cpu_nanoseconds() - start, model);
   }
 }
 
@@ -192,6 +203,23 @@ bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std
     }
   }
   return true;
+}
+
+bool IndexStorage::growth_beats_cached_scan(std::int64_t rows) {
+  const std::optional<unsigned> version = codes_version_now();
+  if (!pass_reads_cached_codes(version, rows)) {
+    return true;
+  }
+  const double growth = growth_cost_.estimate(0);
+  if (growth >= cached_scan_price(rows)) {
+    return false;
+  }
+  // The loop is passed over: now and then it runs anyway, to be timed.
+  return !(codes_version_ == version && codes_loaded_ && loop_retrial_due(growth, rows));
+}
+
+void IndexStorage::time_growth(double start) {
+  growth_cost_.record(thread_cpu_nanoseconds() - start, 1);
 }
 
 double IndexStorage::nearest_pass_cost(std::int64_t rows) {
@@ -517,7 +545,7 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
   const std::optional<unsigned> version = codes_version_now();
   if (version && codes_serve(*version, [&](std::int64_t rows) { return packed_scan_cost(rows); })) {
     const PendingNearest changes(pending_, query, count, bound);
-    const auto start = std::chrono::steady_clock::now();
+    const double start = thread_cpu_nanoseconds();
     codes_.nearest(plan_, query, changes.capacity(), bound, out);
     time_cached_loop(start);
     changes.finish(out, 0);

@@ -16,6 +16,7 @@
 #include "ext/common/virtual_table.h"
 #include "ext/index/index_storage.h"
 #include "ext/index/index_vtab_internal.h"
+#include "util/thread_clock.h"
 
 namespace simhash::sql::index_vtab {
 
@@ -44,8 +45,12 @@ void step_scan(IndexCursor* cursor, sqlite3* db) {
 // first `wanted` of them are the answer (any nearer row is within r too).
 // So the radius grows from k (Multi-Index Hashing's kNN), up to the bound,
 // while a search is cheaper than scanning the packed buckets of one copy;
-// past that, one pass over them keeps the nearest. Any sequence of radii
-// ending in that pass is exact: the choice of radii is only about cost.
+// past that, one pass over them keeps the nearest. Where that pass reads
+// the cached codes, the growth above k starts only while the growths timed
+// before cost less than the pass (IndexStorage::growth_beats_cached_scan):
+// each search is priced alone, yet one that falls short is paid on top of
+// the pass after it. Any sequence of radii ending in that pass is exact:
+// the choice of radii is only about cost.
 void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t wanted, int bound,
                   IndexCursor& cursor) {
   const std::size_t count = wanted > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(wanted);
@@ -111,6 +116,8 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
     }
     return std::min(bound, std::max(radius + 1, next));
   };
+  // When the first search above k began (the growth's time, to its answer).
+  std::optional<double> growth_start;
   for (int radius = first; radius <= bound; radius = next_radius(radius, cursor.hits.size())) {
     cursor.hits.clear();
     if (radius == first && first == storage.plan().k()) {
@@ -123,6 +130,12 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
         break;
       }
       const MultiProbePlan& plan = plan_at(radius == uniform ? jump : step, radius);
+      if (!growth_start) {
+        if (!storage.growth_beats_cached_scan(*rows)) {
+          break;
+        }
+        growth_start = thread_cpu_nanoseconds();
+      }
       if (!storage.multi_probe_beats_packed_scan(plan, *rows)) {
         break;
       }
@@ -135,12 +148,18 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
       if (cursor.hits.size() > count) {
         cursor.hits.resize(count);
       }
+      if (growth_start) {
+        storage.time_growth(*growth_start);
+      }
       return;
     }
   }
   cursor.radius = bound;
   storage.packed_nearest(query, count, bound, cursor.hits);
   cursor.hits_charge.set(cursor.hits.capacity() * sizeof(IndexHit));
+  if (growth_start) {
+    storage.time_growth(*growth_start);
+  }
 }
 
 // The count of `nearest = value`: an integer >= 0 (an integral REAL such as
