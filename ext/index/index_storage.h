@@ -296,8 +296,10 @@ class IndexStorage {
   // may have been running) would price it for good. Re-timed now and then,
   // at a bounded cost, where it may yet win; a loop far dearer is left.
   bool loop_retrial_due(double instead, std::int64_t rows);
-  // Records a loop over codes_ that began at `start` (cached_row_cost_;
-  // thread_cpu_nanoseconds, as every time measured here).
+  // The clock before a loop over codes_ (thread_cpu_nanoseconds, as every
+  // time measured here; not read where the loop is left untimed), and the
+  // record of that loop after it (cached_row_cost_).
+  double cached_loop_start() const;
   void time_cached_loop(double start);
 
   sqlite3* db_;

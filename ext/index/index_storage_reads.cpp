@@ -99,21 +99,25 @@ bool IndexStorage::search_cached_codes(std::uint64_t query, const MultiProbePlan
     return false;
   }
   const std::size_t first = out.size();
-  const double start = thread_cpu_nanoseconds();
+  const double start = cached_loop_start();
   codes_.within(plan_, query, plan.radius(), out);
   time_cached_loop(start);
   pending_.apply_to(query, plan.radius(), out, first);
   return true;
 }
 
+double IndexStorage::cached_loop_start() const {
+  return codes_.size() < kTimedLoopRows ? 0 : thread_cpu_nanoseconds();
+}
+
 void IndexStorage::time_cached_loop(double start) {
-  const double elapsed = thread_cpu_nanoseconds() - start;
-  const auto rows = static_cast<double>(codes_.size());
   // The first loop after a load pays for the load's fresh memory, not what
   // the later loops cost.
   if (std::exchange(codes_fresh_, false) || codes_.size() < kTimedLoopRows) {
     return;
   }
+  const double elapsed = thread_cpu_nanoseconds() - start;
+  const auto rows = static_cast<double>(codes_.size());
   if (rows > 2 * cached_rows_timed_ || 2 * rows < cached_rows_timed_) {
     cached_row_cost_.reset();  // timed over a table of another size
   }
@@ -157,7 +161,9 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
     return;
   }
   const std::size_t first = out.size();
-  const double start = thread_cpu_nanoseconds();
+  const double model = plan.search_cost(rows);
+  const bool timed = model >= kTimedSearchCost;
+  const double start = timed ? thread_cpu_nanoseconds() : 0;
   // The parts follow the bucket bits: a reload makes them anew.
   std::optional<MultiProbePlan> reloaded;
   bool first_try = true;
@@ -169,7 +175,7 @@ void IndexStorage::search_above_k(std::uint64_t query, const MultiProbePlan& pla
     return multi_probe_with_layout(query, reloaded ? *reloaded : plan, out);
   });
   pending_.apply_to(query, plan.radius(), out, first);
-  if (const double model = plan.search_cost(rows); model >= kTimedSearchCost) {
+  if (timed) {
     search_cost_ratio_.record(thread_cpu_nanoseconds() - start, model);
   }
 }
@@ -545,7 +551,7 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
   const std::optional<unsigned> version = codes_version_now();
   if (version && codes_serve(*version, [&](std::int64_t rows) { return packed_scan_cost(rows); })) {
     const PendingNearest changes(pending_, query, count, bound);
-    const double start = thread_cpu_nanoseconds();
+    const double start = cached_loop_start();
     codes_.nearest(plan_, query, changes.capacity(), bound, out);
     time_cached_loop(start);
     changes.finish(out, 0);
