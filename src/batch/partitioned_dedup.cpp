@@ -212,7 +212,7 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   const std::vector<Joined> joined = place_rows(offers, node_count, check);
   node_of_ = {};
   node_charge_.release();
-  std::vector<DedupRow> result = rows_of_groups(joined);
+  std::vector<DedupRow> result = rows_of_groups(joined, check);
   if (counts != nullptr) {
     *counts = counted;
   }
@@ -318,7 +318,7 @@ std::vector<PartitionedDedup::Joined> PartitionedDedup::place_rows(OfferRuns& of
                                                                    std::uint32_t node_count,
                                                                    const CheckPoint& check) const {
   const std::size_t rows = ids_.size();
-  LeaderRule rule(node_count);
+  LeaderRule rule(node_count, check);
   std::vector<Joined> joined(rows);
   std::uint32_t next = 0;
   const auto place_before = [&](std::uint64_t end) {
@@ -341,20 +341,25 @@ std::vector<PartitionedDedup::Joined> PartitionedDedup::place_rows(OfferRuns& of
 }
 
 // The rows of groups of two or more, in visit order.
-std::vector<DedupRow> PartitionedDedup::rows_of_groups(const std::vector<Joined>& joined) const {
+std::vector<DedupRow> PartitionedDedup::rows_of_groups(const std::vector<Joined>& joined,
+                                                       const CheckPoint& check) const {
   const std::size_t rows = ids_.size();
-  std::vector<std::uint32_t> group_size(rows, 0);
-  for (const Joined& row : joined) {
-    ++group_size[row.leader];
+  std::vector<std::uint32_t> group_size;
+  fill_with_checks(group_size, rows, std::uint32_t{0}, check);
+  for (std::size_t i = 0; i < rows; ++i) {
+    ++group_size[joined[i].leader];
+    check_after_every(i, kRowsBetweenChecks, check);
   }
   std::size_t in_groups = 0;
-  for (const Joined& row : joined) {
-    in_groups += group_size[row.leader] >= 2 ? 1 : 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    in_groups += group_size[joined[i].leader] >= 2 ? 1 : 0;
+    check_after_every(i, kRowsBetweenChecks, check);
   }
   const MemoryCharge result_charge(in_groups * sizeof(DedupRow));
   std::vector<DedupRow> result;
   result.reserve(in_groups);
   for (std::uint32_t position = 0; position < rows; ++position) {
+    check_after_every(position, kRowsBetweenChecks, check);
     const Joined& row = joined[position];
     if (group_size[row.leader] >= 2) {
       result.push_back(DedupRow{

@@ -132,8 +132,10 @@ class PartitionedDedup {
   // Every row placed by the leader rule, in visit order.
   std::vector<Joined> place_rows(OfferRuns& offers, std::uint32_t node_count,
                                  const CheckPoint& check) const;
-  // The rows of groups of two or more, in visit order.
-  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
+  // The rows of groups of two or more, in visit order; `check` between
+  // pieces of rows.
+  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined,
+                                       const CheckPoint& check) const;
 
   SpillFile features_{"the rows' spill file"};
   // Each charged as it grows (chunked_array.h).
