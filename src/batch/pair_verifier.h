@@ -74,11 +74,11 @@ class alignas(64) PairVerifier {
   // walked): the check comes after so many steps of any kind, so no loop
   // that only walks runs unchecked however long it is.
   void count_steps(std::size_t steps) { add_work(steps); }
-  // Counts a slot of a posting index (prefix_filter.h) looked at or written
-  // to, with `postings` of its postings walked: each slot is a cache miss,
-  // as dear as merging a few dozen features, and each posting a step.
-  void count_slot(std::size_t postings) { add_work(kStepsPerSlot + postings); }
-  static constexpr std::size_t kStepsPerSlot = 32;
+  // A cache miss as steps: as dear as merging a few dozen features.
+  static constexpr std::size_t kStepsPerMiss = 32;
+  // Counts a slot of a posting index (prefix_filter.h) looked at, with
+  // `postings` of its postings walked: the slot a miss, each posting a step.
+  void count_slot(std::size_t postings) { add_work(kStepsPerMiss + postings); }
 
   // Counts what verify(a, b) counts, without the merge: for a pair another
   // verifier found `linked` or not, so that the counts are those of one

@@ -173,7 +173,9 @@ class VerifiedDedup::ThresholdJoin {
   }
   // The node of `entry`'s first row, unless the radius rules out its pair
   // with `node`.
-  std::optional<std::uint32_t> node_in_reach(std::uint32_t node, std::uint32_t entry) const;
+  // `verifier` counts the work.
+  std::optional<std::uint32_t> node_in_reach(PairVerifier& verifier, std::uint32_t node,
+                                             std::uint32_t entry) const;
   // `verifier`'s verdict on `node` and `entry` (the similarity when they
   // link), uncounted as a candidate; with `uncounted`, not in its counts at
   // all (its work between checks only).
@@ -596,7 +598,10 @@ void VerifiedDedup::ThresholdJoin::end_block() {
 }
 
 std::optional<std::uint32_t> VerifiedDedup::ThresholdJoin::node_in_reach(
-    std::uint32_t node, std::uint32_t entry) const {
+    PairVerifier& verifier, std::uint32_t node, std::uint32_t entry) const {
+  // The entry's first row, its node and that node's features (or
+  // fingerprint) are read from anywhere in their tables.
+  verifier.count_steps(PairVerifier::kStepsPerMiss);
   const std::uint32_t other_node = node_of_[first_rows_[entry]];
   if (radius_ &&
       hamming_distance(nodes_.fingerprint_of(node), nodes_.fingerprint_of(other_node)) > *radius_) {
@@ -608,7 +613,7 @@ std::optional<std::uint32_t> VerifiedDedup::ThresholdJoin::node_in_reach(
 std::optional<double> VerifiedDedup::ThresholdJoin::verify(PairVerifier& verifier,
                                                            std::uint32_t node, std::uint32_t entry,
                                                            bool uncounted) const {
-  const std::optional<std::uint32_t> other_node = node_in_reach(node, entry);
+  const std::optional<std::uint32_t> other_node = node_in_reach(verifier, node, entry);
   if (!other_node) {
     return std::nullopt;
   }
@@ -626,7 +631,7 @@ std::optional<double> VerifiedDedup::ThresholdJoin::link(Worker& worker, std::ui
 void VerifiedDedup::ThresholdJoin::count_verified(Worker& worker, std::uint32_t node,
                                                   std::uint32_t entry, bool linked) const {
   worker.verifier.count_candidate();
-  if (const std::optional<std::uint32_t> other_node = node_in_reach(node, entry)) {
+  if (const std::optional<std::uint32_t> other_node = node_in_reach(worker.verifier, node, entry)) {
     worker.verifier.count_verified_elsewhere(nodes_.features_of(node),
                                              nodes_.features_of(*other_node), linked);
   }
