@@ -32,7 +32,7 @@
 #include <optional>
 #include <vector>
 
-#include "batch/spill_file.h"
+#include "batch/spilled_rows.h"
 #include "batch/verified_dedup.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
@@ -80,9 +80,9 @@ class PartitionedDedup {
   // 17: joining" (and the join's other phases), "grouping".
   void set_progress(ProgressHook progress) { progress_ = std::move(progress); }
 
-  std::size_t row_count() const { return ids_.size(); }
+  std::size_t row_count() const { return rows_.size(); }
   // The bytes a run over the rows added so far needs at least.
-  std::uint64_t least_budget() const { return ids_.size() * kBytesPerRow + kLeastWorkingBytes; }
+  std::uint64_t least_budget() const { return rows_.size() * kBytesPerRow + kLeastWorkingBytes; }
 
   // The groups of VerifiedDedup::groups_by_threshold_join(threshold, check,
   // nullptr, radius, threads) over the same rows, holding at most `budget`
@@ -118,8 +118,6 @@ class PartitionedDedup {
     double similarity;
   };
 
-  // Reads the features of the row at `position` into `features` (weights 1).
-  void read_features(std::uint32_t position, FeatureVector& features);
   // The steps of groups(), in order. node_of_ for every row, node numbers
   // in the order of first rows; returns the number of nodes.
   std::uint32_t find_nodes(const CheckPoint& check);
@@ -137,14 +135,9 @@ class PartitionedDedup {
   std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined,
                                        const CheckPoint& check) const;
 
-  SpillFile features_{"the rows' spill file"};
-  // Each charged as it grows (chunked_array.h).
-  ChunkedArray<std::int64_t> ids_;
-  ChunkedArray<std::uint64_t> fingerprints_;
-  ChunkedArray<std::uint64_t> offsets_;
-  ChunkedArray<std::uint32_t> sizes_;
-  ChunkedArray<std::uint64_t> keys_;
-  MemoryCharge node_charge_;  // node_of_ (memory_budget.h)
+  SpilledRows rows_{{"simhash: a row to dedup has no features", "simhash: too many rows to dedup"}};
+  ChunkedArray<std::uint64_t> keys_;  // charged as it grows (chunked_array.h)
+  MemoryCharge node_charge_;          // node_of_ (memory_budget.h)
   std::vector<std::uint32_t> node_of_;
   ProgressHook progress_;
 };
