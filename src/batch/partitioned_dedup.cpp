@@ -30,6 +30,11 @@ constexpr std::size_t kLeastBufferOffers = std::size_t{1} << 12;
 constexpr std::size_t kOffersBetweenChecks = std::size_t{1} << 16;
 // Rows compared for identity between two checks.
 constexpr std::size_t kRowsBetweenChecks = std::size_t{1} << 14;
+// Chunks whose parts are counted between two checks (each up to as many
+// parts as there are chunks).
+constexpr std::size_t kChunksBetweenChecks = 64;
+// What the plan holds a chunk: the chunk and its cost.
+constexpr std::size_t kBytesPerChunk = sizeof(SizeChunk) + sizeof(std::uint64_t);
 
 // Sorts `order` by `less` as std::sort would (the orders here are total),
 // calling `check` between pieces: runs of kSortRun sorted, then merged
@@ -206,9 +211,11 @@ void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t no
                      std::vector<std::uint32_t>(node_count, 0)};
   for (std::uint32_t position = rows; position-- > 0;) {
     node_rows.first[node_of_[position]] = position;
+    check_after_every(position, kRowsBetweenChecks, check);
   }
   for (std::uint32_t position = 0; position < rows; ++position) {
     node_rows.last[node_of_[position]] = position;
+    check_after_every(position, kRowsBetweenChecks, check);
   }
   // The nodes in the size order, with their sizes and costs there.
   const std::vector<std::uint32_t> order = sorted_numbers(
@@ -223,10 +230,22 @@ void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t no
   for (std::uint32_t i = 0; i < node_count; ++i) {
     sizes[i] = rows_.size_of(node_rows.first[order[i]]);
     costs[i] = kPartBytesPerNode + std::uint64_t{sizes[i]} * kPartBytesPerFeature;
+    check_after_every(i, kRowsBetweenChecks, check);
   }
-  const SizeParts plan = plan_size_parts(sizes, costs, settings.share, settings.threshold);
+  // The chunks, and the parts listed a chunk at a time as they run
+  // (size_parts.h), never all at once: small parts over many nodes make
+  // chunks times windows of them.
+  const SizeChunks plan = plan_size_chunks(sizes, costs, settings.share);
+  const MemoryCharge plan_charge(plan.chunks.size() * kBytesPerChunk);
+  const auto parts_of = [&](std::size_t chunk) {
+    return size_parts_of_chunk(sizes, plan, chunk, settings.share, settings.threshold);
+  };
   counted.chunks = plan.chunks.size();
-  counted.parts = plan.parts.size();
+  counted.parts = 0;
+  for (std::size_t chunk = 0; chunk < plan.chunks.size(); ++chunk) {
+    counted.parts += parts_of(chunk).size();
+    check_after_every(chunk, kChunksBetweenChecks, check);
+  }
 
   FeatureVector features;
   const auto add_chunk = [&](SimilarPairs& join, std::size_t chunk, bool as_new) {
@@ -241,13 +260,11 @@ void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t no
       }
     }
   };
-  const std::string of_parts = " of " + std::to_string(plan.parts.size()) + ": ";
-  for (std::size_t index = 0; index < plan.parts.size(); ++index) {
-    const SizePart& part = plan.parts[index];
+  // A part's nodes read back and joined, its pairs written as offers.
+  const auto join_part = [&](const SizePart& part, const std::string& prefix) {
     if (check) {
       check();
     }
-    const std::string prefix = "part " + std::to_string(index + 1) + of_parts;
     report_progress(progress_, prefix + "reading", 0, 0);
     SimilarPairs join;
     if (progress_) {
@@ -266,6 +283,13 @@ void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t no
                      ? join.pairs(settings.threshold, check, nullptr, settings.threads)
                      : join.pairs_between(settings.threshold, check, nullptr, settings.threads),
                  settings.radius, node_rows, offers, counted);
+  };
+  const std::string of_parts = " of " + std::to_string(counted.parts) + ": ";
+  std::size_t index = 0;
+  for (std::size_t chunk = 0; chunk < plan.chunks.size(); ++chunk) {
+    for (const SizePart& part : parts_of(chunk)) {
+      join_part(part, "part " + std::to_string(++index) + of_parts);
+    }
   }
 }
 

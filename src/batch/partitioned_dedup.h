@@ -21,7 +21,8 @@
 //    groups are the same.
 //
 // Memory: kBytesPerRow a row while the parts run (40 in the last pass, and
-// 20 a node); a part at most the budget's share
+// 20 a node), 24 bytes a chunk (the parts are listed a chunk at a time,
+// never all); a part at most the budget's share
 // (kPartBytesPerNode a node and kPartBytesPerFeature a feature), plus the
 // pairs one part finds (32 bytes each) while they are written out; the
 // offers' buffer. The disk: 8 bytes a feature, 16 a verified pair twice.
