@@ -284,11 +284,15 @@ void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t no
                      : join.pairs_between(settings.threshold, check, nullptr, settings.threads),
                  settings.radius, node_rows, offers, counted);
   };
+
   const std::string of_parts = " of " + std::to_string(counted.parts) + ": ";
   std::size_t index = 0;
   for (std::size_t chunk = 0; chunk < plan.chunks.size(); ++chunk) {
     for (const SizePart& part : parts_of(chunk)) {
-      join_part(part, "part " + std::to_string(++index) + of_parts);
+      const std::string prefix = "part " + std::to_string(++index) + of_parts;
+      join_part(part, prefix);
+      report_progress(progress_, prefix + "merging", 0, 0);
+      offers.compact(check);
     }
   }
 }
@@ -330,13 +334,15 @@ std::vector<PartitionedDedup::Joined> PartitionedDedup::place_rows(OfferRuns& of
     }
   };
   std::size_t offers_read = 0;
-  offers.read([&](const SpilledOffer& offer) {
-    check_after_every(offers_read++, kOffersBetweenChecks, check);
-    place_before(std::uint64_t{offer.from} + 1);
-    if (joined[offer.from].leader == offer.from) {
-      rule.offer(offer.to, offer.from, LeaderRule::kNone, -offer.similarity);
-    }
-  });
+  offers.read(
+      [&](const SpilledOffer& offer) {
+        check_after_every(offers_read++, kOffersBetweenChecks, check);
+        place_before(std::uint64_t{offer.from} + 1);
+        if (joined[offer.from].leader == offer.from) {
+          rule.offer(offer.to, offer.from, LeaderRule::kNone, -offer.similarity);
+        }
+      },
+      check);
   place_before(rows);
   return joined;
 }

@@ -25,7 +25,9 @@
 // never all); a part at most the budget's share
 // (kPartBytesPerNode a node and kPartBytesPerFeature a feature), plus the
 // pairs one part finds (32 bytes each) while they are written out; the
-// offers' buffer. The disk: 8 bytes a feature, 16 a verified pair twice.
+// offers' buffer, and as much for the merges of its runs between parts
+// (offer_runs.h), when no part is held. The disk: 8 bytes a feature, 16 a
+// verified pair twice (twice that while a level of runs is merged).
 #pragma once
 
 #include <cstddef>
