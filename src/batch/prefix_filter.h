@@ -261,7 +261,8 @@ class PostingIndex {
   // first slot it is met under), in the order met (slot by slot, newest
   // first within a slot). `marks` is the caller's own (one per thread) and
   // is left clear. After each slot, on_walked(postings) says how many of
-  // its postings were looked at: a probe of common slots walks many that
+  // its postings were looked at (or skipped past, once past the budget
+  // below): a probe of common slots walks many that
   // no entry comes of, work the caller counts between its checks (if
   // on_walked throws, `marks` is left as it is, for no later probe).
   template <typename OnEntry, typename OnWalked>
