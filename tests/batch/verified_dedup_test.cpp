@@ -441,18 +441,17 @@ TEST(VerifiedDedup, ThresholdJoinChecksWhileItWalksPostingsThatMakeNoCandidate) 
     }
     dedup.add(static_cast<std::int64_t>(row), random(), vector_of(weights));
   }
-  std::size_t checks = 0;
+  std::uint64_t checks = 0;
   DedupCounts counts;
-  EXPECT_TRUE(dedup
-                  .groups_by_threshold_join(
-                      0.5, [&] { ++checks; }, &counts)
-                  .empty());
+  const CheckPoint count_checks = [&] { ++checks; };
+  EXPECT_TRUE(dedup.groups_by_threshold_join(0.5, count_checks, &counts).empty());
   EXPECT_EQ(counts.checked, 0U);
   // Each row walks its prefix's common slots under every row made before
-  // its block (at least 15/16 of those before it): counted at half that,
-  // the postings walked are still twice a check a block.
-  const std::size_t common_in_prefix = SlotRanking::prefix_length(kSize, 0.5) - kOwn;
-  const std::size_t walked = common_in_prefix * rows * rows / 2 * 15 / 16;
+  // its block (at least 15/16 of those before it). Counted at half that,
+  // the postings walked still need about twice the checks the join makes
+  // between its blocks.
+  const std::uint64_t common_in_prefix = SlotRanking::prefix_length(kSize, 0.5) - kOwn;
+  const std::uint64_t walked = common_in_prefix * rows * rows / 2 * 15 / 16;
   EXPECT_GE(checks, walked / 2 / PairVerifier::kStepsBetweenChecks)
       << "over " << walked << " postings walked";
 }
