@@ -26,7 +26,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "batch/dedup_candidates.h"
@@ -44,6 +43,7 @@
 #include "ext/functions/extractor_cache.h"
 #include "ext/registration.h"
 #include "fingerprint/simhash_options.h"
+#include "util/charged_id_set.h"
 
 namespace simhash::sql {
 namespace {
@@ -156,7 +156,7 @@ class DedupCursor : public RowsCursor<DedupRow> {
   MemoryCharge rows_charge_;            // rows, against the heap limit (memory_budget.h)
   // Rows whose text has no fingerprint (no word under simhash()'s defaults),
   // kept with radius NULL: their distance is NULL.
-  std::unordered_set<std::int64_t> without_fingerprint_;
+  ChargedIdSet without_fingerprint_;
 };
 
 void DedupCursor::filter(std::span<sqlite3_value* const> arguments) {

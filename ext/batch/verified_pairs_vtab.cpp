@@ -21,7 +21,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "batch/partitioned_pairs.h"
@@ -36,6 +35,7 @@
 #include "ext/common/threshold_argument.h"
 #include "ext/functions/extractor_cache.h"
 #include "ext/registration.h"
+#include "util/charged_id_set.h"
 
 namespace simhash::sql {
 namespace {
@@ -103,7 +103,7 @@ class PairsCursor : public TableFunctionCursor {
   sqlite3_int64 rowid_ = 0;
   // Ids of rows whose text has no fingerprint (no word under simhash()'s
   // defaults): [0] of the new rows' query, [1] of the (kept rows') query.
-  std::array<std::unordered_set<std::int64_t>, 2> without_fingerprint_;
+  std::array<ChargedIdSet, 2> without_fingerprint_;
 };
 
 std::pair<SimhashOptions, std::optional<std::uint64_t>> PairsCursor::read_arguments(
@@ -179,7 +179,9 @@ void PairsCursor::filter(std::span<sqlite3_value* const> arguments) {
   current_ = nullptr;
   position_ = 0;
   rowid_ = 0;
-  without_fingerprint_ = {};
+  for (ChargedIdSet& ids : without_fingerprint_) {
+    ids.clear();
+  }
   for (int query = 0; query < function.query_count; ++query) {
     sqlite3_value* value = arguments[static_cast<std::size_t>(query)];
     if (value == nullptr) {

@@ -23,8 +23,9 @@ first row of each group is the one kept, as in simhash_dedup. How it runs:
    reads its chunks' texts from the source files into a scratch database
    of its own and runs simhash_verified_pairs (one chunk) or
    simhash_verified_pairs_between (two) there: every pair at the
-   threshold, exactly. Each pair comes back as two positions, a distance
-   and a similarity.
+   threshold, exactly, within the task's memory budget when one is given
+   (the join in parts, spilling to the worker's TMPDIR). Each pair comes
+   back as two positions, a distance and a similarity.
 3. The caller runs the leader rule over the pairs in visit order: a row
    joins the most similar row kept before it (ties: the earliest), or is
    kept itself. Rows with identical texts link at similarity 1, so they
@@ -37,7 +38,7 @@ module at `extension`). docs/dask.md says more.
 import os
 import sqlite3
 import tempfile
-from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 __all__ = ["Source", "dedup", "plan_parts"]
 
@@ -104,24 +105,42 @@ def _read_chunk(scratch: sqlite3.Connection, table: str, sources: Sequence[Sourc
             conn.close()
 
 
+def _task_budget(memory: Union[int, str, None]) -> Optional[int]:
+    """The memory argument of a task's join: `memory` bytes as given, or for
+    "worker" half the running Dask worker's memory limit over its threads
+    (the other half for the pairs the task returns, SQLite's cache and
+    Python); None where the worker has no limit."""
+    if memory != "worker":
+        return memory
+    from distributed import get_worker
+
+    worker = get_worker()
+    limit = getattr(getattr(worker, "memory_manager", None), "memory_limit", None)
+    if not limit:
+        return None
+    threads = getattr(getattr(worker, "state", None), "nthreads", None) or worker.nthreads or 1
+    return max(1, int(limit) // (2 * threads))
+
+
 def _join_part(sources: Sequence[Source], first: Sequence[Tuple[int, int, int]],
                second: Optional[Sequence[Tuple[int, int, int]]], threshold: float,
-               options: Optional[str], threads: Optional[int],
+               options: Optional[str], threads: Optional[int], memory: Union[int, str, None],
                extension: Optional[str]) -> List[Tuple[int, int, Optional[int], float]]:
     """Every pair at the threshold within `first`, or between `first` and `second`."""
+    budget = _task_budget(memory)
     with tempfile.TemporaryDirectory(prefix="simhash-part-") as directory:
         scratch = _connect(os.path.join(directory, "part.db"), extension)
         try:
             _read_chunk(scratch, "first", sources, first, extension)
             if second is None:
                 sql = "SELECT a, b, distance, similarity FROM simhash_verified_pairs(" \
-                      "'SELECT position, body FROM first', ?, ?, ?)"
+                      "'SELECT position, body FROM first', ?, ?, ?, ?)"
             else:
                 _read_chunk(scratch, "second", sources, second, extension)
                 sql = "SELECT a, b, distance, similarity FROM simhash_verified_pairs_between(" \
                       "'SELECT position, body FROM first', 'SELECT position, body FROM second', " \
-                      "?, ?, ?)"
-            return scratch.execute(sql, (threshold, options, threads)).fetchall()
+                      "?, ?, ?, ?)"
+            return scratch.execute(sql, (threshold, options, threads, budget)).fetchall()
         finally:
             scratch.close()
 
@@ -164,15 +183,19 @@ def _leader_rows(count: int, without: Sequence[bool],
 
 def dedup(client, sources: Sequence[Source], threshold: float = 0.8,
           options: Optional[str] = None, chunk_rows: int = 200000,
-          threads: Optional[int] = None, extension: Optional[str] = None):
+          threads: Optional[int] = None, extension: Optional[str] = None,
+          memory: Union[int, str, None] = None):
     """The rows of groups of two or more over `sources`, in visit order, as
     (source, id, kept source, kept id, distance, similarity) tuples.
 
     `client` is a dask.distributed Client; `options` and `threads` are
     simhash_verified_pairs' (None: its defaults); `chunk_rows` the rows of a
     chunk (a part holds one or two chunks' texts and features); `extension`
-    the module's path on the workers (None: this package's own). Ids must be
-    distinct within each source, as simhash_dedup asks.
+    the module's path on the workers (None: this package's own); `memory`
+    the bytes a task's join may hold, simhash_verified_pairs' memory
+    argument (None: its default; "worker": half each worker's memory limit
+    over its threads). Ids must be distinct within each source, as
+    simhash_dedup asks.
     """
     sources = [Source(*source) for source in sources]
     listed = client.gather([client.submit(_list_rows, source, extension, pure=False)
@@ -188,7 +211,7 @@ def dedup(client, sources: Sequence[Source], threshold: float = 0.8,
               for start in range(0, len(order), chunk_rows)]
     scattered = client.scatter(chunks) if chunks else []
     futures = [client.submit(_join_part, sources, scattered[a], None if a == b else scattered[b],
-                             threshold, options, threads, extension, pure=False)
+                             threshold, options, threads, memory, extension, pure=False)
                for a, b in plan_parts(len(order), chunk_rows)] if chunks else []
     pairs = [pair for part in client.gather(futures) for pair in part]
     return [(order[position][0], order[position][1], order[kept][0], order[kept][1], distance,

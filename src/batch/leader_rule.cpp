@@ -4,8 +4,10 @@
 
 namespace simhash {
 
-LeaderRule::LeaderRule(std::size_t node_count)
-    : node_leader_(node_count, kNone), best_(node_count) {}
+LeaderRule::LeaderRule(std::size_t node_count, const CheckPoint& check) {
+  fill_with_checks(node_leader_, node_count, kNone, check);
+  fill_with_checks(best_, node_count, Offer{}, check);
+}
 
 LeaderRule::Place LeaderRule::place(std::uint32_t position, std::uint32_t node) {
   if (node_leader_[node] != kNone) {

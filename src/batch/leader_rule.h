@@ -20,6 +20,8 @@
 #include <limits>
 #include <vector>
 
+#include "util/check_point.h"
+
 namespace simhash {
 
 class LeaderRule {
@@ -34,7 +36,9 @@ class LeaderRule {
     double rank;           // the offer's rank (smaller is nearer; 0 without an offer)
   };
 
-  explicit LeaderRule(std::size_t node_count);
+  // `check` (check_point.h) between pieces of its tables' first fill:
+  // millions of nodes are hundreds of MB of fresh pages.
+  explicit LeaderRule(std::size_t node_count, const CheckPoint& check = {});
 
   // What the rule holds per node, for callers that charge it
   // (memory_budget.h).

@@ -7,7 +7,7 @@
 namespace simhash {
 
 OfferRuns::OfferRuns(std::size_t buffer_offers)
-    : runs_(buffer_offers, 0, "the verified pairs' spill file") {}
+    : runs_(buffer_offers, buffer_offers / kLeastReadOffers, "the verified pairs' spill file") {}
 
 void OfferRuns::add(const SpilledOffer& offer) {
   if (read_) {
@@ -16,12 +16,13 @@ void OfferRuns::add(const SpilledOffer& offer) {
   runs_.add(offer);
 }
 
-void OfferRuns::read(const std::function<void(const SpilledOffer&)>& on_offer) {
+void OfferRuns::read(const std::function<void(const SpilledOffer&)>& on_offer,
+                     const CheckPoint& check) {
   if (read_) {
     throw std::logic_error("simhash: the offers were read already");
   }
   read_ = true;
-  runs_.start_reading({});
+  runs_.start_reading(check);
   while (const SpilledOffer* offer = runs_.next()) {
     on_offer(*offer);
   }

@@ -36,6 +36,12 @@ struct DedupCounts {
 // step), and so is whatever holds one (a thread's state in an array).
 class alignas(64) PairVerifier {
  public:
+  // Steps between two checks: a step (a candidate met, a feature merged, a
+  // posting walked: a compare and a branch the predictor often misses, or
+  // a bit looked up in a table) costs a few fingerprint comparisons, so a
+  // quarter of their count, about 10 ms.
+  static constexpr std::size_t kStepsBetweenChecks = kComparisonsBetweenChecks / 4;
+
   // `weighted`: the rows carry weights (weighted Jaccard), else set Jaccard
   // with its early stop. `check` (not owned; none on threads other than the
   // caller's, which alone may call it) runs between pieces of work.
@@ -54,6 +60,26 @@ class alignas(64) PairVerifier {
     return may_reach(a, b, threshold_) ? similarity_if_reached(a, b) : std::nullopt;
   }
 
+  // verify(a, b) counted as work between checks but not in counts(): for
+  // a pair verified ahead of the point where it counts (count_verified_elsewhere
+  // counts it there).
+  std::optional<double> verify_uncounted(FeatureView a, FeatureView b) {
+    const DedupCounts kept = counts_;
+    const std::optional<double> similarity = verify(a, b);
+    counts_ = kept;
+    return similarity;
+  }
+
+  // Counts `steps` of other work between checks (pairs written, a list
+  // walked): the check comes after so many steps of any kind, so no loop
+  // that only walks runs unchecked however long it is.
+  void count_steps(std::size_t steps) { add_work(steps); }
+  // A cache miss as steps: as dear as merging a few dozen features.
+  static constexpr std::size_t kStepsPerMiss = 32;
+  // Counts a slot of a posting index (prefix_filter.h) looked at, with
+  // `postings` of its postings walked: the slot a miss, each posting a step.
+  void count_slot(std::size_t postings) { add_work(kStepsPerMiss + postings); }
+
   // Counts what verify(a, b) counts, without the merge: for a pair another
   // verifier found `linked` or not, so that the counts are those of one
   // verifier doing all the work.
@@ -68,11 +94,6 @@ class alignas(64) PairVerifier {
   const DedupCounts& counts() const { return counts_; }
 
  private:
-  // Steps between two checks: a step (a candidate met, a feature merged: a
-  // compare and a branch the predictor often misses) costs a few
-  // fingerprint comparisons, so a quarter of their count, about 10 ms.
-  static constexpr std::size_t kStepsBetweenChecks = kComparisonsBetweenChecks / 4;
-
   // The merge, for a pair the size bound let through.
   std::optional<double> similarity_if_reached(FeatureView a, FeatureView b);
   // Called per candidate: the count inline, the check out of line.

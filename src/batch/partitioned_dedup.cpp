@@ -30,6 +30,11 @@ constexpr std::size_t kLeastBufferOffers = std::size_t{1} << 12;
 constexpr std::size_t kOffersBetweenChecks = std::size_t{1} << 16;
 // Rows compared for identity between two checks.
 constexpr std::size_t kRowsBetweenChecks = std::size_t{1} << 14;
+// Chunks whose parts are counted between two checks (each up to as many
+// parts as there are chunks).
+constexpr std::size_t kChunksBetweenChecks = 64;
+// What the plan holds a chunk: the chunk and its cost.
+constexpr std::size_t kBytesPerChunk = sizeof(SizeChunk) + sizeof(std::uint64_t);
 
 // Sorts `order` by `less` as std::sort would (the orders here are total),
 // calling `check` between pieces: runs of kSortRun sorted, then merged
@@ -83,22 +88,7 @@ std::vector<std::uint32_t> sorted_numbers(std::size_t count, Less less, const Ch
 
 void PartitionedDedup::add(std::int64_t id, std::uint64_t fingerprint, FeatureView features,
                            std::uint64_t key_hash) {
-  if (features.hashes.empty()) {
-    throw std::invalid_argument("simhash: a row to dedup has no features");
-  }
-  if (!features.weights.empty() && std::any_of(features.weights.begin(), features.weights.end(),
-                                               [](double weight) { return weight != 1.0; })) {
-    throw std::invalid_argument("simhash: the threshold join needs binary weights");
-  }
-  if (ids_.size() >= std::numeric_limits<std::uint32_t>::max() - 1 ||
-      features.hashes.size() > std::numeric_limits<std::uint32_t>::max()) {
-    throw std::length_error("simhash: too many rows to dedup");
-  }
-  offsets_.push_back(
-      features_.append(features.hashes.data(), features.hashes.size() * sizeof(std::uint64_t)));
-  sizes_.push_back(static_cast<std::uint32_t>(features.hashes.size()));
-  ids_.push_back(id);
-  fingerprints_.push_back(fingerprint);
+  rows_.add(id, fingerprint, features);
   keys_.push_back(key_hash);
 }
 
@@ -107,26 +97,18 @@ void PartitionedDedup::add(std::int64_t id, std::uint64_t fingerprint,
   add(id, fingerprint, FeatureView(features), FeatureRows::key_of(fingerprint, features).hash);
 }
 
-void PartitionedDedup::read_features(std::uint32_t position, FeatureVector& features) {
-  features.hashes.resize(sizes_[position]);
-  features.weights.clear();
-  features_.read(offsets_[position], features.hashes.data(),
-                 features.hashes.size() * sizeof(std::uint64_t));
-  features.sum_of_weights = static_cast<double>(features.hashes.size());
-  features.sum_of_squares = features.sum_of_weights;
-}
-
 // Rows ordered by (size, key, position): identical rows are next to each
 // other, among rows whose keys collide. Each run of one key keeps the
 // features of its distinct rows so far (almost always one).
 std::uint32_t PartitionedDedup::find_nodes(const CheckPoint& check) {
-  const std::size_t rows = ids_.size();
+  const std::size_t rows = rows_.size();
   node_charge_.grow_to(rows * sizeof(std::uint32_t));
   const MemoryCharge order_charge(rows * sizeof(std::uint32_t));
   const std::vector<std::uint32_t> order = sorted_numbers(
       rows,
       [&](std::uint32_t a, std::uint32_t b) {
-        return std::tie(sizes_[a], keys_[a], a) < std::tie(sizes_[b], keys_[b], b);
+        return std::tuple(rows_.size_of(a), keys_[a], a) <
+               std::tuple(rows_.size_of(b), keys_[b], b);
       },
       check);
   node_of_.assign(rows, 0);  // first the first row of each row's node
@@ -138,7 +120,7 @@ std::uint32_t PartitionedDedup::find_nodes(const CheckPoint& check) {
   FeatureVector features;
   for (std::size_t begin = 0; begin < rows;) {
     std::size_t end = begin + 1;
-    while (end < rows && sizes_[order[end]] == sizes_[order[begin]] &&
+    while (end < rows && rows_.size_of(order[end]) == rows_.size_of(order[begin]) &&
            keys_[order[end]] == keys_[order[begin]]) {
       ++end;
     }
@@ -148,9 +130,9 @@ std::uint32_t PartitionedDedup::find_nodes(const CheckPoint& check) {
       variants.clear();
       for (std::size_t i = begin; i < end; ++i) {
         const std::uint32_t position = order[i];
-        read_features(position, features);
+        rows_.read(position, features);
         const auto same = std::find_if(variants.begin(), variants.end(), [&](const Variant& v) {
-          return fingerprints_[v.first] == fingerprints_[position] &&
+          return rows_.fingerprint(v.first) == rows_.fingerprint(position) &&
                  v.features.hashes == features.hashes;
         });
         if (same != variants.end()) {
@@ -182,7 +164,7 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   if (radius && *radius < 0) {
     throw std::invalid_argument("simhash: radius must be at least 0");
   }
-  const std::size_t rows = ids_.size();
+  const std::size_t rows = rows_.size();
   PartitionCounts counted;
   report_progress(progress_, "finding identical rows", 0, rows);
   const std::uint32_t node_count = find_nodes(check);
@@ -203,8 +185,7 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   counted.offer_runs = offers.run_count() > 1 ? offers.run_count() : 0;
 
   // The features are read no more.
-  offsets_ = ChunkedArray<std::uint64_t>();
-  sizes_ = ChunkedArray<std::uint32_t>();
+  rows_.forget_features();
   report_progress(progress_, "grouping", 0, rows);
   // The rule and where each row went, and the group sizes rows_of_groups counts.
   const MemoryCharge pass_charge(std::size_t{node_count} * LeaderRule::kBytesPerNode +
@@ -212,7 +193,7 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
   const std::vector<Joined> joined = place_rows(offers, node_count, check);
   node_of_ = {};
   node_charge_.release();
-  std::vector<DedupRow> result = rows_of_groups(joined);
+  std::vector<DedupRow> result = rows_of_groups(joined, check);
   if (counts != nullptr) {
     *counts = counted;
   }
@@ -224,53 +205,66 @@ std::vector<DedupRow> PartitionedDedup::groups(double threshold, std::uint64_t b
 void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t node_count,
                                   const CheckPoint& check, OfferRuns& offers,
                                   PartitionCounts& counted) {
-  const std::size_t rows = ids_.size();
+  const std::size_t rows = rows_.size();
   const MemoryCharge nodes_charge(std::size_t{node_count} * kBytesPerNode);
   NodeRows node_rows{std::vector<std::uint32_t>(node_count, 0),
                      std::vector<std::uint32_t>(node_count, 0)};
   for (std::uint32_t position = rows; position-- > 0;) {
     node_rows.first[node_of_[position]] = position;
+    check_after_every(position, kRowsBetweenChecks, check);
   }
   for (std::uint32_t position = 0; position < rows; ++position) {
     node_rows.last[node_of_[position]] = position;
+    check_after_every(position, kRowsBetweenChecks, check);
   }
   // The nodes in the size order, with their sizes and costs there.
   const std::vector<std::uint32_t> order = sorted_numbers(
       node_count,
       [&](std::uint32_t a, std::uint32_t b) {
-        return std::tie(sizes_[node_rows.first[a]], a) < std::tie(sizes_[node_rows.first[b]], b);
+        return std::tuple(rows_.size_of(node_rows.first[a]), a) <
+               std::tuple(rows_.size_of(node_rows.first[b]), b);
       },
       check);
   std::vector<std::uint32_t> sizes(node_count);
   std::vector<std::uint64_t> costs(node_count);
   for (std::uint32_t i = 0; i < node_count; ++i) {
-    sizes[i] = sizes_[node_rows.first[order[i]]];
+    sizes[i] = rows_.size_of(node_rows.first[order[i]]);
     costs[i] = kPartBytesPerNode + std::uint64_t{sizes[i]} * kPartBytesPerFeature;
+    check_after_every(i, kRowsBetweenChecks, check);
   }
-  const SizeParts plan = plan_size_parts(sizes, costs, settings.share, settings.threshold);
+  // The chunks, and the parts listed a chunk at a time as they run
+  // (size_parts.h), never all at once: small parts over many nodes make
+  // chunks times windows of them.
+  const SizeChunks plan = plan_size_chunks(sizes, costs, settings.share);
+  const MemoryCharge plan_charge(plan.chunks.size() * kBytesPerChunk);
+  const auto parts_of = [&](std::size_t chunk) {
+    return size_parts_of_chunk(sizes, plan, chunk, settings.share, settings.threshold);
+  };
   counted.chunks = plan.chunks.size();
-  counted.parts = plan.parts.size();
+  counted.parts = 0;
+  for (std::size_t chunk = 0; chunk < plan.chunks.size(); ++chunk) {
+    counted.parts += parts_of(chunk).size();
+    check_after_every(chunk, kChunksBetweenChecks, check);
+  }
 
   FeatureVector features;
   const auto add_chunk = [&](SimilarPairs& join, std::size_t chunk, bool as_new) {
     for (std::size_t i = plan.chunks[chunk].begin; i < plan.chunks[chunk].end; ++i) {
       check_after_every(i, kRowsBetweenChecks, check);
       const std::uint32_t position = node_rows.first[order[i]];
-      read_features(position, features);
+      rows_.read(position, features);
       if (as_new) {
-        join.add_new(position, fingerprints_[position], features);
+        join.add_new(position, rows_.fingerprint(position), features);
       } else {
-        join.add(position, fingerprints_[position], features);
+        join.add(position, rows_.fingerprint(position), features);
       }
     }
   };
-  const std::string of_parts = " of " + std::to_string(plan.parts.size()) + ": ";
-  for (std::size_t index = 0; index < plan.parts.size(); ++index) {
-    const SizePart& part = plan.parts[index];
+  // A part's nodes read back and joined, its pairs written as offers.
+  const auto join_part = [&](const SizePart& part, const std::string& prefix) {
     if (check) {
       check();
     }
-    const std::string prefix = "part " + std::to_string(index + 1) + of_parts;
     report_progress(progress_, prefix + "reading", 0, 0);
     SimilarPairs join;
     if (progress_) {
@@ -289,6 +283,17 @@ void PartitionedDedup::join_parts(const PartSettings& settings, std::uint32_t no
                      ? join.pairs(settings.threshold, check, nullptr, settings.threads)
                      : join.pairs_between(settings.threshold, check, nullptr, settings.threads),
                  settings.radius, node_rows, offers, counted);
+  };
+
+  const std::string of_parts = " of " + std::to_string(counted.parts) + ": ";
+  std::size_t index = 0;
+  for (std::size_t chunk = 0; chunk < plan.chunks.size(); ++chunk) {
+    for (const SizePart& part : parts_of(chunk)) {
+      const std::string prefix = "part " + std::to_string(++index) + of_parts;
+      join_part(part, prefix);
+      report_progress(progress_, prefix + "merging", 0, 0);
+      offers.compact(check);
+    }
   }
 }
 
@@ -317,8 +322,8 @@ void PartitionedDedup::write_offers(const std::vector<SimilarPair>& pairs,
 std::vector<PartitionedDedup::Joined> PartitionedDedup::place_rows(OfferRuns& offers,
                                                                    std::uint32_t node_count,
                                                                    const CheckPoint& check) const {
-  const std::size_t rows = ids_.size();
-  LeaderRule rule(node_count);
+  const std::size_t rows = rows_.size();
+  LeaderRule rule(node_count, check);
   std::vector<Joined> joined(rows);
   std::uint32_t next = 0;
   const auto place_before = [&](std::uint64_t end) {
@@ -329,37 +334,45 @@ std::vector<PartitionedDedup::Joined> PartitionedDedup::place_rows(OfferRuns& of
     }
   };
   std::size_t offers_read = 0;
-  offers.read([&](const SpilledOffer& offer) {
-    check_after_every(offers_read++, kOffersBetweenChecks, check);
-    place_before(std::uint64_t{offer.from} + 1);
-    if (joined[offer.from].leader == offer.from) {
-      rule.offer(offer.to, offer.from, LeaderRule::kNone, -offer.similarity);
-    }
-  });
+  offers.read(
+      [&](const SpilledOffer& offer) {
+        check_after_every(offers_read++, kOffersBetweenChecks, check);
+        place_before(std::uint64_t{offer.from} + 1);
+        if (joined[offer.from].leader == offer.from) {
+          rule.offer(offer.to, offer.from, LeaderRule::kNone, -offer.similarity);
+        }
+      },
+      check);
   place_before(rows);
   return joined;
 }
 
 // The rows of groups of two or more, in visit order.
-std::vector<DedupRow> PartitionedDedup::rows_of_groups(const std::vector<Joined>& joined) const {
-  const std::size_t rows = ids_.size();
-  std::vector<std::uint32_t> group_size(rows, 0);
-  for (const Joined& row : joined) {
-    ++group_size[row.leader];
+std::vector<DedupRow> PartitionedDedup::rows_of_groups(const std::vector<Joined>& joined,
+                                                       const CheckPoint& check) const {
+  const std::size_t rows = rows_.size();
+  std::vector<std::uint32_t> group_size;
+  fill_with_checks(group_size, rows, std::uint32_t{0}, check);
+  for (std::size_t i = 0; i < rows; ++i) {
+    ++group_size[joined[i].leader];
+    check_after_every(i, kRowsBetweenChecks, check);
   }
   std::size_t in_groups = 0;
-  for (const Joined& row : joined) {
-    in_groups += group_size[row.leader] >= 2 ? 1 : 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    in_groups += group_size[joined[i].leader] >= 2 ? 1 : 0;
+    check_after_every(i, kRowsBetweenChecks, check);
   }
   const MemoryCharge result_charge(in_groups * sizeof(DedupRow));
   std::vector<DedupRow> result;
   result.reserve(in_groups);
   for (std::uint32_t position = 0; position < rows; ++position) {
+    check_after_every(position, kRowsBetweenChecks, check);
     const Joined& row = joined[position];
     if (group_size[row.leader] >= 2) {
-      result.push_back(DedupRow{
-          ids_[position], ids_[row.leader],
-          hamming_distance(fingerprints_[position], fingerprints_[row.leader]), row.similarity});
+      result.push_back(
+          DedupRow{rows_.id(position), rows_.id(row.leader),
+                   hamming_distance(rows_.fingerprint(position), rows_.fingerprint(row.leader)),
+                   row.similarity});
     }
   }
   return result;

@@ -21,10 +21,13 @@
 //    groups are the same.
 //
 // Memory: kBytesPerRow a row while the parts run (40 in the last pass, and
-// 20 a node); a part at most the budget's share
+// 20 a node), 24 bytes a chunk (the parts are listed a chunk at a time,
+// never all); a part at most the budget's share
 // (kPartBytesPerNode a node and kPartBytesPerFeature a feature), plus the
 // pairs one part finds (32 bytes each) while they are written out; the
-// offers' buffer. The disk: 8 bytes a feature, 16 a verified pair twice.
+// offers' buffer, and as much for the merges of its runs between parts
+// (offer_runs.h), when no part is held. The disk: 8 bytes a feature, 16 a
+// verified pair twice (twice that while a level of runs is merged).
 #pragma once
 
 #include <cstddef>
@@ -32,7 +35,7 @@
 #include <optional>
 #include <vector>
 
-#include "batch/spill_file.h"
+#include "batch/spilled_rows.h"
 #include "batch/verified_dedup.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
@@ -80,9 +83,9 @@ class PartitionedDedup {
   // 17: joining" (and the join's other phases), "grouping".
   void set_progress(ProgressHook progress) { progress_ = std::move(progress); }
 
-  std::size_t row_count() const { return ids_.size(); }
+  std::size_t row_count() const { return rows_.size(); }
   // The bytes a run over the rows added so far needs at least.
-  std::uint64_t least_budget() const { return ids_.size() * kBytesPerRow + kLeastWorkingBytes; }
+  std::uint64_t least_budget() const { return rows_.size() * kBytesPerRow + kLeastWorkingBytes; }
 
   // The groups of VerifiedDedup::groups_by_threshold_join(threshold, check,
   // nullptr, radius, threads) over the same rows, holding at most `budget`
@@ -118,8 +121,6 @@ class PartitionedDedup {
     double similarity;
   };
 
-  // Reads the features of the row at `position` into `features` (weights 1).
-  void read_features(std::uint32_t position, FeatureVector& features);
   // The steps of groups(), in order. node_of_ for every row, node numbers
   // in the order of first rows; returns the number of nodes.
   std::uint32_t find_nodes(const CheckPoint& check);
@@ -132,17 +133,14 @@ class PartitionedDedup {
   // Every row placed by the leader rule, in visit order.
   std::vector<Joined> place_rows(OfferRuns& offers, std::uint32_t node_count,
                                  const CheckPoint& check) const;
-  // The rows of groups of two or more, in visit order.
-  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
+  // The rows of groups of two or more, in visit order; `check` between
+  // pieces of rows.
+  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined,
+                                       const CheckPoint& check) const;
 
-  SpillFile features_{"the rows' spill file"};
-  // Each charged as it grows (chunked_array.h).
-  ChunkedArray<std::int64_t> ids_;
-  ChunkedArray<std::uint64_t> fingerprints_;
-  ChunkedArray<std::uint64_t> offsets_;
-  ChunkedArray<std::uint32_t> sizes_;
-  ChunkedArray<std::uint64_t> keys_;
-  MemoryCharge node_charge_;  // node_of_ (memory_budget.h)
+  SpilledRows rows_{{"simhash: a row to dedup has no features", "simhash: too many rows to dedup"}};
+  ChunkedArray<std::uint64_t> keys_;  // charged as it grows (chunked_array.h)
+  MemoryCharge node_charge_;          // node_of_ (memory_budget.h)
   std::vector<std::uint32_t> node_of_;
   ProgressHook progress_;
 };

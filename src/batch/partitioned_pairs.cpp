@@ -74,22 +74,7 @@ void PartitionedPairs::add_row(std::int64_t id, std::uint64_t fingerprint, Featu
   if (pairs_) {
     throw std::logic_error("simhash: a row added after the rows were finished");
   }
-  if (features.hashes.empty()) {
-    throw std::invalid_argument("simhash: a row to compare has no features");
-  }
-  if (!features.weights.empty() && std::any_of(features.weights.begin(), features.weights.end(),
-                                               [](double weight) { return weight != 1.0; })) {
-    throw std::invalid_argument("simhash: the threshold join needs binary weights");
-  }
-  if (ids_.size() >= std::numeric_limits<std::uint32_t>::max() - 1 ||
-      features.hashes.size() > std::numeric_limits<std::uint32_t>::max()) {
-    throw std::length_error("simhash: too many distinct rows to compare");
-  }
-  offsets_.push_back(
-      features_.append(features.hashes.data(), features.hashes.size() * sizeof(std::uint64_t)));
-  sizes_.push_back(static_cast<std::uint32_t>(features.hashes.size()));
-  ids_.push_back(id);
-  fingerprints_.push_back(fingerprint);
+  rows_.add(id, fingerprint, features);
   fresh_.push_back(fresh ? 1 : 0);
 }
 
@@ -99,15 +84,6 @@ void PartitionedPairs::add(std::int64_t id, std::uint64_t fingerprint, FeatureVi
 
 void PartitionedPairs::add_new(std::int64_t id, std::uint64_t fingerprint, FeatureView features) {
   add_row(id, fingerprint, features, true);
-}
-
-void PartitionedPairs::read_features(std::uint32_t position, FeatureVector& features) {
-  features.hashes.resize(sizes_[position]);
-  features.weights.clear();
-  features_.read(offsets_[position], features.hashes.data(),
-                 features.hashes.size() * sizeof(std::uint64_t));
-  features.sum_of_weights = static_cast<double>(features.hashes.size());
-  features.sum_of_squares = features.sum_of_weights;
 }
 
 struct PartitionedPairs::Plan {
@@ -141,17 +117,17 @@ struct PartitionedPairs::Plan {
 // all at once: small parts over many rows make chunks times windows of them.
 PartitionedPairs::Plan PartitionedPairs::plan_parts(double threshold, std::uint64_t share,
                                                     const CheckPoint& check) {
-  const std::size_t rows = ids_.size();
+  const std::size_t rows = rows_.size();
   Plan plan;
   plan.share = share;
   plan.threshold = threshold;
-  plan.order = order_by_size(sizes_, check, plan.charge);
+  plan.order = order_by_size(rows_.sizes(), check, plan.charge);
   {
     const MemoryCharge costs_charge(rows * sizeof(std::uint64_t));
     plan.sizes.resize(rows);
     std::vector<std::uint64_t> costs(rows);
     for (std::size_t i = 0; i < rows; ++i) {
-      plan.sizes[i] = sizes_[plan.order[i]];
+      plan.sizes[i] = rows_.size_of(plan.order[i]);
       costs[i] = SimilarPairs::kBytesPerNode +
                  std::uint64_t{plan.sizes[i]} * SimilarPairs::kBytesPerFeature;
       check_after_every(i, kRowsBetweenChecks, check);
@@ -171,19 +147,6 @@ PartitionedPairs::Plan PartitionedPairs::plan_parts(double threshold, std::uint6
   return plan;
 }
 
-void PartitionedPairs::lay_out_in_order(const std::vector<std::uint32_t>& order,
-                                        const CheckPoint& check) {
-  SpillFile ordered("the rows' spill file");
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::uint32_t position = order[i];
-    read_features(position, features_read_);
-    offsets_[position] = ordered.append(features_read_.hashes.data(),
-                                        features_read_.hashes.size() * sizeof(std::uint64_t));
-    check_after_every(i, kRowsBetweenChecks, check);
-  }
-  features_ = std::move(ordered);
-}
-
 void PartitionedPairs::add_side(SimilarPairs& join, const Plan& plan, Side side, bool as_new,
                                 const CheckPoint& check) {
   for (std::size_t chunk = side.first; chunk < side.end; ++chunk) {
@@ -194,11 +157,11 @@ void PartitionedPairs::add_side(SimilarPairs& join, const Plan& plan, Side side,
           (side.take == Take::kKept && fresh_[position] != 0)) {
         continue;
       }
-      read_features(position, features_read_);
+      rows_.read(position, features_read_);
       if (as_new) {
-        join.add_new(ids_[position], fingerprints_[position], features_read_);
+        join.add_new(rows_.id(position), rows_.fingerprint(position), features_read_);
       } else {
-        join.add(ids_[position], fingerprints_[position], features_read_);
+        join.add(rows_.id(position), rows_.fingerprint(position), features_read_);
       }
     }
   }
@@ -249,7 +212,7 @@ std::uint64_t PartitionedPairs::run(bool between, double threshold, std::uint64_
   // What is left of the budget beside the rows: a half for a part, an
   // eighth for the runs' buffer (and as much for the merges between parts,
   // when no part is held), an eighth for the threads' batches of pairs.
-  const std::uint64_t fixed = ids_.size() * kBytesPerRow;
+  const std::uint64_t fixed = rows_.size() * kBytesPerRow;
   const std::uint64_t left = budget > fixed ? budget - fixed : 0;
   const std::uint64_t share =
       part_budget.value_or(std::max<std::uint64_t>(left / 2, kLeastWorkingBytes));
@@ -264,7 +227,9 @@ std::uint64_t PartitionedPairs::run(bool between, double threshold, std::uint64_
                  "the verified pairs' spill file");
 
   const Plan plan = plan_parts(threshold, share, check);
-  lay_out_in_order(plan.order, check);
+  // The features in size order, so that each part reads a run of the file
+  // front to back (once, where each part would seek).
+  rows_.lay_out_in_order(plan.order, check);
   PairPartitionCounts counted;
   counted.chunks = plan.chunks.chunks.size();
   counted.parts = plan.part_count;

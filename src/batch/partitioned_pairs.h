@@ -43,7 +43,7 @@
 
 #include "batch/similar_pairs.h"
 #include "batch/sorted_runs.h"
-#include "batch/spill_file.h"
+#include "batch/spilled_rows.h"
 #include "fingerprint/feature_similarity.h"
 #include "util/check_point.h"
 #include "util/chunked_array.h"
@@ -84,9 +84,9 @@ class PartitionedPairs {
   // join's own phases after the same prefix, "merging" between parts.
   void set_progress(ProgressHook progress) { progress_ = std::move(progress); }
 
-  std::size_t row_count() const { return ids_.size(); }
+  std::size_t row_count() const { return rows_.size(); }
   // The bytes a run over the rows added so far needs at least.
-  std::uint64_t least_budget() const { return ids_.size() * kBytesPerRow + kLeastWorkingBytes; }
+  std::uint64_t least_budget() const { return rows_.size() * kBytesPerRow + kLeastWorkingBytes; }
 
   // Finds the pairs of SimilarPairs::pairs(threshold) over the rows added
   // with add() (`between`: pairs_between(), the rows added with add_new()
@@ -132,12 +132,7 @@ class PartitionedPairs {
   };
 
   void add_row(std::int64_t id, std::uint64_t fingerprint, FeatureView features, bool fresh);
-  // Reads the features of the row at `position` into `features` (weights 1).
-  void read_features(std::uint32_t position, FeatureVector& features);
   Plan plan_parts(double threshold, std::uint64_t share, const CheckPoint& check);
-  // The features written again in size order, so that each part reads a
-  // run of the file front to back (once, where each part would seek).
-  void lay_out_in_order(const std::vector<std::uint32_t>& order, const CheckPoint& check);
   // The rows `side` takes, added to `join` (as new rows with `as_new`).
   void add_side(SimilarPairs& join, const Plan& plan, Side side, bool as_new,
                 const CheckPoint& check);
@@ -147,13 +142,9 @@ class PartitionedPairs {
   void join(const Plan& plan, Side probes, Side kept, bool one_set, const JoinSettings& settings,
             const std::string& prefix, const CheckPoint& check, PairPartitionCounts& counted);
 
-  SpillFile features_{"the rows' spill file"};
-  // Each charged as it grows (chunked_array.h).
-  ChunkedArray<std::int64_t> ids_;
-  ChunkedArray<std::uint64_t> fingerprints_;
-  ChunkedArray<std::uint64_t> offsets_;
-  ChunkedArray<std::uint32_t> sizes_;
-  ChunkedArray<std::uint8_t> fresh_;  // 1: a new row (add_new)
+  SpilledRows rows_{
+      {"simhash: a row to compare has no features", "simhash: too many distinct rows to compare"}};
+  ChunkedArray<std::uint8_t> fresh_;  // 1: a new row (add_new); charged as it grows
   FeatureVector features_read_;       // the last row read back
   ProgressHook progress_;
   std::optional<PairRuns> pairs_;

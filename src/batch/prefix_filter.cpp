@@ -37,6 +37,25 @@ bool positions_allow(std::size_t size_a, std::size_t position_a, std::size_t siz
 
 // Nodes ranked or prefixed between two checks: some 60 features each.
 constexpr std::uint32_t kNodesBetweenChecks = 1U << 13;
+// Features (or postings) counted, or ranked for a prefix, between two
+// checks of the caller's thread: each count a miss in a table of millions
+// of slots, and long texts make a range of nodes many features.
+constexpr std::size_t kCountedBetweenChecks = std::size_t{1} << 17;
+
+namespace {
+
+// Calls `check` (on worker 0, the caller's thread, when given) each time
+// `done` passes `period` more steps.
+void check_within_range(unsigned worker, std::size_t& done, std::size_t steps, std::size_t period,
+                        const CheckPoint& check) {
+  done += steps;
+  if (done >= period && worker == 0 && check) {
+    done = 0;
+    check();
+  }
+}
+
+}  // namespace
 
 SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const CheckPoint& check,
                          unsigned threads) {
@@ -55,24 +74,27 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const C
   // atomic adds (a sum, whatever the threads' order) that would wrap past
   // 2^32 occurrences of one slot. Either way every row sees one order.
   for (const FeatureRows* each : rows) {
-    parallel_for(each->size(), kNodesBetweenChecks / 4, threads,
-                 [&](unsigned worker, std::size_t begin, std::size_t end) {
-                   if (worker == 0 && check) {
-                     check();  // only the caller's thread may ask the caller
-                   }
-                   for (std::size_t node = begin; node < end; ++node) {
-                     for (const std::uint64_t hash :
-                          each->features_of(static_cast<std::uint32_t>(node)).hashes) {
-                       std::uint32_t& count = occurrences_[slot_of(hash)];
-                       if (threads > 1) {
-                         std::atomic_ref<std::uint32_t>(count).fetch_add(1,
-                                                                         std::memory_order_relaxed);
-                       } else {
-                         count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;
-                       }
-                     }
-                   }
-                 });
+    parallel_for(
+        each->size(), kNodesBetweenChecks / 4, threads,
+        [&](unsigned worker, std::size_t begin, std::size_t end) {
+          if (worker == 0 && check) {
+            check();  // only the caller's thread may ask the caller
+          }
+          std::size_t counted = 0;
+          for (std::size_t node = begin; node < end; ++node) {
+            const FeatureView features = each->features_of(static_cast<std::uint32_t>(node));
+            check_within_range(worker, counted, features.hashes.size(), kCountedBetweenChecks,
+                               check);
+            for (const std::uint64_t hash : features.hashes) {
+              std::uint32_t& count = occurrences_[slot_of(hash)];
+              if (threads > 1) {
+                std::atomic_ref<std::uint32_t>(count).fetch_add(1, std::memory_order_relaxed);
+              } else {
+                count += count < std::numeric_limits<std::uint32_t>::max() ? 1 : 0;
+              }
+            }
+          }
+        });
   }
 }
 
@@ -104,6 +126,7 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
   for (std::uint32_t node = 0; node < rows.size(); ++node) {
     start_[node + 1] =
         start_[node] + SlotRanking::prefix_length(rows.features_of(node).hashes.size(), threshold);
+    check_after_every(node, kFillBetweenChecks, check);
   }
   charge_.grow_to(start_.back() * sizeof(std::uint32_t) + (rows.size() + 1) * sizeof(std::size_t));
   // Left unwritten: the loop below writes every slot of every prefix.
@@ -115,7 +138,9 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
                    check();  // only the caller's thread may ask the caller
                  }
                  std::vector<Ranked>& order = orders[worker];
+                 std::size_t ranked = 0;
                  for (std::size_t node = begin; node < end; ++node) {
+                   check_within_range(worker, ranked, order.size(), kCountedBetweenChecks, check);
                    order.clear();
                    for (const std::uint64_t hash :
                         rows.features_of(static_cast<std::uint32_t>(node)).hashes) {
@@ -145,7 +170,7 @@ PostingIndex::PostingIndex(std::size_t slot_count,
   parallel_fill(bounds_, slot_count + 1, Bounds{0, 0}, check, threads);
   // The counts per slot (in the next slot's begin): a sum, the same
   // whatever the threads' order (and below 2^32, checked above).
-  parallel_for(every_slot_to_come.size(), kFillBetweenChecks, threads,
+  parallel_for(every_slot_to_come.size(), kCountedBetweenChecks, threads,
                [&](unsigned worker, std::size_t begin, std::size_t end) {
                  if (worker == 0 && check) {
                    check();
@@ -161,6 +186,7 @@ PostingIndex::PostingIndex(std::size_t slot_count,
                });
   for (std::size_t slot = 1; slot < bounds_.size(); ++slot) {
     bounds_[slot].begin += bounds_[slot - 1].begin;
+    check_after_every(slot, kFillBetweenChecks, check);
   }
   // Every slot empty: its end at its begin, set on the threads.
   parallel_for(slot_count, kFillBetweenChecks, threads,

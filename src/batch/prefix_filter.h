@@ -260,20 +260,25 @@ class PostingIndex {
   // one of the probe's slots whose positions allow the threshold (at the
   // first slot it is met under), in the order met (slot by slot, newest
   // first within a slot). `marks` is the caller's own (one per thread) and
-  // is left clear.
-  template <typename OnEntry>
+  // is left clear. After each slot, on_walked(postings) says how many of
+  // its postings were looked at (or skipped past, once past the budget
+  // below): a probe of common slots walks many that
+  // no entry comes of, work the caller counts between its checks (if
+  // on_walked throws, `marks` is left as it is, for no later probe).
+  template <typename OnEntry, typename OnWalked>
   void for_each_entry(const Probe& probe, std::uint32_t from, std::uint32_t to, EntryMarks& marks,
-                      OnEntry&& on_entry) const {
-    for_each_entry(probe, from, to, to, 0, marks, on_entry);
+                      OnEntry&& on_entry, OnWalked&& on_walked) const {
+    for_each_entry(probe, from, to, to, 0, marks, on_entry, on_walked);
   }
   // The same, but of the entries in [cut, to) (a join's newest, which a
   // probe may meet many of) at most `budget` postings are looked at: past
   // that, none of them is reported, only those in [from, cut), and it
   // returns false. So a probe costs at most `budget` steps there, however
   // many entries share its slots.
-  template <typename OnEntry>
+  template <typename OnEntry, typename OnWalked>
   bool for_each_entry(const Probe& probe, std::uint32_t from, std::uint32_t cut, std::uint32_t to,
-                      std::size_t budget, EntryMarks& marks, OnEntry&& on_entry) const {
+                      std::size_t budget, EntryMarks& marks, OnEntry&& on_entry,
+                      OnWalked&& on_walked) const {
     bool within = true;
     const std::span<const std::uint32_t> slots = probe.slots;
     for (std::size_t position = 0; position < slots.size(); ++position) {
@@ -294,6 +299,7 @@ class PostingIndex {
       if (at > first && postings_[at - 1].entry >= to) {
         at = first_at_least(first, at, to);  // entries from `to` on, skipped at once
       }
+      const std::uint32_t walk_end = at;
       for (; at > first && postings_[at - 1].entry >= cut; --at) {
         if (!within || budget == 0) {
           within = false;
@@ -306,6 +312,7 @@ class PostingIndex {
       for (; at > first && postings_[at - 1].entry >= from; --at) {
         meet(postings_[at - 1]);
       }
+      on_walked(std::size_t{walk_end - at});
     }
     for (const std::uint32_t entry : marks.marked()) {
       if (within || entry < cut) {
@@ -318,10 +325,12 @@ class PostingIndex {
 
   // Takes out of each of `slots` (each named once) the entries numbered
   // `since` or more for which dead(entry) holds; the rest keep their order
-  // and numbers. The cost is the slots' entries since `since`; their bounds
-  // are asked for some slots ahead, as enter() does.
-  template <typename Dead>
-  void remove_since(std::span<const std::uint32_t> slots, std::uint32_t since, Dead&& dead) {
+  // and numbers. The cost is the slots' entries since `since`, told to
+  // on_walked(postings) after each slot; their bounds are asked for some
+  // slots ahead, as enter() does.
+  template <typename Dead, typename OnWalked>
+  void remove_since(std::span<const std::uint32_t> slots, std::uint32_t since, Dead&& dead,
+                    OnWalked&& on_walked) {
     constexpr std::size_t kAhead = 8;
     for (std::size_t i = 0; i < slots.size(); ++i) {
       if (i + kAhead < slots.size()) {
@@ -332,12 +341,15 @@ class PostingIndex {
       while (kept > bounds.begin && postings_[kept - 1].entry >= since) {
         --kept;  // the newest are few: no search
       }
+      const std::uint32_t newest = kept;
       for (std::uint32_t at = kept; at < bounds.end; ++at) {
         if (!dead(postings_[at].entry)) {
           postings_[kept++] = postings_[at];
         }
       }
+      const std::size_t walked = bounds.end - newest;
       bounds.end = kept;
+      on_walked(walked);
     }
   }
 

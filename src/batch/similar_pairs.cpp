@@ -161,6 +161,7 @@ void SimilarPairs::join(const Side& probes, const Side& indexed, double threshol
                       worker.charge);
     }
     worker.pairs.push_back(pair);
+    worker.verifier.count_steps(1);  // a node of many identical rows writes pairs unverified
     if (worker.pairs.size() >= batch_pairs) {
       const std::lock_guard<std::mutex> hold(sink_lock);
       hand_over(worker);
@@ -188,23 +189,26 @@ void SimilarPairs::join(const Side& probes, const Side& indexed, double threshol
           const auto prefix = one_side ? indexed_prefixes.of(probe) : probe_prefixes->of(probe);
           const auto to = one_side ? probe : static_cast<std::uint32_t>(index.size());
           const PostingIndex::Probe probed{prefix, features.hashes.size(), threshold};
-          index.for_each_entry(probed, 0, to, worker.marks, [&](std::uint32_t node) {
-            worker.verifier.count_candidate();
-            const std::optional<double> similarity =
-                worker.verifier.verify(features, indexed.nodes.features_of(node));
-            if (!similarity) {
-              return;
-            }
-            const int distance = hamming_distance(probes.nodes.fingerprint_of(probe),
-                                                  indexed.nodes.fingerprint_of(node));
-            for (const std::int64_t a : probe_ids) {
-              for (const std::int64_t b : indexed.ids_of[node]) {
-                // Between two sets a is the new row; in one, the smaller id.
-                add_pair(worker, one_side && b < a ? SimilarPair{b, a, distance, *similarity}
-                                                   : SimilarPair{a, b, distance, *similarity});
-              }
-            }
-          });
+          index.for_each_entry(
+              probed, 0, to, worker.marks,
+              [&](std::uint32_t node) {
+                worker.verifier.count_candidate();
+                const std::optional<double> similarity =
+                    worker.verifier.verify(features, indexed.nodes.features_of(node));
+                if (!similarity) {
+                  return;
+                }
+                const int distance = hamming_distance(probes.nodes.fingerprint_of(probe),
+                                                      indexed.nodes.fingerprint_of(node));
+                for (const std::int64_t a : probe_ids) {
+                  for (const std::int64_t b : indexed.ids_of[node]) {
+                    // Between two sets a is the new row; in one, the smaller id.
+                    add_pair(worker, one_side && b < a ? SimilarPair{b, a, distance, *similarity}
+                                                       : SimilarPair{a, b, distance, *similarity});
+                  }
+                }
+              },
+              [&](std::size_t postings) { worker.verifier.count_slot(postings); });
         }
       });
 

@@ -72,6 +72,13 @@ constexpr std::size_t kBlockEntryBudget = 128;
 // The dropped entries the settling's own probes may meet, a row of the
 // block, before it takes them out of the index (a pass over their slots).
 constexpr std::size_t kDroppedMetPerRow = 8;
+// Postings entered between two counts of the work (a count may check): a
+// block's prefixes are many postings where texts are long or the threshold
+// low.
+constexpr std::size_t kPostingsPerPiece = std::size_t{1} << 16;
+// A posting entered, as steps of the work between checks (pair_verifier.h):
+// its slot's bounds and line are asked for ahead, so their misses overlap.
+constexpr std::size_t kStepsPerPostingEntered = 4;
 // seen_ of a node no block has met yet.
 constexpr std::uint32_t kUnmet = std::numeric_limits<std::uint32_t>::max();
 
@@ -105,15 +112,15 @@ class VerifiedDedup::ThresholdJoin {
     std::uint32_t next_link = 0;
   };
 
-  // A thread's own verifiers, marks and notes of the block's entries.
+  // A thread's own verifier, marks and notes of the block's entries.
   struct Worker {
-    Worker(PairVerifier verifier_in, PairVerifier uncounted_in)
-        : verifier(verifier_in), uncounted(uncounted_in) {}
+    explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
 
-    PairVerifier verifier;
-    // For the block's entries it met, on several threads: verified here,
+    // Counts the thread's work, postings walked included, between the
+    // checks (on the caller's thread; the others have none). The block's
+    // entries it met, on several threads, are verified here uncounted and
     // counted when the rule takes them, as if verified then.
-    PairVerifier uncounted;
+    PairVerifier verifier;
     EntryMarks marks;
     std::vector<std::uint32_t> met;  // of the block's entries, by node
     // By index of met: whether the entry links; and the similarities of
@@ -145,7 +152,7 @@ class VerifiedDedup::ThresholdJoin {
   // The phases of a block, in the order run() calls them.
   void list_block(std::size_t block);
   void enter_block();
-  void sort_by_residue(std::uint32_t part);
+  void sort_by_residue(Worker& worker, std::uint32_t part);
   void probe_block();
   void probe(unsigned thread, BlockNode& probed);
   void settle_block(std::vector<Joined>& joined);
@@ -166,11 +173,14 @@ class VerifiedDedup::ThresholdJoin {
   }
   // The node of `entry`'s first row, unless the radius rules out its pair
   // with `node`.
-  std::optional<std::uint32_t> node_in_reach(std::uint32_t node, std::uint32_t entry) const;
+  // `verifier` counts the work.
+  std::optional<std::uint32_t> node_in_reach(PairVerifier& verifier, std::uint32_t node,
+                                             std::uint32_t entry) const;
   // `verifier`'s verdict on `node` and `entry` (the similarity when they
-  // link), uncounted as a candidate.
-  std::optional<double> verify(PairVerifier& verifier, std::uint32_t node,
-                               std::uint32_t entry) const;
+  // link), uncounted as a candidate; with `uncounted`, not in its counts at
+  // all (its work between checks only).
+  std::optional<double> verify(PairVerifier& verifier, std::uint32_t node, std::uint32_t entry,
+                               bool uncounted = false) const;
   // The same, counted by `worker` (a candidate, and what the verification counts).
   std::optional<double> link(Worker& worker, std::uint32_t node, std::uint32_t entry) const;
   // Counts what link() counts for a pair another verifier found linked or not.
@@ -184,11 +194,14 @@ class VerifiedDedup::ThresholdJoin {
   void offer_verified_entry(std::uint32_t node, std::uint32_t entry,
                             std::optional<double> similarity);
 
-  // Takes the dropped entries out of the slots marked in `visited` (each
-  // slot once), and clears it.
-  void take_out_of(EntryMarks& visited);
+  // Takes the dropped entries out of the slots marked in `worker`'s
+  // visited_slots (each slot once), and clears it.
+  void take_out_of(Worker& worker);
   // Takes dropped_entries_[taken_out_, ...) out of their slots.
-  void take_out(EntryMarks& visited);
+  void take_out(Worker& worker);
+  // Enters the block's entries on one thread, a piece at a time: a block's
+  // prefixes may hold millions of postings.
+  void enter_block_entries();
 
   // What the join reads.
   const FeatureRows& nodes_;
@@ -267,7 +280,7 @@ std::vector<DedupRow> VerifiedDedup::groups_by_threshold_join(double threshold,
     }
   }
   report_progress(progress_, "grouping", 0, ids_.size());
-  return rows_of_groups(joined);
+  return rows_of_groups(joined, check);
 }
 
 SlotRanking VerifiedDedup::ThresholdJoin::rank_features(const VerifiedDedup& dedup,
@@ -302,16 +315,15 @@ VerifiedDedup::ThresholdJoin::ThresholdJoin(const VerifiedDedup& dedup, double t
               (sizeof(BlockNode) +
                kBlockEntryBudget * (sizeof(std::uint32_t) + (threads > 1 ? 1 : 0))) +
           threads * ranking_.slot_count() / 8),
-      rule_(nodes_.size()),
-      seen_(nodes_.size(), kUnmet),
-      in_block_(nodes_.size(), 0),
+      rule_(nodes_.size(), check),
       team_(threads),
       chunks_(threads > 1 ? threads : 0) {
+  fill_with_checks(seen_, nodes_.size(), kUnmet, check);
+  fill_with_checks(in_block_, nodes_.size(), std::uint32_t{0}, check);
   workers_.reserve(threads);
   for (unsigned thread = 0; thread < threads; ++thread) {
     // Only the caller's thread, 0, may call the check point.
-    workers_.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr),
-                          PairVerifier(threshold, false, nullptr));
+    workers_.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
   }
 }
 
@@ -378,31 +390,34 @@ void VerifiedDedup::ThresholdJoin::enter_block() {
     if (check_) {
       check_();
     }
-    take_out(workers_[0].visited_slots);
-    entries_.enter(
-        block_entry_, block_entries_, [this](std::uint32_t entry) { return slots_of_entry(entry); },
-        [this](std::uint32_t entry) { return size_of_entry(entry); },
-        [](std::uint32_t) { return true; });
+    take_out(workers_[0]);
+    enter_block_entries();
   } else {
     team_.for_each_range(threads_, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
       if (thread == 0 && check_) {
         check_();  // only the caller's thread may ask the caller
       }
       for (auto part = static_cast<std::uint32_t>(begin); part < end; ++part) {
-        sort_by_residue(part);
+        sort_by_residue(workers_[thread], part);
       }
     });
     team_.for_each_range(threads_, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
-      EntryMarks& visited = workers_[thread].visited_slots;
+      Worker& worker = workers_[thread];
       for (std::size_t residue = begin; residue < end; ++residue) {
         for (const ResidueChunk& chunk : chunks_) {
           for (const std::uint32_t slot : chunk.dropped_slots[residue]) {
-            visited.mark(slot);
+            worker.visited_slots.mark(slot);
           }
+          worker.verifier.count_steps(chunk.dropped_slots[residue].size());
         }
-        take_out_of(visited);
+        take_out_of(worker);
         for (const ResidueChunk& chunk : chunks_) {
-          entries_.enter(chunk.postings[residue]);
+          const std::span<const PostingIndex::Entering> postings = chunk.postings[residue];
+          for (std::size_t at = 0; at < postings.size(); at += kPostingsPerPiece) {
+            const std::size_t piece = std::min(kPostingsPerPiece, postings.size() - at);
+            entries_.enter(postings.subspan(at, piece));
+            worker.verifier.count_steps(piece * kStepsPerPostingEntered);
+          }
         }
       }
     });
@@ -415,7 +430,7 @@ void VerifiedDedup::ThresholdJoin::enter_block() {
 
 // Chunk `part` of the block's entries and of the dropped entries still in
 // the index, sorted by residue into chunks_[part].
-void VerifiedDedup::ThresholdJoin::sort_by_residue(std::uint32_t part) {
+void VerifiedDedup::ThresholdJoin::sort_by_residue(Worker& worker, std::uint32_t part) {
   const auto share = [&](std::size_t from, std::size_t to, std::uint32_t nth) {
     return from + (to - from) * nth / threads_;
   };
@@ -428,6 +443,7 @@ void VerifiedDedup::ThresholdJoin::sort_by_residue(std::uint32_t part) {
                                  [&](std::uint32_t slot, PostingIndex::Posting posting) {
                                    on_slot(false, slot, posting);
                                  });
+      worker.verifier.count_steps(slots_of_entry(entry).size());
     }
     const std::size_t size = dropped_entries_.size();
     for (std::size_t i = share(taken_out_, size, part); i < share(taken_out_, size, part + 1);
@@ -435,6 +451,7 @@ void VerifiedDedup::ThresholdJoin::sort_by_residue(std::uint32_t part) {
       for (const std::uint32_t slot : slots_of_entry(dropped_entries_[i])) {
         on_slot(true, slot, PostingIndex::Posting{});
       }
+      worker.verifier.count_steps(slots_of_entry(dropped_entries_[i]).size());
     }
   };
   // Counted first, so that each list takes its size (charged) and no more.
@@ -497,13 +514,15 @@ void VerifiedDedup::ThresholdJoin::probe(unsigned thread, BlockNode& probed) {
   probed.begin = static_cast<std::uint32_t>(worker.met.size());
   const bool noted = entries_.for_each_entry(
       probe_of(node), seen_[node] == kUnmet ? 0 : seen_[node], block_entry, to, kBlockEntryBudget,
-      worker.marks, [&](std::uint32_t entry) {
+      worker.marks,
+      [&](std::uint32_t entry) {
         if (entry >= block_entry) {
           worker.met.push_back(entry);
         } else if (const std::optional<double> similarity = link(worker, node, entry)) {
           rule_.offer(node, first_rows_[entry], LeaderRule::kNone, -*similarity);
         }
-      });
+      },
+      [&](std::size_t postings) { worker.verifier.count_slot(postings); });
   std::sort(worker.met.begin() + probed.begin, worker.met.end());
   probed.end = static_cast<std::uint32_t>(worker.met.size());
   if (threads_ > 1) {
@@ -555,11 +574,14 @@ void VerifiedDedup::ThresholdJoin::offer_to_row(std::uint32_t node, BlockNode& s
   }
   if (seen_[node] < made_) {
     // The block's entries this row may join that the threads left.
-    entries_.for_each_entry(probe_of(node), seen_[node], made_, workers_[0].marks,
-                            [&](std::uint32_t entry) { offer_entry(node, entry); });
+    Worker& worker = workers_[0];
+    entries_.for_each_entry(
+        probe_of(node), seen_[node], made_, worker.marks,
+        [&](std::uint32_t entry) { offer_entry(node, entry); },
+        [&](std::size_t postings) { worker.verifier.count_slot(postings); });
     seen_[node] = made_;
     if (met_dropped_ > kDroppedMetPerRow * (block_end_ - block_)) {
-      take_out(workers_[0].visited_slots);
+      take_out(worker);
       taken_out_ = dropped_entries_.size();
       met_dropped_ = 0;
     }
@@ -576,7 +598,10 @@ void VerifiedDedup::ThresholdJoin::end_block() {
 }
 
 std::optional<std::uint32_t> VerifiedDedup::ThresholdJoin::node_in_reach(
-    std::uint32_t node, std::uint32_t entry) const {
+    PairVerifier& verifier, std::uint32_t node, std::uint32_t entry) const {
+  // The entry's first row, its node and that node's features (or
+  // fingerprint) are read from anywhere in their tables.
+  verifier.count_steps(PairVerifier::kStepsPerMiss);
   const std::uint32_t other_node = node_of_[first_rows_[entry]];
   if (radius_ &&
       hamming_distance(nodes_.fingerprint_of(node), nodes_.fingerprint_of(other_node)) > *radius_) {
@@ -586,13 +611,15 @@ std::optional<std::uint32_t> VerifiedDedup::ThresholdJoin::node_in_reach(
 }
 
 std::optional<double> VerifiedDedup::ThresholdJoin::verify(PairVerifier& verifier,
-                                                           std::uint32_t node,
-                                                           std::uint32_t entry) const {
-  const std::optional<std::uint32_t> other_node = node_in_reach(node, entry);
+                                                           std::uint32_t node, std::uint32_t entry,
+                                                           bool uncounted) const {
+  const std::optional<std::uint32_t> other_node = node_in_reach(verifier, node, entry);
   if (!other_node) {
     return std::nullopt;
   }
-  return verifier.verify(nodes_.features_of(node), nodes_.features_of(*other_node));
+  const FeatureView a = nodes_.features_of(node);
+  const FeatureView b = nodes_.features_of(*other_node);
+  return uncounted ? verifier.verify_uncounted(a, b) : verifier.verify(a, b);
 }
 
 std::optional<double> VerifiedDedup::ThresholdJoin::link(Worker& worker, std::uint32_t node,
@@ -604,7 +631,7 @@ std::optional<double> VerifiedDedup::ThresholdJoin::link(Worker& worker, std::ui
 void VerifiedDedup::ThresholdJoin::count_verified(Worker& worker, std::uint32_t node,
                                                   std::uint32_t entry, bool linked) const {
   worker.verifier.count_candidate();
-  if (const std::optional<std::uint32_t> other_node = node_in_reach(node, entry)) {
+  if (const std::optional<std::uint32_t> other_node = node_in_reach(worker.verifier, node, entry)) {
     worker.verifier.count_verified_elsewhere(nodes_.features_of(node),
                                              nodes_.features_of(*other_node), linked);
   }
@@ -614,7 +641,8 @@ void VerifiedDedup::ThresholdJoin::verify_met(Worker& worker, BlockNode& probed)
   probed.next_link = static_cast<std::uint32_t>(worker.link_similarities.size());
   worker.met_links.resize(worker.met.size());
   for (std::uint32_t j = probed.begin; j < probed.end; ++j) {
-    const std::optional<double> similarity = verify(worker.uncounted, probed.node, worker.met[j]);
+    const std::optional<double> similarity =
+        verify(worker.verifier, probed.node, worker.met[j], true);
     worker.met_links[j] = similarity ? 1 : 0;
     if (!similarity) {
       continue;
@@ -632,6 +660,7 @@ void VerifiedDedup::ThresholdJoin::verify_met(Worker& worker, BlockNode& probed)
 void VerifiedDedup::ThresholdJoin::offer_entry(std::uint32_t node, std::uint32_t entry) {
   if (dropped_[entry - block_entry_] != 0) {
     ++met_dropped_;
+    workers_[0].verifier.count_steps(1);
   } else if (const std::optional<double> similarity = link(workers_[0], node, entry)) {
     rule_.offer(node, first_rows_[entry], LeaderRule::kNone, -*similarity);
   }
@@ -641,6 +670,7 @@ void VerifiedDedup::ThresholdJoin::offer_verified_entry(std::uint32_t node, std:
                                                         std::optional<double> similarity) {
   if (dropped_[entry - block_entry_] != 0) {
     ++met_dropped_;
+    workers_[0].verifier.count_steps(1);
     return;
   }
   count_verified(workers_[0], node, entry, similarity.has_value());
@@ -649,20 +679,39 @@ void VerifiedDedup::ThresholdJoin::offer_verified_entry(std::uint32_t node, std:
   }
 }
 
-void VerifiedDedup::ThresholdJoin::take_out_of(EntryMarks& visited) {
-  entries_.remove_since(visited.marked(), last_block_entry_, [&](std::uint32_t other) {
-    return dropped_[other - last_block_entry_] != 0;
-  });
-  visited.clear();
+void VerifiedDedup::ThresholdJoin::take_out_of(Worker& worker) {
+  entries_.remove_since(
+      worker.visited_slots.marked(), last_block_entry_,
+      [&](std::uint32_t other) { return dropped_[other - last_block_entry_] != 0; },
+      [&](std::size_t postings) { worker.verifier.count_slot(postings); });
+  worker.visited_slots.clear();
 }
 
-void VerifiedDedup::ThresholdJoin::take_out(EntryMarks& visited) {
+void VerifiedDedup::ThresholdJoin::take_out(Worker& worker) {
   for (std::size_t i = taken_out_; i < dropped_entries_.size(); ++i) {
     for (const std::uint32_t slot : slots_of_entry(dropped_entries_[i])) {
-      visited.mark(slot);
+      worker.visited_slots.mark(slot);
     }
+    worker.verifier.count_steps(slots_of_entry(dropped_entries_[i]).size());
   }
-  take_out_of(visited);
+  take_out_of(worker);
+}
+
+void VerifiedDedup::ThresholdJoin::enter_block_entries() {
+  PairVerifier& verifier = workers_[0].verifier;
+  for (std::uint32_t begin = block_entry_; begin < block_entries_;) {
+    std::size_t postings = 0;
+    std::uint32_t end = begin;
+    while (end < block_entries_ && postings < kPostingsPerPiece) {
+      postings += slots_of_entry(end++).size();
+    }
+    entries_.enter(
+        begin, end, [this](std::uint32_t entry) { return slots_of_entry(entry); },
+        [this](std::uint32_t entry) { return size_of_entry(entry); },
+        [](std::uint32_t) { return true; });
+    verifier.count_steps(postings * kStepsPerPostingEntered);
+    begin = end;
+  }
 }
 
 }  // namespace simhash

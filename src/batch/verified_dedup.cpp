@@ -25,6 +25,9 @@ namespace {
 // dozen at a time, by a team of threads woken for each window.
 constexpr std::size_t kRadiusWindowPairs = 4 * PairFinder::kBatchSize;
 constexpr std::size_t kVerifiesPerRange = 64;
+// Rows grouped between two checks: each a few lookups in tables as long
+// as the rows, which at millions of rows miss the cache.
+constexpr std::size_t kGroupedRowsBetweenChecks = std::size_t{1} << 16;
 
 }  // namespace
 
@@ -156,25 +159,30 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
                                                    ? 1.0
                                                    : -links[assignment.link].rank});
   }
-  return rows_of_groups(joined);
+  return rows_of_groups(joined, check);
 }
 
-std::vector<DedupRow> VerifiedDedup::rows_of_groups(const std::vector<Joined>& joined) const {
+std::vector<DedupRow> VerifiedDedup::rows_of_groups(const std::vector<Joined>& joined,
+                                                    const CheckPoint& check) const {
   // The group sizes, and the result, which is reserved at its size.
   const MemoryCharge working(ids_.size() * (sizeof(std::uint32_t) + sizeof(DedupRow)));
-  std::vector<std::uint32_t> group_size(ids_.size(), 0);
-  for (const Joined& row : joined) {
-    ++group_size[row.leader];
+  std::vector<std::uint32_t> group_size;
+  fill_with_checks(group_size, ids_.size(), std::uint32_t{0}, check);
+  for (std::size_t i = 0; i < joined.size(); ++i) {
+    ++group_size[joined[i].leader];
+    check_after_every(i, kGroupedRowsBetweenChecks, check);
   }
   // Counted first, so that the result takes its size and no more (and no
   // copy while it grows).
   std::size_t in_groups = 0;
-  for (const Joined& row : joined) {
-    in_groups += group_size[row.leader] >= 2 ? 1 : 0;
+  for (std::size_t i = 0; i < joined.size(); ++i) {
+    in_groups += group_size[joined[i].leader] >= 2 ? 1 : 0;
+    check_after_every(i, kGroupedRowsBetweenChecks, check);
   }
   std::vector<DedupRow> rows;
   rows.reserve(in_groups);
   for (std::uint32_t position = 0; position < ids_.size(); ++position) {
+    check_after_every(position, kGroupedRowsBetweenChecks, check);
     const Joined& row = joined[position];
     if (group_size[row.leader] >= 2) {
       rows.push_back(DedupRow{ids_[position], ids_[row.leader],

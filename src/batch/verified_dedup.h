@@ -125,8 +125,10 @@ class VerifiedDedup {
     std::uint32_t leader;  // the representative's position (its own for one)
     double similarity;
   };
-  // The rows of groups of two or more, in visit order.
-  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined) const;
+  // The rows of groups of two or more, in visit order; `check` between
+  // pieces of rows.
+  std::vector<DedupRow> rows_of_groups(const std::vector<Joined>& joined,
+                                       const CheckPoint& check) const;
   // groups_by_threshold_join's tables and phases (threshold_join.cpp).
   class ThresholdJoin;
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "batch/feature_rows.h"
+#include "util/charged_id_set.h"
 #include "util/chunked_array.h"
 
 namespace simhash {
@@ -56,6 +57,32 @@ TEST(MemoryBudget, ChargesUntilTheLimitThenRefusesAndGivesBackOnDestruction) {
     EXPECT_EQ(array.size(), pushed);
     EXPECT_EQ(array[pushed - 1], pushed - 1);
   }
+  EXPECT_EQ(memory_charged(), before);
+}
+
+TEST(MemoryBudget, AnIdSetIsChargedAsItGrowsAndRefusedPastTheLimit) {
+  const std::size_t before = memory_charged();
+  const LimitForTest limit(before + (std::size_t{4} << 20), 0);
+  ChargedIdSet ids;
+  std::int64_t inserted = 0;
+  bool refused = false;
+  try {
+    for (;; ++inserted) {
+      ids.insert(inserted);
+    }
+  } catch (const MemoryLimitExceeded&) {
+    refused = true;
+  }
+  EXPECT_TRUE(refused);
+  // The ids that fit the limit, each charged before it was held.
+  EXPECT_GT(static_cast<std::size_t>(inserted) * ChargedIdSet::kBytesPerId,
+            (std::size_t{4} << 20) * 3 / 5);
+  EXPECT_LE(static_cast<std::size_t>(inserted) * ChargedIdSet::kBytesPerId, std::size_t{4} << 20);
+  EXPECT_TRUE(ids.contains(0));
+  EXPECT_TRUE(ids.contains(inserted - 1));
+  EXPECT_FALSE(ids.contains(inserted));
+  ids.clear();
+  EXPECT_TRUE(ids.empty());
   EXPECT_EQ(memory_charged(), before);
 }
 

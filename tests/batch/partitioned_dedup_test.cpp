@@ -330,13 +330,28 @@ TEST(SizeParts, EveryReachablePairInExactlyOnePartWithinTheBudget) {
 
 TEST(OfferRuns, MergesRunsInOrder) {
   std::mt19937_64 random(4);
-  for (const std::size_t buffer : {1U, 7U, 1000U, 100000U}) {
+  for (const std::size_t buffer : {1U, 7U, 300U, 1000U, 100000U}) {
     OfferRuns runs(buffer);
+    // A fan-in of a buffer's worth of reads, kLeastReadOffers a run.
+    EXPECT_EQ(runs.fan_in(), buffer < 2 * OfferRuns::kLeastReadOffers
+                                 ? (buffer < OfferRuns::kLeastReadOffers ? 0U : 2U)
+                                 : buffer / OfferRuns::kLeastReadOffers);
     std::vector<SpilledOffer> added;
+    std::size_t most_runs = 0;
     for (int i = 0; i < 3000; ++i) {
       added.push_back(SpilledOffer{static_cast<std::uint32_t>(random() % 500),
                                    static_cast<std::uint32_t>(i), 0.5});
       runs.add(added.back());
+      if (i % 100 == 99) {
+        runs.compact({});  // as between parts
+        most_runs = std::max(most_runs, runs.run_count());
+      }
+    }
+    if (runs.fan_in() != 0) {
+      // Merged by levels, each of fewer than fan_in runs, and the buffer's:
+      // 3000 offers make 10 runs of 300, which stay at most 4 (a binary
+      // count), where unmerged they would grow to 10.
+      EXPECT_LE(most_runs, 2 * runs.fan_in() + 1) << "buffer " << buffer;
     }
     std::vector<SpilledOffer> read;
     runs.read([&](const SpilledOffer& offer) { read.push_back(offer); });

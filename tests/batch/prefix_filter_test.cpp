@@ -101,10 +101,17 @@ TEST(PostingIndex, ReportsEveryEarlierSetAtTheThresholdAndDropsSomeByPosition) {
       const std::vector<std::uint64_t> hashes(features.hashes.begin(), features.hashes.end());
       std::set<std::uint32_t> met;
       const PostingIndex::Probe probe{prefixes.of(node), hashes.size(), threshold};
-      index.for_each_entry(probe, 0, node, marks, [&](std::uint32_t entry) {
-        EXPECT_TRUE(met.insert(entry).second) << "entry " << entry << " reported twice";
-      });
+      std::size_t walked = 0;
+      index.for_each_entry(
+          probe, 0, node, marks,
+          [&](std::uint32_t entry) {
+            EXPECT_TRUE(met.insert(entry).second) << "entry " << entry << " reported twice";
+          },
+          [&](std::size_t postings) { walked += postings; });
       const std::set<std::uint32_t> own_slots(prefixes.of(node).begin(), prefixes.of(node).end());
+      // Every posting under the probe's slots is work told to the caller,
+      // whether or not an entry comes of it.
+      std::size_t postings_under_own_slots = 0;
       for (std::uint32_t other = 0; other < node; ++other) {
         const FeatureView other_features = rows.features_of(other);
         const std::vector<std::uint64_t> other_hashes(other_features.hashes.begin(),
@@ -115,6 +122,10 @@ TEST(PostingIndex, ReportsEveryEarlierSetAtTheThresholdAndDropsSomeByPosition) {
                 static_cast<double>(hashes.size() + other_hashes.size() - overlap) >=
             threshold;
         const auto other_slots = prefixes.of(other);
+        const std::set<std::uint32_t> distinct_other(other_slots.begin(), other_slots.end());
+        for (const std::uint32_t slot : distinct_other) {
+          postings_under_own_slots += own_slots.count(slot);
+        }
         const bool shares_a_slot =
             std::any_of(other_slots.begin(), other_slots.end(),
                         [&](std::uint32_t slot) { return own_slots.count(slot) > 0; });
@@ -127,6 +138,7 @@ TEST(PostingIndex, ReportsEveryEarlierSetAtTheThresholdAndDropsSomeByPosition) {
           EXPECT_TRUE(shares_a_slot) << "sets " << other << " and " << node;
         }
       }
+      EXPECT_EQ(walked, postings_under_own_slots) << "set " << node;
       reported += met.size();
       index.add(prefixes.of(node), hashes.size());
     }
@@ -180,8 +192,9 @@ TEST(PostingIndex, AnEntryTooLargeForItsPostingIsNeverDroppedByPosition) {
   index.add(prefixes.of(0), kLarge);
   EntryMarks marks;
   std::vector<std::uint32_t> met;
-  index.for_each_entry(PostingIndex::Probe{prefixes.of(1), kLarge - kMissing, threshold}, 0, 1,
-                       marks, [&](std::uint32_t entry) { met.push_back(entry); });
+  index.for_each_entry(
+      PostingIndex::Probe{prefixes.of(1), kLarge - kMissing, threshold}, 0, 1, marks,
+      [&](std::uint32_t entry) { met.push_back(entry); }, [](std::size_t) {});
   EXPECT_EQ(met, std::vector<std::uint32_t>{0});
 }
 

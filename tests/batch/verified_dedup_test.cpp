@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "batch/pair_verifier.h"
+#include "batch/prefix_filter.h"
 #include "batch/row_features.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"
@@ -406,6 +408,52 @@ TEST(VerifiedDedup, StopsAtTheCheckPoint) {
                                           }),
                std::runtime_error);
   EXPECT_EQ(checks, 3);
+}
+
+TEST(VerifiedDedup, ThresholdJoinChecksWhileItWalksPostingsThatMakeNoCandidate) {
+  // Rows of kSize features: a third and a few of their own first (each in
+  // slots of its own: a counter in the top bits), then features every row
+  // has. Their prefixes hold about a sixth of common features, at places
+  // the positional filter refuses (no two rows can share two thirds), so
+  // each probe walks every earlier row's postings under those slots and
+  // none becomes a candidate: work that only the postings walked count.
+  // The check must come after every so many steps of it, not once a block.
+  const std::size_t rows = kSanitizedBuild ? 1000 : 3000;
+  constexpr std::size_t kSize = 960;
+  // A common feature whose slot meets a row's own moves a few of that
+  // row's own features after the common ones: the margin keeps those rows
+  // apart too.
+  constexpr std::size_t kOwn = kSize / 3 + 16;
+  std::mt19937_64 random(11);
+  std::vector<std::uint64_t> common(kSize - kOwn);
+  for (std::uint64_t& hash : common) {
+    hash = random();
+  }
+  VerifiedDedup dedup;
+  std::uint64_t own = 0;
+  for (std::size_t row = 0; row < rows; ++row) {
+    std::map<std::uint64_t, double> weights;
+    while (weights.size() < kOwn) {
+      weights[(own++ << 43) | (random() >> 21)] = 1;
+    }
+    for (const std::uint64_t hash : common) {
+      weights[hash] = 1;
+    }
+    dedup.add(static_cast<std::int64_t>(row), random(), vector_of(weights));
+  }
+  std::uint64_t checks = 0;
+  DedupCounts counts;
+  const CheckPoint count_checks = [&] { ++checks; };
+  EXPECT_TRUE(dedup.groups_by_threshold_join(0.5, count_checks, &counts).empty());
+  EXPECT_EQ(counts.checked, 0U);
+  // Each row walks its prefix's common slots under every row made before
+  // its block (at least 15/16 of those before it). Counted at half that,
+  // the postings walked still need about twice the checks the join makes
+  // between its blocks.
+  const std::uint64_t common_in_prefix = SlotRanking::prefix_length(kSize, 0.5) - kOwn;
+  const std::uint64_t walked = common_in_prefix * rows * rows / 2 * 15 / 16;
+  EXPECT_GE(checks, walked / 2 / PairVerifier::kStepsBetweenChecks)
+      << "over " << walked << " postings walked";
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 """sqlite_simhash.dask_dedup on a dask.distributed LocalCluster of two worker
 processes: the same rows (ids, kept ids, distances, similarities) as
 simhash_dedup on one connection, over one file and over the same rows split
-into two files, with chunks small enough for many parts; NULL, empty,
-wordless and identical texts included.
+into two files, with chunks small enough for many parts, in memory and
+within a task's memory budget; NULL, empty, wordless and identical texts
+included.
 
 Usage: python3 tests/python/test_dask_dedup.py path/to/simhash.so
 (Debian's python3-distributed; without it the test says so and passes.)
@@ -98,6 +99,17 @@ class DaskDedupTest(unittest.TestCase):
             self.assertEqual([(row[1], row[3], row[4], row[5]) for row in got],
                              self.expected("SELECT id, body FROM main.docs ORDER BY body, id", threshold),
                              f"threshold {threshold}, chunks of {chunk_rows}")
+
+    def test_within_a_memory_budget(self):
+        # A byte: each task's join in its least parts; "worker": a share of
+        # the worker's memory limit.
+        query = "SELECT id, body FROM docs ORDER BY id"
+        expected = self.expected("SELECT id, body FROM main.docs ORDER BY id", 0.7)
+        for memory in (1, "worker"):
+            got = dedup(self.client, [Source(self.paths[0], query)], threshold=0.7, chunk_rows=150,
+                        extension=EXTENSION, memory=memory)
+            self.assertEqual([(row[1], row[3], row[4], row[5]) for row in got], expected,
+                             f"memory {memory}")
 
     def test_two_files_are_one_visit_order(self):
         got = dedup(self.client, [Source(self.paths[1], "SELECT id, body FROM docs ORDER BY id"),

@@ -13,32 +13,16 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "batch_sql_support.h"
 #include "dedup_docs.h"
-#include "index_test_support.h"
+#include "memory_budget_sql.h"
 #include "test_database.h"
 
 namespace simhash::testing {
 namespace {
-
-// Every row of `sql`, cells joined by '|', NULL as "NULL".
-std::string answer(TestDatabase& db, const std::string& sql) {
-  std::string rows;
-  Prepared query(db.handle(), sql);
-  step_all(db.handle(), query.get(), [&](sqlite3_stmt* row) {
-    for (int column = 0; column < sqlite3_column_count(row); ++column) {
-      const unsigned char* text = sqlite3_column_text(row, column);
-      rows += text != nullptr ? reinterpret_cast<const char*>(text) : "NULL";
-      rows += '|';
-    }
-    rows += '\n';
-  });
-  return rows;
-}
 
 constexpr const char* kColumns = "SELECT a, b, distance, printf('%.17g', similarity) FROM ";
 
@@ -179,23 +163,7 @@ TEST(VerifiedPairsMemory, ACursorStoppedHalfwayOrTwoAtOnce) {
 
 TEST(VerifiedPairsMemory, StopsSoonAfterAnInterrupt) {
   TestDatabase db;
-  db.exec("CREATE TABLE unrelated(id INTEGER PRIMARY KEY, body TEXT)");
-  std::mt19937_64 random(42);
-  Prepared insert(db.handle(), "INSERT INTO unrelated(body) VALUES (?1)");
-  db.exec("BEGIN");
-  for (int row = 0; row < 3000; ++row) {
-    const std::string body = random_text(random, 60);
-    sqlite3_bind_text(insert.get(), 1, body.c_str(), -1, SQLITE_TRANSIENT);
-    step_write(db.handle(), insert.get());
-  }
-  db.exec("COMMIT");
-  // A low threshold: every part's rows share common shingles, so the parts'
-  // joins take most of the run.
-  const long long late = expect_stopped_by_interrupt(
-      db.handle(),
-      "SELECT count(*) FROM simhash_verified_pairs('SELECT id, body FROM unrelated', 0.2, NULL, 2, "
-      "1000000)");
-  RecordProperty("ms_after_interrupt", static_cast<int>(late));
+  expect_parts_stopped_by_interrupt(db, "simhash_verified_pairs", "NULL, 2, 1000000");
 }
 
 int stop_after_calls(void* calls_left) {

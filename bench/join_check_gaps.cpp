@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+// How long the in-memory threshold join runs between two calls of its
+// check point (check_point.h): the bound a caller's interrupt waits for.
+// The check given to the join records the time of each call, wall and the
+// caller's thread CPU (which a loaded machine does not stretch); the gaps
+// include the join's start to the first call and the last call to its end.
+// Each round also gives the join's CPU time and a hash of its groups, so
+// that two builds run in turn (interleaved rounds) compare cost and answers.
+//
+//   build/join_check_gaps db=/tmp/simhash-corpus/translations.db
+//       query="SELECT id, body FROM texts ORDER BY id LIMIT 50000"
+//       options="unit=char n=4 weight=binary" threshold=0.5 threads=1 rounds=1
+//
+// The corpus: bench/corpus/fetch_translations.sh.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "batch/row_features.h"
+#include "batch/verified_dedup.h"
+#include "bench_support.h"
+#include "fingerprint/simhash_options.h"
+#include "util/progress.h"
+
+namespace simhash::bench {
+namespace {
+
+struct Corpus {
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> texts;
+};
+
+Corpus read_corpus(const std::string& path, const std::string& query) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    fail(db, "open " + path);
+  }
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, query.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+    fail(db, query);
+  }
+  Corpus corpus;
+  while (sqlite3_step(statement) == SQLITE_ROW) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
+    if (text != nullptr) {
+      corpus.ids.push_back(sqlite3_column_int64(statement, 0));
+      corpus.texts.emplace_back(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
+    }
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return corpus;
+}
+
+SimhashOptions options_of(const std::string& text) {
+  std::string error;
+  const std::optional<SimhashOptions> options = parse_options(text, error);
+  if (!options) {
+    std::fprintf(stderr, "options: %s\n", error.c_str());
+    std::exit(2);
+  }
+  return *options;
+}
+
+void build(const Corpus& corpus, const SimhashOptions& verification, unsigned threads,
+           VerifiedDedup& dedup) {
+  RowFeatureBuilder builder(SimhashOptions{}, verification, threads);
+  std::vector<std::string_view> batch;
+  std::vector<RowFeatures> rows;
+  constexpr std::size_t kBatch = 2048;
+  for (std::size_t begin = 0; begin < corpus.texts.size(); begin += kBatch) {
+    batch.clear();
+    const std::size_t end = std::min(corpus.texts.size(), begin + kBatch);
+    for (std::size_t i = begin; i < end; ++i) {
+      batch.emplace_back(corpus.texts[i]);
+    }
+    builder.build(batch, rows);
+    for (std::size_t i = begin; i < end; ++i) {
+      const RowFeatures& row = rows[i - begin];
+      if (row.fingerprint && !row.features.empty()) {
+        dedup.add(corpus.ids[i], *row.fingerprint, row.features);
+      }
+    }
+  }
+}
+
+// FNV-1a over the groups' rows: equal across builds when the answers are.
+std::uint64_t hash_of(const std::vector<DedupRow>& rows) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  const auto mix = [&](const void* data, std::size_t bytes) {
+    const auto* byte = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) {
+      hash = (hash ^ byte[i]) * 1099511628211ULL;
+    }
+  };
+  for (const DedupRow& row : rows) {
+    mix(&row.id, sizeof(row.id));
+    mix(&row.kept, sizeof(row.kept));
+    mix(&row.distance, sizeof(row.distance));
+    mix(&row.similarity, sizeof(row.similarity));
+  }
+  return hash;
+}
+
+// The gaps between successive times, largest first, each with the index
+// of the time it ends at.
+std::vector<std::pair<double, std::size_t>> gaps_of(const std::vector<double>& times) {
+  std::vector<std::pair<double, std::size_t>> gaps;
+  for (std::size_t i = 1; i < times.size(); ++i) {
+    gaps.emplace_back(times[i] - times[i - 1], i);
+  }
+  std::sort(gaps.begin(), gaps.end(), std::greater<>());
+  return gaps;
+}
+
+double p99_of(const std::vector<std::pair<double, std::size_t>>& descending) {
+  return descending.empty() ? 0 : descending[descending.size() / 100].first;
+}
+
+}  // namespace
+}  // namespace simhash::bench
+
+int main(int argc, char** argv) {
+  using namespace simhash;
+  using namespace simhash::bench;
+  const std::string path = arg(argc, argv, "db", "/tmp/simhash-corpus/translations.db");
+  const std::string query = arg(argc, argv, "query", "SELECT id, body FROM texts ORDER BY id");
+  const double threshold = std::stod(arg(argc, argv, "threshold", "0.8"));
+  const unsigned threads = static_cast<unsigned>(std::stoul(arg(argc, argv, "threads", "1")));
+  const int rounds = std::stoi(arg(argc, argv, "rounds", "1"));
+  const std::string label = arg(argc, argv, "label", "");
+  const SimhashOptions verification =
+      options_of(arg(argc, argv, "options", "n=3 weight=binary symbols=strict"));
+  const Corpus corpus = read_corpus(path, query);
+  VerifiedDedup dedup;
+  build(corpus, verification, 2, dedup);
+  // The phase last reported, so that the longest gaps say where they were.
+  std::string phase = "start";
+  dedup.set_progress([&](const ProgressStep& step) {
+    phase = std::string(step.phase) + " " + std::to_string(step.done) + "/" +
+            std::to_string(step.total);
+  });
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<double> walls;
+    std::vector<double> cpus;
+    std::vector<std::string> phases;
+    walls.reserve(1 << 20);
+    cpus.reserve(1 << 20);
+    const auto mark = [&] {
+      walls.push_back(std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+      cpus.push_back(thread_seconds());
+      phases.push_back(phase);
+    };
+    const double process_start = static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+    mark();
+    DedupCounts counts;
+    const std::vector<DedupRow> rows =
+        dedup.groups_by_threshold_join(threshold, mark, &counts, std::nullopt, threads);
+    mark();
+    const double process_cpu = static_cast<double>(std::clock()) / CLOCKS_PER_SEC - process_start;
+    const auto wall_gaps = gaps_of(walls);
+    const auto cpu_gaps = gaps_of(cpus);
+    std::printf(
+        "%s rows=%zu threshold=%.2f threads=%u join_cpu=%.3f s join_wall=%.3f s checks=%zu "
+        "longest_wall=%.1f ms p99_wall=%.1f ms longest_cpu=%.1f ms p99_cpu=%.1f ms "
+        "candidates=%llu checked=%llu grouped=%zu groups_hash=%016llx\n",
+        label.c_str(), corpus.ids.size(), threshold, threads, process_cpu,
+        walls.back() - walls.front(), walls.size() - 2, wall_gaps.front().first * 1e3,
+        p99_of(wall_gaps) * 1e3, cpu_gaps.front().first * 1e3, p99_of(cpu_gaps) * 1e3,
+        static_cast<unsigned long long>(counts.candidates),
+        static_cast<unsigned long long>(counts.checked), rows.size(),
+        static_cast<unsigned long long>(hash_of(rows)));
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, cpu_gaps.size()); ++i) {
+      const std::size_t end = cpu_gaps[i].second;
+      std::printf("  cpu gap %.1f ms, check %zu of %zu, after: %s\n", cpu_gaps[i].first * 1e3, end,
+                  cpus.size() - 1, phases[end - 1].c_str());
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
