@@ -20,6 +20,12 @@
 // written. m and the bounds are taken a little loose, so a rounding only
 // adds candidates: the verification then decides, with the double that
 // simhash_jaccard returns compared to t, as a scan of the texts would.
+// A store may keep postings under a key of the feature that several
+// features share (the top 32 bits of its hash, from format 3): the
+// postings of a feature's key hold every row that holds the feature, so
+// the shared key only adds candidates, and counts of them only bound the
+// feature's from above (a row found in h probed lists shares at most h +
+// |x| - p features still, so the count filter below stays exact).
 #pragma once
 
 #include <cstddef>
@@ -59,7 +65,8 @@ bool decode_features(std::span<const unsigned char> bytes, std::vector<std::uint
 class SimilarStore {
  public:
   virtual ~SimilarStore() = default;
-  // The rows that hold `feature` with a size in `sizes`, counted up to
+  // The rows that hold `feature` (or its shared key: more, never fewer)
+  // with a size in `sizes`, counted up to
   // `limit`: exact below it (0: none, and the search then reads none), at
   // least `limit` when there are that many.
   virtual std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
