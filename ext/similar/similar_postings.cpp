@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -244,22 +245,25 @@ std::string RowPostings::counts_problem() {
 
 constexpr const char* kBlobSuffixes[] = {"config", "rows", "sizes", "postings"};
 
-// The most bytes of postings one blob holds unless a single key's postings
-// are more (posting_blob.h cuts only between keys here). A blob of this
-// many bytes, with its row's header, stays on its leaf page at every page
-// size from 1024 bytes (SQLite spills a rowid table's record past the page
-// size less 35 bytes), so a read of a key is one leaf; and at a quarter of
-// the default 4096-byte page, SQLite packs four or more into a leaf as it
-// balances the tree, and a write rewrites at most this many bytes of it.
+// The most bytes of postings one blob holds unless the postings of one
+// position (one key and size) alone are more: posting_blob.h cuts between
+// positions here. A blob of this many bytes, with its row's header, stays
+// on its leaf page at every page size from 1024 bytes (SQLite spills a
+// rowid table's record past the page size less 35 bytes), so a read of a
+// key's postings of a size range is one leaf where they are few; at a
+// quarter of the default 4096-byte page SQLite packs four or more blobs in
+// a leaf as it balances the tree; and a write rewrites at most about this
+// many bytes of a key, however many rows hold it.
 constexpr std::size_t kPostingBlobBytes = 960;
 
-// The largest posting key, and a start past it.
-constexpr std::int64_t kKeyEnd = std::int64_t{1} << 32;
+// The blobs kept_count reads of one key at most: a key of more rows than
+// they hold counts as what they hold, which only ranks it among the common.
+constexpr std::size_t kKeptCountBlobs = 8;
 
 // Format 3: a row (first, entries) per blob of postings, each the postings
-// of the keys from `first` to the next row's first less one, encoded as
-// posting_blob.h says. The lowest row's first is 0, so every key has its
-// blob; no other row is empty.
+// whose posting_position() is from `first` to the next row's first less
+// one, encoded as posting_blob.h says. The lowest row's first is 0, so
+// every position has its blob; no other row is empty.
 class BlobPostings final : public SimilarPostings {
  public:
   using SimilarPostings::SimilarPostings;
@@ -271,7 +275,7 @@ class BlobPostings final : public SimilarPostings {
             const std::function<bool(std::int64_t id, std::int64_t size)>& on_posting) override;
   bool keeps_counts() const override { return true; }
   std::int64_t kept_count(std::uint64_t key) override;
-  void forget() override { cached_ = false; }
+  void forget() override { blobs_.clear(); }
   void begin_check() override;
   std::string row_problem(std::int64_t id, std::int64_t size,
                           std::span<const std::uint64_t> hashes) override;
@@ -286,33 +290,44 @@ class BlobPostings final : public SimilarPostings {
   enum Kind {
     kFloorBlob,
     kNextBlob,
-    kBlobsAfter,
     kWriteBlob,
     kDeleteBlob,
     kStatementCount,
   };
 
  private:
+  // A blob decoded: the last position it covers, and its postings.
+  struct Decoded {
+    std::int64_t last = 0;
+    std::vector<PostingEntry> entries;
+  };
+  using Blobs = std::map<std::int64_t, Decoded>;  // by first
+
   sqlite3_stmt* statement(Kind kind) {
     return statements_[kind].get(db_, kBlobPostingsSql[kind], schema_, name_);
   }
   [[noreturn]] void damaged(std::int64_t first, const std::string& problem) const;
-  // Decodes the blob starting at `first` into `out`, checking that its keys
-  // are in its range [first, end).
-  void decode(std::int64_t first, std::int64_t end, std::span<const unsigned char> bytes,
+  // The row of the blob that covers `position` (first, bytes), and the
+  // last position it covers; false when the table has no blob.
+  bool find_blob(std::int64_t position, std::int64_t& first, std::string& bytes,
+                 std::int64_t& last);
+  // Decodes a blob into `out`, checking that its postings are in its
+  // positions [first, last].
+  void decode(std::int64_t first, std::int64_t last, const std::string& bytes,
               std::vector<PostingEntry>& out) const;
-  // The postings of `key`, from the blob that covers it (kept for the
-  // search until forget()): a span of cached_entries_.
-  std::span<const PostingEntry> postings_of(std::uint64_t key);
+  // The blob that covers `position`, decoded, kept until forget(); nullptr
+  // when the table has none.
+  const Blobs::value_type* blob_at(std::int64_t position);
+  // Calls visit with each stored posting of `key` with a size in `sizes`,
+  // in order, while it returns true, reading at most `most_blobs` blobs.
+  template <typename Visit>
+  void walk(std::uint64_t key, SizeRange sizes, std::size_t most_blobs, Visit visit);
   // Writes `entries`, the blob at `first` merged, cut into blobs.
   void write_blob(std::int64_t first, std::span<const PostingEntry> entries);
 
   CachedStatement statements_[kStatementCount];
-  // The blob a search read last, decoded.
-  bool cached_ = false;
-  std::int64_t cached_first_ = 0;
-  std::int64_t cached_end_ = 0;
-  std::vector<PostingEntry> cached_entries_;
+  // The blobs a search read, decoded: a probe reads those its ranking read.
+  Blobs blobs_;
   // Scratch of the writes.
   std::vector<PostingEntry> stored_;
   std::vector<PostingEntry> merged_;
@@ -327,132 +342,132 @@ class BlobPostings final : public SimilarPostings {
 static_assert(std::size(kBlobPostingsSql) == BlobPostings::kStatementCount);
 
 void BlobPostings::damaged(std::int64_t first, const std::string& problem) const {
-  throw SqliteError(SQLITE_CORRUPT_VTAB, prefix() + "damaged postings: the blob of keys from " +
+  throw SqliteError(SQLITE_CORRUPT_VTAB, prefix() + "damaged postings: the blob at " +
                                              std::to_string(first) + ": " + problem +
                                              "; drop and create the table again");
 }
 
-void BlobPostings::decode(std::int64_t first, std::int64_t end,
-                          std::span<const unsigned char> bytes,
+bool BlobPostings::find_blob(std::int64_t position, std::int64_t& first, std::string& bytes,
+                             std::int64_t& last) {
+  {
+    sqlite3_stmt* floor = statement(kFloorBlob);
+    ResetOnExit reset(floor);
+    sqlite3_bind_int64(floor, 1, position);
+    if (!step_row(db_, floor)) {
+      return false;
+    }
+    first = sqlite3_column_int64(floor, 0);
+    if (sqlite3_column_type(floor, 1) != SQLITE_BLOB && sqlite3_column_bytes(floor, 1) != 0) {
+      damaged(first, "its entries are not a BLOB");
+    }
+    const std::span<const unsigned char> stored = blob_of(floor, 1);
+    bytes.assign(reinterpret_cast<const char*>(stored.data()), stored.size());
+  }
+  last = std::numeric_limits<std::int64_t>::max();
+  sqlite3_stmt* next = statement(kNextBlob);
+  ResetOnExit reset(next);
+  sqlite3_bind_int64(next, 1, first);
+  if (step_row(db_, next)) {
+    last = sqlite3_column_int64(next, 0) - 1;
+  }
+  return true;
+}
+
+void BlobPostings::decode(std::int64_t first, std::int64_t last, const std::string& bytes,
                           std::vector<PostingEntry>& out) const {
   if (bytes.empty() && first == 0) {
     out.clear();  // the lowest blob, kept when empty
     return;
   }
-  if (const std::string problem = decode_postings(bytes, out); !problem.empty()) {
+  const std::span<const unsigned char> view(reinterpret_cast<const unsigned char*>(bytes.data()),
+                                            bytes.size());
+  if (const std::string problem = decode_postings(view, out); !problem.empty()) {
     damaged(first, problem);
   }
-  if (out.front().key < first || out.back().key >= end) {
-    damaged(first, "a key is outside its range");
+  if (posting_position(out.front()) < first || posting_position(out.back()) > last) {
+    damaged(first, "a posting is outside its range");
   }
 }
 
-// The blob's start and bytes of the row a statement gave.
-std::span<const PostingEntry> BlobPostings::postings_of(std::uint64_t key) {
-  const auto wanted = static_cast<std::int64_t>(key);
-  if (!cached_ || wanted < cached_first_ || wanted >= cached_end_) {
-    cached_ = false;
-    std::int64_t first = 0;
-    {
-      sqlite3_stmt* floor = statement(kFloorBlob);
-      ResetOnExit reset(floor);
-      sqlite3_bind_int64(floor, 1, wanted);
-      if (!step_row(db_, floor)) {
-        return {};  // no postings yet
-      }
-      first = stored_integer(name_, floor, 0, "a blob's start in the postings table");
-      std::int64_t end = kKeyEnd;
-      {
-        sqlite3_stmt* next = statement(kNextBlob);
-        ResetOnExit reset_next(next);
-        sqlite3_bind_int64(next, 1, first);
-        if (step_row(db_, next)) {
-          end = stored_integer(name_, next, 0, "a blob's start in the postings table");
-        }
-      }
-      if (sqlite3_column_type(floor, 1) != SQLITE_BLOB && sqlite3_column_bytes(floor, 1) != 0) {
-        damaged(first, "its entries are not a BLOB");
-      }
-      decode(first, end, blob_of(floor, 1), cached_entries_);
-      cached_end_ = end;
-    }
-    cached_first_ = first;
-    cached_ = true;
+const BlobPostings::Blobs::value_type* BlobPostings::blob_at(std::int64_t position) {
+  auto it = blobs_.upper_bound(position);
+  if (it != blobs_.begin() && std::prev(it)->second.last >= position) {
+    return &*std::prev(it);
   }
-  const auto by_key = [](const PostingEntry& a, const PostingEntry& b) { return a.key < b.key; };
-  const PostingEntry probe{static_cast<std::uint32_t>(key), 0, 0};
-  const auto [begin, end] =
-      std::equal_range(cached_entries_.begin(), cached_entries_.end(), probe, by_key);
-  return {begin, end};
+  std::int64_t first = 0;
+  Decoded decoded;
+  if (!find_blob(position, first, bytes_, decoded.last)) {
+    return nullptr;
+  }
+  decode(first, decoded.last, bytes_, decoded.entries);
+  return &*blobs_.insert_or_assign(first, std::move(decoded)).first;
+}
+
+template <typename Visit>
+void BlobPostings::walk(std::uint64_t key, SizeRange sizes, std::size_t most_blobs, Visit visit) {
+  const auto k = static_cast<std::uint32_t>(key);
+  const std::int64_t lowest = size_bound(sizes.lowest);
+  const std::int64_t highest = size_bound(sizes.highest);
+  const std::int64_t end = posting_position(k, highest);
+  std::int64_t position = posting_position(k, lowest);
+  for (std::size_t read = 0; read < most_blobs; ++read) {
+    const Blobs::value_type* blob = blob_at(position);
+    if (blob == nullptr) {
+      return;
+    }
+    const std::vector<PostingEntry>& entries = blob->second.entries;
+    const PostingEntry from{k, lowest, std::numeric_limits<std::int64_t>::min()};
+    for (auto it = std::lower_bound(entries.begin(), entries.end(), from);
+         it != entries.end() && it->key == k && it->size <= highest; ++it) {
+      if (!visit(*it)) {
+        return;
+      }
+    }
+    if (blob->second.last >= end) {
+      return;
+    }
+    position = blob->second.last + 1;
+  }
 }
 
 std::int64_t BlobPostings::count(std::uint64_t key, SizeRange sizes, std::uint64_t limit) {
   std::int64_t counted = 0;
-  for (const PostingEntry& entry : postings_of(key)) {
-    if (entry.size >= size_bound(sizes.lowest) && entry.size <= size_bound(sizes.highest)) {
-      ++counted;
-    }
-  }
+  walk(key, sizes, SIZE_MAX, [&](const PostingEntry&) { return ++counted < size_bound(limit); });
   return std::min(counted, size_bound(limit));
 }
 
 void BlobPostings::read(std::uint64_t key, SizeRange sizes,
                         const std::function<bool(std::int64_t id, std::int64_t size)>& on_posting) {
-  const std::span<const PostingEntry> postings = postings_of(key);
-  // Copied: on_posting may read other keys (never in this engine, but the
-  // cache must not change under the loop).
-  const std::vector<PostingEntry> copy(postings.begin(), postings.end());
-  for (const PostingEntry& entry : copy) {
-    if (entry.size >= size_bound(sizes.lowest) && entry.size <= size_bound(sizes.highest) &&
-        !on_posting(entry.id, entry.size)) {
-      return;
-    }
-  }
+  walk(key, sizes, SIZE_MAX,
+       [&](const PostingEntry& entry) { return on_posting(entry.id, entry.size); });
 }
 
 std::int64_t BlobPostings::kept_count(std::uint64_t key) {
-  return static_cast<std::int64_t>(postings_of(key).size());
+  std::int64_t counted = 0;
+  walk(key, SizeRange{0, std::numeric_limits<std::uint64_t>::max()}, kKeptCountBlobs,
+       [&](const PostingEntry&) { return ++counted > 0; });
+  return counted;
 }
 
 void BlobPostings::write(std::span<const PendingPostings::Change> changes) {
-  cached_ = false;
+  blobs_.clear();
+  const auto position_of = [](const PendingPostings::Change& change) {
+    return posting_position(static_cast<std::uint32_t>(change.feature), change.size);
+  };
   for (std::size_t begin = 0; begin < changes.size();) {
-    // The blob that covers the first change's key, and the changes up to
-    // the next blob's start.
-    const auto key = static_cast<std::int64_t>(changes[begin].feature);
+    // The blob that covers the first change, and the changes up to the
+    // last position it covers.
     std::int64_t first = 0;
-    stored_.clear();
-    {
-      sqlite3_stmt* floor = statement(kFloorBlob);
-      ResetOnExit reset(floor);
-      sqlite3_bind_int64(floor, 1, key);
-      if (step_row(db_, floor)) {
-        first = stored_integer(name_, floor, 0, "a blob's start in the postings table");
-        bytes_.assign(reinterpret_cast<const char*>(blob_of(floor, 1).data()),
-                      blob_of(floor, 1).size());
-      } else {
-        bytes_.clear();
-      }
+    std::int64_t last = std::numeric_limits<std::int64_t>::max();
+    if (!find_blob(position_of(changes[begin]), first, bytes_, last)) {
+      bytes_.clear();
     }
-    std::int64_t end = kKeyEnd;
-    {
-      sqlite3_stmt* next = statement(kNextBlob);
-      ResetOnExit reset(next);
-      sqlite3_bind_int64(next, 1, first);
-      if (step_row(db_, next)) {
-        end = stored_integer(name_, next, 0, "a blob's start in the postings table");
-      }
-    }
-    if (!bytes_.empty() || first != 0) {
-      decode(first, end,
-             {reinterpret_cast<const unsigned char*>(bytes_.data()), bytes_.size()}, stored_);
-    }
+    decode(first, last, bytes_, stored_);
     batch_.clear();
-    for (; begin < changes.size() && static_cast<std::int64_t>(changes[begin].feature) < end;
-         ++begin) {
+    for (; begin < changes.size() && position_of(changes[begin]) <= last; ++begin) {
       const PendingPostings::Change& change = changes[begin];
-      batch_.push_back({{static_cast<std::uint32_t>(change.feature), change.size, change.id},
-                        change.insert});
+      batch_.push_back(
+          {{static_cast<std::uint32_t>(change.feature), change.size, change.id}, change.insert});
     }
     merge_postings(stored_, batch_, merged_);
     write_blob(first, merged_);
@@ -467,33 +482,33 @@ void BlobPostings::write_blob(std::int64_t first, std::span<const PostingEntry> 
     step_done(db_, remove);
     return;
   }
-  std::size_t begin = 0;
-  for (const std::size_t end : split_postings(entries, kPostingBlobBytes, true)) {
-    const std::span<const PostingEntry> piece = entries.subspan(begin, end - begin);
+  const auto write = [&](std::int64_t start, std::span<const PostingEntry> piece) {
     bytes_.clear();
     encode_postings(piece, bytes_);
     sqlite3_stmt* write = statement(kWriteBlob);
     ResetOnExit reset(write);
-    // The first piece keeps the blob's start; each later one starts at its
-    // first key (the cut is between keys).
-    sqlite3_bind_int64(write, 1, begin == 0 ? first : piece.front().key);
+    sqlite3_bind_int64(write, 1, start);
     sqlite3_bind_blob(write, 2, bytes_.data(), static_cast<int>(bytes_.size()), SQLITE_STATIC);
     step_done(db_, write);
-    begin = end;
+  };
+  if (entries.empty()) {
+    write(0, {});  // the lowest blob, kept empty
+    return;
   }
-  if (entries.empty()) {  // the lowest blob, kept empty
-    bytes_.clear();
-    sqlite3_stmt* write = statement(kWriteBlob);
-    ResetOnExit reset(write);
-    sqlite3_bind_int64(write, 1, 0);
-    sqlite3_bind_zeroblob(write, 2, 0);
-    step_done(db_, write);
+  // The first piece keeps the blob's start; each later one starts at its
+  // first posting's position (the cut is between positions).
+  std::size_t begin = 0;
+  for (const std::size_t end : split_postings(entries, kPostingBlobBytes, true)) {
+    const std::span<const PostingEntry> piece = entries.subspan(begin, end - begin);
+    write(begin == 0 ? first : posting_position(piece.front()), piece);
+    begin = end;
   }
 }
 
 // A hash of a posting for the integrity check's sums (SplitMix64's finish).
 std::uint64_t posting_hash(std::uint64_t key, std::int64_t size, std::int64_t id) {
-  std::uint64_t x = key * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(size) * 0xC2B2AE3D27D4EB4FULL ^
+  std::uint64_t x = key * 0x9E3779B97F4A7C15ULL ^
+                    static_cast<std::uint64_t>(size) * 0xC2B2AE3D27D4EB4FULL ^
                     static_cast<std::uint64_t>(id);
   x ^= x >> 30U;
   x *= 0xBF58476D1CE4E5B9ULL;
@@ -503,7 +518,7 @@ std::uint64_t posting_hash(std::uint64_t key, std::int64_t size, std::int64_t id
 }
 
 void BlobPostings::begin_check() {
-  cached_ = false;
+  blobs_.clear();
   expected_count_ = 0;
   expected_sum_ = 0;
 }
@@ -532,23 +547,22 @@ std::string BlobPostings::table_problem() {
   std::vector<PostingEntry> entries;
   std::string bytes;
   std::optional<std::int64_t> previous;  // the blob before, held in `bytes`
-  const auto check = [&](std::int64_t first, std::int64_t end) -> std::string {
-    const std::string where = prefix() + "the postings blob of keys from " +
-                              std::to_string(first) + ": ";
+  // The blob held in `bytes`, of the positions [first, last].
+  const auto check = [&](std::int64_t first, std::int64_t last) -> std::string {
+    const std::string where = prefix() + "the postings blob at " + std::to_string(first) + ": ";
     if (bytes.empty() && first == 0) {
       return "";
     }
     if (bytes.empty()) {
       return where + "it holds no posting";
     }
-    if (const std::string problem =
-            decode_postings({reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()},
-                            entries);
+    if (const std::string problem = decode_postings(
+            {reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()}, entries);
         !problem.empty()) {
       return where + problem;
     }
-    if (entries.front().key < first || entries.back().key >= end) {
-      return where + "a key is outside its range";
+    if (posting_position(entries.front()) < first || posting_position(entries.back()) > last) {
+      return where + "a posting is outside its range";
     }
     for (const PostingEntry& entry : entries) {
       ++count;
@@ -563,13 +577,13 @@ std::string BlobPostings::table_problem() {
              ", not at 0";
     }
     if (previous) {
-      if (std::string problem = check(*previous, first); !problem.empty()) {
+      if (std::string problem = check(*previous, first - 1); !problem.empty()) {
         return problem;
       }
     }
     if (sqlite3_column_type(blobs.get(), 1) != SQLITE_BLOB &&
         sqlite3_column_bytes(blobs.get(), 1) != 0) {
-      return prefix() + "the postings blob of keys from " + std::to_string(first) + ": " +
+      return prefix() + "the postings blob at " + std::to_string(first) + ": " +
              "its entries are not a BLOB";
     }
     const std::span<const unsigned char> stored = blob_of(blobs.get(), 1);
@@ -577,14 +591,14 @@ std::string BlobPostings::table_problem() {
     previous = first;
   }
   if (previous) {
-    if (std::string problem = check(*previous, kKeyEnd); !problem.empty()) {
+    if (std::string problem = check(*previous, std::numeric_limits<std::int64_t>::max());
+        !problem.empty()) {
       return problem;
     }
   }
   if (count != expected_count_ || sum != expected_sum_) {
     return prefix() + std::to_string(count) + " postings for " + std::to_string(expected_count_) +
-           " keys of its rows' features" +
-           (count == expected_count_ ? ", not the same ones" : "") +
+           " keys of its rows' features" + (count == expected_count_ ? ", not the same ones" : "") +
            ": a row's feature has no posting, or a posting names no row's feature";
   }
   return "";

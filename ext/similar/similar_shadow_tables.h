@@ -91,16 +91,13 @@ inline constexpr const char* kRowPostingsSql[] = {
 };
 
 // The statements of format 3's postings blobs, in BlobPostings::Kind order
-// (similar_postings.cpp): kFloorBlob, the blob that covers key ?1 (the
-// last that starts at or below it); kNextBlob, the next blob's start after
-// ?1; kBlobsAfter, the blobs that start after ?1 and at or below ?2, in
-// order; kWriteBlob; kDeleteBlob.
+// (similar_postings.cpp): kFloorBlob, the blob that covers position ?1
+// (the last that starts at or below it); kNextBlob, the next blob's start
+// after ?1; kWriteBlob; kDeleteBlob.
 inline constexpr const char* kBlobPostingsSql[] = {
     "SELECT first, entries FROM \"%w\".\"%w_postings\" WHERE first <= ?1 ORDER BY first DESC "
     "LIMIT 1",
     "SELECT first FROM \"%w\".\"%w_postings\" WHERE first > ?1 ORDER BY first LIMIT 1",
-    "SELECT first, entries FROM \"%w\".\"%w_postings\" WHERE first > ?1 AND first <= ?2 "
-    "ORDER BY first",
     "INSERT OR REPLACE INTO \"%w\".\"%w_postings\"(first, entries) VALUES (?1, ?2)",
     "DELETE FROM \"%w\".\"%w_postings\" WHERE first = ?1",
 };

@@ -140,8 +140,8 @@ SimhashOptions served_options(const std::string& text) {
 // format, in a build with tests alone (ext/common/test_knobs.h), which the
 // messages do not list (format, a storage format older than the newest,
 // is stored; flush_after is not).
-constexpr std::string_view kArgumentKeys[] = {"threshold", "options", "max_features",
-                                              "flush_after", "format"};
+constexpr std::string_view kArgumentKeys[] = {"threshold", "options", "max_features", "flush_after",
+                                              "format"};
 constexpr std::size_t kOptionsKey = 1;
 constexpr std::size_t kMaxFeaturesKey = 2;
 constexpr std::size_t kListedArgumentKeys = 3;
@@ -212,9 +212,9 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
       // for the tests that keep those formats working.
       if (value.size() != 1 || value[0] < '0' + kSimilarFormatWithoutCounts ||
           value[0] > '0' + kSimilarFormat) {
-        throw SqliteError(SQLITE_ERROR,
-                          message_text({kModule, ": option format must be 1, 2 or 3, got \"",
-                                        value, "\""}));
+        throw SqliteError(
+            SQLITE_ERROR,
+            message_text({kModule, ": option format must be 1, 2 or 3, got \"", value, "\""}));
       }
       config.format = value[0] - '0';
     } else {

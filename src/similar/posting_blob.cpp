@@ -60,7 +60,8 @@ std::size_t entry_size(const PostingEntry& entry, const PostingEntry* previous) 
 
 // The bytes of a group's head and count.
 std::size_t head_size(std::uint64_t key_delta, std::size_t count) {
-  return varint_size(key_delta * 2 + (count > 1 ? 1 : 0)) + (count > 1 ? varint_size(count - 2) : 0);
+  return varint_size(key_delta * 2 + (count > 1 ? 1 : 0)) +
+         (count > 1 ? varint_size(count - 2) : 0);
 }
 
 // Reads varints from a blob, remembering the first fault.
@@ -91,8 +92,8 @@ class Reader {
   std::size_t at_ = 0;
 };
 
-constexpr std::uint64_t kLargestSize = static_cast<std::uint64_t>(
-    std::numeric_limits<std::int64_t>::max());
+constexpr std::uint64_t kLargestSize =
+    static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
 }  // namespace
 
@@ -179,8 +180,8 @@ std::string decode_postings(std::span<const unsigned char> bytes, std::vector<Po
         }
         entry.size = previous.size + static_cast<std::int64_t>(size_value);
         if (size_value == 0) {
-          entry.id = static_cast<std::int64_t>(static_cast<std::uint64_t>(previous.id) + id_value +
-                                               1);
+          entry.id =
+              static_cast<std::int64_t>(static_cast<std::uint64_t>(previous.id) + id_value + 1);
           if (entry.id <= previous.id) {
             return "its postings are not ascending";
           }
@@ -223,23 +224,10 @@ void merge_postings(std::span<const PostingEntry> stored, std::span<const Postin
 
 namespace {
 
-// The bytes of the group of entries [begin, end) (one key) after a group of
-// `previous_key` in its blob (0 for the first).
-std::size_t group_size(std::span<const PostingEntry> entries, std::size_t begin, std::size_t end,
-                       std::uint64_t previous_key) {
-  std::size_t bytes = head_size(entries[begin].key - previous_key, end - begin);
-  bytes += entry_size(entries[begin], nullptr);
-  for (std::size_t i = begin + 1; i < end; ++i) {
-    bytes += entry_size(entries[i], &entries[i - 1]);
-  }
-  return bytes;
-}
-
 // Cuts at entries: a piece takes entries while its bytes stay within the
 // target. A piece's bytes are its closed groups' plus the open group's (its
 // head and count, which grow with it, and its entries).
-std::vector<std::size_t> cut_at_entries(std::span<const PostingEntry> entries,
-                                        std::size_t target) {
+std::vector<std::size_t> cut_at_entries(std::span<const PostingEntry> entries, std::size_t target) {
   std::vector<std::size_t> ends;
   std::size_t closed = 0;
   std::size_t open_entries = 0;
@@ -255,8 +243,8 @@ std::vector<std::size_t> cut_at_entries(std::span<const PostingEntry> entries,
     std::size_t next_count = open_count;
     std::uint64_t next_previous = previous_key;
     if (!same_group) {
-      next_closed = piece_start ? 0 : closed + head_size(open_key - previous_key, open_count) +
-                                          open_entries;
+      next_closed =
+          piece_start ? 0 : closed + head_size(open_key - previous_key, open_count) + open_entries;
       next_previous = piece_start ? 0 : open_key;
       next_entries = entry_size(entries[i], nullptr);
       next_count = 1;
@@ -282,28 +270,24 @@ std::vector<std::size_t> cut_at_entries(std::span<const PostingEntry> entries,
   return ends;
 }
 
-// Cuts between keys only: a piece takes whole groups while its bytes stay
-// within the target (a group larger than the target is a piece of its own).
-std::vector<std::size_t> cut_between_keys(std::span<const PostingEntry> entries,
-                                          std::size_t target) {
+// Cuts between positions only: a piece takes the postings of whole
+// positions while its bytes stay within the target (a position larger than
+// the target is a piece of its own). A piece's bytes are counted as
+// cut_at_entries counts them, up to the end of the position.
+std::vector<std::size_t> cut_between_positions(std::span<const PostingEntry> entries,
+                                               std::size_t target) {
   std::vector<std::size_t> ends;
-  std::size_t bytes = 0;
-  std::uint64_t previous_key = 0;
+  std::size_t piece = 0;  // where the piece begins
   for (std::size_t begin = 0; begin < entries.size();) {
     std::size_t end = begin + 1;
-    while (end < entries.size() && entries[end].key == entries[begin].key) {
+    while (end < entries.size() &&
+           posting_position(entries[end]) == posting_position(entries[begin])) {
       ++end;
     }
-    if (bytes != 0) {
-      const std::size_t after = group_size(entries, begin, end, previous_key);
-      if (bytes + after > target) {
-        ends.push_back(begin);
-        bytes = 0;
-        previous_key = 0;
-      }
+    if (begin != piece && encoded_postings_size(entries.subspan(piece, end - piece)) > target) {
+      ends.push_back(begin);
+      piece = begin;
     }
-    bytes += group_size(entries, begin, end, previous_key);
-    previous_key = entries[begin].key;
     begin = end;
   }
   ends.push_back(entries.size());
@@ -313,7 +297,7 @@ std::vector<std::size_t> cut_between_keys(std::span<const PostingEntry> entries,
 }  // namespace
 
 std::vector<std::size_t> split_postings(std::span<const PostingEntry> entries, std::size_t bound,
-                                        bool between_keys) {
+                                        bool between_positions) {
   bound = std::max(bound, kSmallestPostingBound);
   const std::size_t total = encoded_postings_size(entries);
   if (total <= bound) {
@@ -322,7 +306,8 @@ std::vector<std::size_t> split_postings(std::span<const PostingEntry> entries, s
   const std::size_t fill = bound / 8 * 7;
   const std::size_t pieces = (total + fill - 1) / fill;
   const std::size_t target = std::min(fill, (total + pieces - 1) / pieces);
-  return between_keys ? cut_between_keys(entries, target) : cut_at_entries(entries, target);
+  return between_positions ? cut_between_positions(entries, target)
+                           : cut_at_entries(entries, target);
 }
 
 }  // namespace simhash

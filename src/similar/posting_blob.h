@@ -25,6 +25,7 @@
 // is short too. A blob with no group is never stored.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,19 @@ struct PostingEntry {
 
   auto operator<=>(const PostingEntry&) const = default;
 };
+
+// Where a posting sorts, as one signed 64-bit number: its key, then its
+// size up to 2^31 - 1 (larger sizes share the last place), so that the
+// postings of one key and one size share a position and a run of postings
+// can be cut between positions. Ascending with the entries' order.
+inline constexpr std::int64_t kLargestPositionSize = (std::int64_t{1} << 31) - 1;
+inline std::int64_t posting_position(std::uint32_t key, std::int64_t size) {
+  return (static_cast<std::int64_t>(key) << 31) |
+         std::min(std::max<std::int64_t>(size, 0), kLargestPositionSize);
+}
+inline std::int64_t posting_position(const PostingEntry& entry) {
+  return posting_position(entry.key, entry.size);
+}
 
 // A change to a run of postings: `entry` added (insert) or removed.
 struct PostingChange {
@@ -71,12 +85,13 @@ void merge_postings(std::span<const PostingEntry> stored, std::span<const Postin
 // whose bytes are at most `bound` (at least kSmallestPostingBound) each:
 // one piece when they fit, else pieces of about equal bytes, each at most
 // seven eighths of `bound` (so that a piece has room for the inserts that
-// follow before it is cut again). With `between_keys`, a cut falls only
-// between two keys, and a key whose postings alone are more than that is a
-// piece of its own, over the bound. The answer is each piece's end index.
+// follow before it is cut again). With `between_positions`, a cut falls
+// only between two postings of different posting_position(), and the
+// postings of one position that alone are more than that are a piece of
+// their own, over the bound. The answer is each piece's end index.
 inline constexpr std::size_t kSmallestPostingBound = 64;
 std::vector<std::size_t> split_postings(std::span<const PostingEntry> entries, std::size_t bound,
-                                        bool between_keys);
+                                        bool between_positions);
 
 // The number of bytes encode_postings writes for `entries`.
 std::size_t encoded_postings_size(std::span<const PostingEntry> entries);

@@ -40,34 +40,46 @@ std::string from_hex(const std::string& text) {
   return out;
 }
 
-TEST(PostingBlob, KeyIsTheTop32Bits) {
+TEST(PostingBlob, KeyIsTheTop32BitsAndThePositionSortsByKeyThenSize) {
   EXPECT_EQ(posting_key(0x0123456789ABCDEFULL), 0x01234567U);
   EXPECT_EQ(posting_key(0xFFFFFFFF00000000ULL), 0xFFFFFFFFU);
+  EXPECT_EQ(posting_position(1, 5), (std::int64_t{1} << 31) + 5);
+  EXPECT_EQ(posting_position(0xFFFFFFFFU, INT64_MAX), INT64_MAX);
+  EXPECT_EQ(posting_position(2, std::int64_t{1} << 40), posting_position(2, kLargestPositionSize));
+  EXPECT_LT(posting_position(2, std::int64_t{1} << 40), posting_position(3, 0));
 }
 
 TEST(PostingBlob, BytesArePinned) {
   // Key 1: one posting (size 3, id 5). Key 300: three postings, (4, 7),
   // (4, 8) (the same size: id delta less one, 0) and (6, -2) (size delta 2,
   // id zigzag 3).
-  const std::vector<PostingEntry> entries = {
-      {1, 3, 5}, {300, 4, 7}, {300, 4, 8}, {300, 6, -2}};
+  const std::vector<PostingEntry> entries = {{1, 3, 5}, {300, 4, 7}, {300, 4, 8}, {300, 6, -2}};
   std::string bytes;
   encode_postings(entries, bytes);
   // 02: key 1, one posting; 03 0a: size 3, id zigzag 10.
   // d704: (299 * 2 + 1) = 599; 01: count 3 - 2; 04 0e: size 4, id 14;
   // 00 00: same size, id + 1; 02 03: size + 2, id -2.
-  EXPECT_EQ(hex(bytes), "02030ad704" "01040e" "0000" "0203");
+  EXPECT_EQ(hex(bytes),
+            "02030ad704"
+            "01040e"
+            "0000"
+            "0203");
   EXPECT_EQ(encoded_postings_size(entries), bytes.size());
   std::vector<PostingEntry> decoded;
   EXPECT_EQ(decode_postings(as_bytes(bytes), decoded), "");
   EXPECT_EQ(decoded, entries);
   // The extremes: the largest key, size and the smallest and largest ids.
-  const std::vector<PostingEntry> extremes = {
-      {0xFFFFFFFFU, INT64_MAX, INT64_MIN}, {0xFFFFFFFFU, INT64_MAX, INT64_MAX}};
+  const std::vector<PostingEntry> extremes = {{0xFFFFFFFFU, INT64_MAX, INT64_MIN},
+                                              {0xFFFFFFFFU, INT64_MAX, INT64_MAX}};
   bytes.clear();
   encode_postings(extremes, bytes);
-  EXPECT_EQ(hex(bytes), "ffffffff1f" "00" "ffffffffffffffff7f" "ffffffffffffffffff01" "00"
-                        "feffffffffffffffff01");
+  EXPECT_EQ(hex(bytes),
+            "ffffffff1f"
+            "00"
+            "ffffffffffffffff7f"
+            "ffffffffffffffffff01"
+            "00"
+            "feffffffffffffffff01");
   EXPECT_EQ(decode_postings(as_bytes(bytes), decoded), "");
   EXPECT_EQ(decoded, extremes);
 }
@@ -80,11 +92,17 @@ TEST(PostingBlob, DamagedBlobsAreNamed) {
   EXPECT_EQ(decode_postings(as_bytes(from_hex("02ffffffffffffffffff7f00")), out),
             "a number is cut off or too long");
   // A second group of key delta 0.
-  EXPECT_EQ(decode_postings(as_bytes(from_hex("0203" "0a" "000302")), out),
+  EXPECT_EQ(decode_postings(as_bytes(from_hex("0203"
+                                              "0a"
+                                              "000302")),
+                            out),
             "its keys are not ascending");
   EXPECT_EQ(decode_postings(as_bytes(from_hex("feffffff3f030a")), out), "a key is beyond 32 bits");
   // Two postings of one size whose id goes back past the wrap.
-  EXPECT_EQ(decode_postings(as_bytes(from_hex("0300" "0301" "00ffffffffffffffffff01")), out),
+  EXPECT_EQ(decode_postings(as_bytes(from_hex("0300"
+                                              "0301"
+                                              "00ffffffffffffffffff01")),
+                            out),
             "its postings are not ascending");
   EXPECT_EQ(decode_postings(as_bytes(from_hex("03ff7f0301")), out),
             "a key's count of postings is more than the bytes hold");
@@ -142,8 +160,8 @@ TEST(PostingBlob, MergeAndSplitFollowAModel) {
       }
       // Cut, encoded and decoded piece by piece, the run comes back whole.
       const std::size_t bound = round % 2 == 0 ? 64 : 900;
-      const bool between_keys = round % 4 < 2;
-      const std::vector<std::size_t> ends = split_postings(stored, bound, between_keys);
+      const bool between_positions = round % 4 < 2;
+      const std::vector<std::size_t> ends = split_postings(stored, bound, between_positions);
       std::vector<PostingEntry> back;
       std::size_t begin = 0;
       for (const std::size_t end : ends) {
@@ -152,13 +170,14 @@ TEST(PostingBlob, MergeAndSplitFollowAModel) {
         std::string bytes;
         encode_postings(piece, bytes);
         ASSERT_EQ(bytes.size(), encoded_postings_size(piece));
-        // Over the bound only a key alone, where cuts fall between keys.
-        const bool one_key = piece.front().key == piece.back().key;
-        if (!(between_keys && one_key)) {
+        // Over the bound only one position alone, where cuts fall between
+        // positions.
+        const bool one_position = posting_position(piece.front()) == posting_position(piece.back());
+        if (!(between_positions && one_position)) {
           ASSERT_LE(bytes.size(), ends.size() > 1 ? bound / 8 * 7 : bound);
         }
-        if (between_keys && end < stored.size()) {
-          ASSERT_NE(stored[end - 1].key, stored[end].key);
+        if (between_positions && end < stored.size()) {
+          ASSERT_LT(posting_position(stored[end - 1]), posting_position(stored[end]));
         }
         std::vector<PostingEntry> decoded;
         ASSERT_EQ(decode_postings(as_bytes(bytes), decoded), "");
@@ -171,14 +190,19 @@ TEST(PostingBlob, MergeAndSplitFollowAModel) {
 }
 
 TEST(PostingBlob, AHugeRunOfOneKeyIsCutInPieces) {
-  // 100,000 rows that hold one key: one piece where cuts fall between
-  // keys; else no piece over the bound, none empty.
+  // 100,000 rows that hold one key, of 7 sizes: a piece a size where cuts
+  // fall between positions; else no piece over the bound, none empty.
   std::vector<PostingEntry> entries;
   for (std::int64_t id = 1; id <= 100000; ++id) {
     entries.push_back({42, 1 + id % 7, id});
   }
   std::sort(entries.begin(), entries.end());
-  EXPECT_EQ(split_postings(entries, 900, true), std::vector<std::size_t>{entries.size()});
+  // Between positions: a cut at each of the 7 sizes at most.
+  const std::vector<std::size_t> by_size = split_postings(entries, 900, true);
+  EXPECT_EQ(by_size.size(), 7U);
+  for (std::size_t i = 0; i + 1 < by_size.size(); ++i) {
+    EXPECT_NE(entries[by_size[i] - 1].size, entries[by_size[i]].size);
+  }
   const std::vector<std::size_t> ends = split_postings(entries, 900, false);
   EXPECT_GT(ends.size(), 100U);
   std::size_t begin = 0;

@@ -250,11 +250,10 @@ TEST(SimilarHostileFile, DamagedPostingsBlobFailsTheQuery) {
       {"UPDATE alike_postings SET entries = x'feffffff3f030a'", "a key is beyond 32 bits"},
       {"UPDATE alike_postings SET entries = x'03ff7f0301'",
        "a key's count of postings is more than the bytes hold"},
-      {"UPDATE alike_postings SET entries = x'02ffffffffffffffff800102'",
-       "a size is out of range"},
+      {"UPDATE alike_postings SET entries = x'02ffffffffffffffff800102'", "a size is out of range"},
       {"UPDATE alike_postings SET entries = x'feffffff1f0602' WHERE first = (SELECT min(first) "
        "FROM alike_postings WHERE first > 0)",
-       "a key is outside its range"},
+       "a posting is outside its range"},
   };
   for (const Damage& damage : damages) {
     SCOPED_TRACE(damage.sql);
@@ -277,7 +276,7 @@ TEST(SimilarHostileFile, DamagedPostingsBlobFailsTheQuery) {
       std::string message;
       // Every key of the query is read where the blob is the first; the
       // second blob is read by a query of its keys.
-      const std::string where = std::string(damage.problem) == "a key is outside its range"
+      const std::string where = std::string(damage.problem) == "a posting is outside its range"
                                     ? "(SELECT min(first) FROM alike_postings WHERE first > 0)"
                                     : "0";
       const std::string first = std::to_string(db.integer("SELECT " + where));
@@ -288,13 +287,13 @@ TEST(SimilarHostileFile, DamagedPostingsBlobFailsTheQuery) {
         if (rc != SQLITE_OK) {
           failed = true;
           // The blob is the one of the query's key: any, where all are damaged.
-          const std::string start = "simhash_similar alike: damaged postings: the blob of keys from ";
+          const std::string start = "simhash_similar alike: damaged postings: the blob at ";
           const std::string end =
               std::string(": ") + damage.problem + "; drop and create the table again";
           if (sqlite3_extended_errcode(db.handle()) != SQLITE_CORRUPT_VTAB ||
               message.rfind(start, 0) != 0 || message.size() < end.size() ||
               message.compare(message.size() - end.size(), end.size(), end) != 0 ||
-              (where != "0" && message.find(" from " + first + ": ") == std::string::npos)) {
+              (where != "0" && message.find(" at " + first + ": ") == std::string::npos)) {
             found += "query: '" + message + "'\n";
           }
         }
@@ -304,8 +303,8 @@ TEST(SimilarHostileFile, DamagedPostingsBlobFailsTheQuery) {
       }
       if (db.try_exec("INSERT INTO alike(alike) VALUES ('integrity-check')", &message) ==
               SQLITE_OK ||
-          message.find(std::string("the postings blob of keys from ") + first + ": " +
-                       damage.problem) == std::string::npos) {
+          message.find(std::string("the postings blob at ") + first + ": " + damage.problem) ==
+              std::string::npos) {
         found += "integrity-check: '" + message + "'\n";
       }
       return found;

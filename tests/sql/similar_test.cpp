@@ -326,8 +326,7 @@ TEST(SimilarTable, CountsPerFeatureFollowEveryWrite) {
   // through inserts, replaces, moves, text updates, deletes and a
   // rolled-back savepoint; a feature no row holds has no entry.
   TestDatabase db;
-  db.exec(
-      "CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary', format=2)");
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary', format=2)");
   const std::string counts = "SELECT feature, count FROM sim_counts ORDER BY feature";
   const std::string postings =
       "SELECT feature, count(*) FROM sim_postings GROUP BY feature ORDER BY feature";
@@ -569,8 +568,7 @@ TEST(SimilarTable, ErrorMessages) {
 TEST(SimilarTable, IntegrityCheckFindsDamageInFormat2) {
   // Each damage made by hand in a transaction of its own, rolled back after.
   TestDatabase db;
-  db.exec(
-      "CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary', format=2)");
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary', format=2)");
   db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'alpha beta gamma'), (2, 'delta epsilon')");
   db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
   const std::string posting =
@@ -638,20 +636,19 @@ TEST(SimilarTable, IntegrityCheckFindsDamageInFormat3) {
     db.exec("ROLLBACK");
   };
   damage("UPDATE sim_postings SET entries = x'0203'",
-         "the postings blob of keys from 0: a number is cut off or too long");
+         "the postings blob at 0: a number is cut off or too long");
   damage("UPDATE sim_postings SET entries = x'02020202020202'",
-         "the postings blob of keys from 0: a number is cut off or too long");
+         "the postings blob at 0: a number is cut off or too long");
   damage("UPDATE sim_postings SET entries = x'0402020002'",
-         "the postings blob of keys from 0: its keys are not ascending");
+         "the postings blob at 0: its keys are not ascending");
   damage("UPDATE sim_postings SET entries = 'text'",
-         "the postings blob of keys from 0: its entries are not a BLOB");
+         "the postings blob at 0: its entries are not a BLOB");
   // A blob past the first whose keys begin below its start.
-  damage("INSERT INTO sim_postings VALUES (4294967295, x'020602')",
-         "the postings blob of keys from 4294967295: a key is outside its range");
-  damage("INSERT INTO sim_postings VALUES (4294967295, x'')",
-         "the postings blob of keys from 4294967295: it holds no posting");
-  damage("UPDATE sim_postings SET first = 5",
-         "the lowest postings blob starts at 5, not at 0");
+  damage("INSERT INTO sim_postings VALUES (9223372036854775807, x'020602')",
+         "the postings blob at 9223372036854775807: a posting is outside its range");
+  damage("INSERT INTO sim_postings VALUES (9223372036854775807, x'')",
+         "the postings blob at 9223372036854775807: it holds no posting");
+  damage("UPDATE sim_postings SET first = 5", "the lowest postings blob starts at 5, not at 0");
   // A posting gone, one of no row, one of another size: counted or summed.
   damage("UPDATE sim_postings SET entries = x'020602'",
          "1 postings for 5 keys of its rows' features: a row's feature has no posting, or a "
