@@ -292,6 +292,7 @@ class BlobPostings final : public SimilarPostings {
     kNextBlob,
     kWriteBlob,
     kDeleteBlob,
+    kBlobsFrom,
     kStatementCount,
   };
 
@@ -304,7 +305,12 @@ class BlobPostings final : public SimilarPostings {
   using Blobs = std::map<std::int64_t, Decoded>;  // by first
 
   sqlite3_stmt* statement(Kind kind) {
-    return statements_[kind].get(db_, kBlobPostingsSql[kind], schema_, name_);
+    const char* s = schema_.c_str();
+    const char* n = name_.c_str();
+    return statements_[kind].get_with(db_, [&] {
+      return kind == kBlobsFrom ? format_sql(kBlobPostingsSql[kind], s, n, s, n)
+                                : format_sql(kBlobPostingsSql[kind], s, n);
+    });
   }
   [[noreturn]] void damaged(std::int64_t first, const std::string& problem) const;
   // The row of the blob that covers `position` (first, bytes), and the
@@ -315,11 +321,13 @@ class BlobPostings final : public SimilarPostings {
   // positions [first, last].
   void decode(std::int64_t first, std::int64_t last, const std::string& bytes,
               std::vector<PostingEntry>& out) const;
-  // The blob that covers `position`, decoded, kept until forget(); nullptr
-  // when the table has none.
-  const Blobs::value_type* blob_at(std::int64_t position);
+  // The kept blob that covers `position`, or nullptr.
+  const Decoded* kept_blob(std::int64_t position) const;
   // Calls visit with each stored posting of `key` with a size in `sizes`,
-  // in order, while it returns true, reading at most `most_blobs` blobs.
+  // in order, while it returns true, reading at most `most_blobs` blobs:
+  // from the blobs kept, then, from the first position no kept blob
+  // covers, the blobs that cover the rest (one statement, stepped only as
+  // far as visit goes), each kept until forget().
   template <typename Visit>
   void walk(std::uint64_t key, SizeRange sizes, std::size_t most_blobs, Visit visit);
   // Writes `entries`, the blob at `first` merged, cut into blobs.
@@ -389,44 +397,84 @@ void BlobPostings::decode(std::int64_t first, std::int64_t last, const std::stri
   }
 }
 
-const BlobPostings::Blobs::value_type* BlobPostings::blob_at(std::int64_t position) {
-  auto it = blobs_.upper_bound(position);
+const BlobPostings::Decoded* BlobPostings::kept_blob(std::int64_t position) const {
+  const auto it = blobs_.upper_bound(position);
   if (it != blobs_.begin() && std::prev(it)->second.last >= position) {
-    return &*std::prev(it);
+    return &std::prev(it)->second;
   }
-  std::int64_t first = 0;
-  Decoded decoded;
-  if (!find_blob(position, first, bytes_, decoded.last)) {
-    return nullptr;
-  }
-  decode(first, decoded.last, bytes_, decoded.entries);
-  return &*blobs_.insert_or_assign(first, std::move(decoded)).first;
+  return nullptr;
 }
 
+// A kept blob's `last` is never past what is known of it: the position
+// before the next blob's start, or, where a walk stopped before reading
+// that, its final posting's. A later walk past it reads it again.
 template <typename Visit>
 void BlobPostings::walk(std::uint64_t key, SizeRange sizes, std::size_t most_blobs, Visit visit) {
   const auto k = static_cast<std::uint32_t>(key);
   const std::int64_t lowest = size_bound(sizes.lowest);
   const std::int64_t highest = size_bound(sizes.highest);
   const std::int64_t end = posting_position(k, highest);
+  const PostingEntry from{k, lowest, std::numeric_limits<std::int64_t>::min()};
+  // Visits a blob's postings from `position` on (a blob read again, its
+  // kept `last` short of its end, is not visited twice); false when the
+  // walk is over.
   std::int64_t position = posting_position(k, lowest);
-  for (std::size_t read = 0; read < most_blobs; ++read) {
-    const Blobs::value_type* blob = blob_at(position);
-    if (blob == nullptr) {
-      return;
+  std::size_t read = 0;
+  const auto visit_blob = [&](const std::vector<PostingEntry>& entries) {
+    ++read;
+    auto it = std::lower_bound(entries.begin(), entries.end(), from);
+    while (it != entries.end() && posting_position(*it) < position) {
+      ++it;
     }
-    const std::vector<PostingEntry>& entries = blob->second.entries;
-    const PostingEntry from{k, lowest, std::numeric_limits<std::int64_t>::min()};
-    for (auto it = std::lower_bound(entries.begin(), entries.end(), from);
-         it != entries.end() && it->key == k && it->size <= highest; ++it) {
+    for (; it != entries.end() && it->key == k && it->size <= highest; ++it) {
       if (!visit(*it)) {
-        return;
+        return false;
       }
     }
-    if (blob->second.last >= end) {
+    return read < most_blobs;
+  };
+  for (const Decoded* kept = kept_blob(position); kept != nullptr; kept = kept_blob(position)) {
+    if (!visit_blob(kept->entries) || kept->last >= end) {
       return;
     }
-    position = blob->second.last + 1;
+    position = kept->last + 1;
+  }
+  sqlite3_stmt* blobs = statement(kBlobsFrom);
+  ResetOnExit reset(blobs);
+  sqlite3_bind_int64(blobs, 1, position);
+  Decoded* previous = nullptr;  // its `last` not yet known
+  std::int64_t previous_first = 0;
+  bool more = true;
+  while (more && step_row(db_, blobs)) {
+    const std::int64_t first = sqlite3_column_int64(blobs, 0);
+    if (previous != nullptr) {
+      previous->last = first - 1;
+      if (!previous->entries.empty() && posting_position(previous->entries.back()) >= first) {
+        damaged(previous_first, "a posting is outside its range");
+      }
+      previous = nullptr;
+    }
+    if (first > end) {
+      return;  // the blob after the range: its start alone
+    }
+    if (sqlite3_column_type(blobs, 1) != SQLITE_BLOB && sqlite3_column_bytes(blobs, 1) != 0) {
+      damaged(first, "its entries are not a BLOB");
+    }
+    const std::span<const unsigned char> stored = blob_of(blobs, 1);
+    bytes_.assign(reinterpret_cast<const char*>(stored.data()), stored.size());
+    Decoded decoded;
+    decode(first, std::numeric_limits<std::int64_t>::max(), bytes_, decoded.entries);
+    previous = &blobs_.insert_or_assign(first, std::move(decoded)).first->second;
+    previous_first = first;
+    more = visit_blob(previous->entries);
+  }
+  if (previous != nullptr) {
+    // The last blob of the table (it reaches every position after it), or
+    // one the walk left before the next: known to its final posting.
+    previous->last = more ? std::numeric_limits<std::int64_t>::max()
+                     : previous->entries.empty()
+                         ? previous_first
+                         : std::max(previous_first, posting_position(previous->entries.back()));
   }
 }
 
