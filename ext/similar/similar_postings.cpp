@@ -288,9 +288,8 @@ class BlobPostings final : public SimilarPostings {
   }
 
   enum Kind {
-    kFloorBlob,
-    kNextBlob,
     kWriteBlob,
+    kUpdateBlob,
     kDeleteBlob,
     kBlobsFrom,
     kStatementCount,
@@ -330,8 +329,9 @@ class BlobPostings final : public SimilarPostings {
   // far as visit goes), each kept until forget().
   template <typename Visit>
   void walk(std::uint64_t key, SizeRange sizes, std::size_t most_blobs, Visit visit);
-  // Writes `entries`, the blob at `first` merged, cut into blobs.
-  void write_blob(std::int64_t first, std::span<const PostingEntry> entries);
+  // Writes `entries`, the blob at `first` merged (a row there already when
+  // `stored`), cut into blobs.
+  void write_blob(std::int64_t first, bool stored, std::span<const PostingEntry> entries);
 
   CachedStatement statements_[kStatementCount];
   // The blobs a search read, decoded: a probe reads those its ranking read.
@@ -357,26 +357,25 @@ void BlobPostings::damaged(std::int64_t first, const std::string& problem) const
 
 bool BlobPostings::find_blob(std::int64_t position, std::int64_t& first, std::string& bytes,
                              std::int64_t& last) {
-  {
-    sqlite3_stmt* floor = statement(kFloorBlob);
-    ResetOnExit reset(floor);
-    sqlite3_bind_int64(floor, 1, position);
-    if (!step_row(db_, floor)) {
-      return false;
-    }
-    first = sqlite3_column_int64(floor, 0);
-    if (sqlite3_column_type(floor, 1) != SQLITE_BLOB && sqlite3_column_bytes(floor, 1) != 0) {
-      damaged(first, "its entries are not a BLOB");
-    }
-    const std::span<const unsigned char> stored = blob_of(floor, 1);
-    bytes.assign(reinterpret_cast<const char*>(stored.data()), stored.size());
-  }
+  sqlite3_stmt* blobs = statement(kBlobsFrom);
+  ResetOnExit reset(blobs);
+  sqlite3_bind_int64(blobs, 1, position);
   last = std::numeric_limits<std::int64_t>::max();
-  sqlite3_stmt* next = statement(kNextBlob);
-  ResetOnExit reset(next);
-  sqlite3_bind_int64(next, 1, first);
-  if (step_row(db_, next)) {
-    last = sqlite3_column_int64(next, 0) - 1;
+  if (!step_row(db_, blobs)) {
+    return false;
+  }
+  first = sqlite3_column_int64(blobs, 0);
+  if (first > position) {  // no blob at 0 (a damaged table): none covers it
+    last = first - 1;
+    return false;
+  }
+  if (sqlite3_column_type(blobs, 1) != SQLITE_BLOB && sqlite3_column_bytes(blobs, 1) != 0) {
+    damaged(first, "its entries are not a BLOB");
+  }
+  const std::span<const unsigned char> stored = blob_of(blobs, 1);
+  bytes.assign(reinterpret_cast<const char*>(stored.data()), stored.size());
+  if (step_row(db_, blobs)) {
+    last = sqlite3_column_int64(blobs, 0) - 1;
   }
   return true;
 }
@@ -507,7 +506,9 @@ void BlobPostings::write(std::span<const PendingPostings::Change> changes) {
     // last position it covers.
     std::int64_t first = 0;
     std::int64_t last = std::numeric_limits<std::int64_t>::max();
-    if (!find_blob(position_of(changes[begin]), first, bytes_, last)) {
+    const bool stored = find_blob(position_of(changes[begin]), first, bytes_, last);
+    if (!stored) {
+      first = 0;
       bytes_.clear();
     }
     decode(first, last, bytes_, stored_);
@@ -518,11 +519,12 @@ void BlobPostings::write(std::span<const PendingPostings::Change> changes) {
           {{static_cast<std::uint32_t>(change.feature), change.size, change.id}, change.insert});
     }
     merge_postings(stored_, batch_, merged_);
-    write_blob(first, merged_);
+    write_blob(first, stored, merged_);
   }
 }
 
-void BlobPostings::write_blob(std::int64_t first, std::span<const PostingEntry> entries) {
+void BlobPostings::write_blob(std::int64_t first, bool stored,
+                              std::span<const PostingEntry> entries) {
   if (entries.empty() && first != 0) {
     sqlite3_stmt* remove = statement(kDeleteBlob);
     ResetOnExit reset(remove);
@@ -530,17 +532,20 @@ void BlobPostings::write_blob(std::int64_t first, std::span<const PostingEntry> 
     step_done(db_, remove);
     return;
   }
-  const auto write = [&](std::int64_t start, std::span<const PostingEntry> piece) {
-    bytes_.clear();
-    encode_postings(piece, bytes_);
-    sqlite3_stmt* write = statement(kWriteBlob);
+  // The row at `first` updated in place where it is there; the others
+  // written (or written again, by a flush repeated after one that failed
+  // half-way).
+  const auto write = [&](std::int64_t start, const std::string& bytes) {
+    sqlite3_stmt* write = statement(stored && start == first ? kUpdateBlob : kWriteBlob);
     ResetOnExit reset(write);
     sqlite3_bind_int64(write, 1, start);
-    sqlite3_bind_blob(write, 2, bytes_.data(), static_cast<int>(bytes_.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(write, 2, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
     step_done(db_, write);
   };
-  if (entries.empty()) {
-    write(0, {});  // the lowest blob, kept empty
+  bytes_.clear();
+  encode_postings(entries, bytes_);
+  if (bytes_.size() <= kPostingBlobBytes) {
+    write(first, bytes_);  // the lowest blob may be empty
     return;
   }
   // The first piece keeps the blob's start; each later one starts at its
@@ -548,7 +553,9 @@ void BlobPostings::write_blob(std::int64_t first, std::span<const PostingEntry> 
   std::size_t begin = 0;
   for (const std::size_t end : split_postings(entries, kPostingBlobBytes, true)) {
     const std::span<const PostingEntry> piece = entries.subspan(begin, end - begin);
-    write(begin == 0 ? first : posting_position(piece.front()), piece);
+    bytes_.clear();
+    encode_postings(piece, bytes_);
+    write(begin == 0 ? first : posting_position(piece.front()), bytes_);
     begin = end;
   }
 }

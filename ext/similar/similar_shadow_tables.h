@@ -91,16 +91,12 @@ inline constexpr const char* kRowPostingsSql[] = {
 };
 
 // The statements of format 3's postings blobs, in BlobPostings::Kind order
-// (similar_postings.cpp): kFloorBlob, the blob that covers position ?1
-// (the last that starts at or below it); kNextBlob, the next blob's start
-// after ?1; kWriteBlob; kDeleteBlob; then kBlobsFrom (two pairs), the blob
-// that covers position ?1 and those after it, in order (stepped only as far
-// as a read needs).
+// (similar_postings.cpp): kWriteBlob; kUpdateBlob (?1 first, ?2 entries);
+// kDeleteBlob; kBlobsFrom (two pairs), the blob that covers position ?1
+// and those after it, in order (stepped only as far as a read needs).
 inline constexpr const char* kBlobPostingsSql[] = {
-    "SELECT first, entries FROM \"%w\".\"%w_postings\" WHERE first <= ?1 ORDER BY first DESC "
-    "LIMIT 1",
-    "SELECT first FROM \"%w\".\"%w_postings\" WHERE first > ?1 ORDER BY first LIMIT 1",
     "INSERT OR REPLACE INTO \"%w\".\"%w_postings\"(first, entries) VALUES (?1, ?2)",
+    "UPDATE \"%w\".\"%w_postings\" SET entries = ?2 WHERE first = ?1",
     "DELETE FROM \"%w\".\"%w_postings\" WHERE first = ?1",
     "SELECT first, entries FROM \"%w\".\"%w_postings\" WHERE first >= coalesce((SELECT first "
     "FROM \"%w\".\"%w_postings\" WHERE first <= ?1 ORDER BY first DESC LIMIT 1), 0) ORDER BY "

@@ -224,73 +224,65 @@ void merge_postings(std::span<const PostingEntry> stored, std::span<const Postin
 
 namespace {
 
-// Cuts at entries: a piece takes entries while its bytes stay within the
-// target. A piece's bytes are its closed groups' plus the open group's (its
-// head and count, which grow with it, and its entries).
+// The end of the piece that begins at `begin`: it takes entries while its
+// bytes stay within the target (at least one). A piece's bytes are its
+// closed groups' plus the open group's (its head and count, which grow
+// with it, and its entries).
+std::size_t fill_piece(std::span<const PostingEntry> entries, std::size_t begin,
+                       std::size_t target) {
+  std::size_t closed = 0;
+  std::size_t open_entries = entry_size(entries[begin], nullptr);
+  std::size_t open_count = 1;
+  std::uint64_t previous_key = 0;  // of the group before the open one
+  for (std::size_t i = begin + 1; i < entries.size(); ++i) {
+    if (entries[i].key == entries[i - 1].key) {
+      open_entries += entry_size(entries[i], &entries[i - 1]);
+      ++open_count;
+    } else {
+      closed += head_size(entries[i - 1].key - previous_key, open_count) + open_entries;
+      previous_key = entries[i - 1].key;
+      open_entries = entry_size(entries[i], nullptr);
+      open_count = 1;
+    }
+    if (closed + head_size(entries[i].key - previous_key, open_count) + open_entries > target) {
+      return i;
+    }
+  }
+  return entries.size();
+}
+
+// Cuts anywhere: each piece as full as the target allows.
 std::vector<std::size_t> cut_at_entries(std::span<const PostingEntry> entries, std::size_t target) {
   std::vector<std::size_t> ends;
-  std::size_t closed = 0;
-  std::size_t open_entries = 0;
-  std::size_t open_count = 0;
-  std::uint64_t previous_key = 0;  // of the piece's group before the open one
-  std::uint64_t open_key = 0;
-  std::size_t begin = 0;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const bool piece_start = i == begin;
-    const bool same_group = !piece_start && entries[i].key == open_key;
-    std::size_t next_closed = closed;
-    std::size_t next_entries = open_entries;
-    std::size_t next_count = open_count;
-    std::uint64_t next_previous = previous_key;
-    if (!same_group) {
-      next_closed =
-          piece_start ? 0 : closed + head_size(open_key - previous_key, open_count) + open_entries;
-      next_previous = piece_start ? 0 : open_key;
-      next_entries = entry_size(entries[i], nullptr);
-      next_count = 1;
-    } else {
-      next_entries += entry_size(entries[i], &entries[i - 1]);
-      ++next_count;
-    }
-    const std::size_t bytes =
-        next_closed + head_size(entries[i].key - next_previous, next_count) + next_entries;
-    if (!piece_start && bytes > target) {
-      ends.push_back(i);
-      begin = i;
-      --i;  // the entry starts the next piece
-      continue;
-    }
-    closed = next_closed;
-    open_entries = next_entries;
-    open_count = next_count;
-    previous_key = next_previous;
-    open_key = entries[i].key;
+  for (std::size_t begin = 0; begin < entries.size();) {
+    begin = fill_piece(entries, begin, target);
+    ends.push_back(begin);
   }
-  ends.push_back(entries.size());
   return ends;
 }
 
-// Cuts between positions only: a piece takes the postings of whole
-// positions while its bytes stay within the target (a position larger than
-// the target is a piece of its own). A piece's bytes are counted as
-// cut_at_entries counts them, up to the end of the position.
+// Cuts between positions only: a piece as full as the target allows, then
+// cut back to the last change of position in it; a piece of one position
+// goes on to that position's end, over the target.
 std::vector<std::size_t> cut_between_positions(std::span<const PostingEntry> entries,
                                                std::size_t target) {
+  const auto same_position = [&](std::size_t i) {
+    return posting_position(entries[i - 1]) == posting_position(entries[i]);
+  };
   std::vector<std::size_t> ends;
-  std::size_t piece = 0;  // where the piece begins
   for (std::size_t begin = 0; begin < entries.size();) {
-    std::size_t end = begin + 1;
-    while (end < entries.size() &&
-           posting_position(entries[end]) == posting_position(entries[begin])) {
-      ++end;
+    const std::size_t full = fill_piece(entries, begin, target);
+    std::size_t end = full;
+    while (end < entries.size() && end > begin && same_position(end)) {
+      --end;
     }
-    if (begin != piece && encoded_postings_size(entries.subspan(piece, end - piece)) > target) {
-      ends.push_back(begin);
-      piece = begin;
+    if (end == begin) {
+      for (end = full; end < entries.size() && same_position(end); ++end) {
+      }
     }
+    ends.push_back(end);
     begin = end;
   }
-  ends.push_back(entries.size());
   return ends;
 }
 
