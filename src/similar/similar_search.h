@@ -162,9 +162,10 @@ inline constexpr std::uint64_t kFeaturesPerDirectRow = 8;
 // them no better), and only when that gives up too is every feature at the
 // cap or not counted ranked by its kept count. Any p features serve
 // (above): the walk only saves lookups, never changes the answer. A kept
-// count is a random page of its own, so ranking every feature by it would
-// read most of a cold insert's pages (bench/BENCH.md, "Texts similar to
-// one: simhash_similar").
+// count is a random page of its own (format 2; format 3's is the page of
+// the key's postings, a page each all the same), so ranking every feature
+// by it would read most of a cold insert's pages (bench/BENCH.md, "Texts
+// similar to one: simhash_similar").
 // kCheapPostings is a page of postings or less; kFewPostings about two.
 inline constexpr std::uint64_t kCheapPostings = 64;
 inline constexpr std::uint64_t kFewPostings = 192;
