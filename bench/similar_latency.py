@@ -414,7 +414,11 @@ def measure(conn, path, rows, texts, real, generator, words, held_out):
           + ", ".join(f"{name} {size / rows:.0f}" for name, size in sorted(sizes.items()))
           + f"); the texts themselves {sizes_of_docs(conn) / rows:.0f}")
     (postings,) = conn.execute("SELECT count(*) FROM sim_postings").fetchone()
-    print(f"postings: {postings} ({postings / rows:.1f} a row)")
+    if "entries" in [c[1] for c in conn.execute("PRAGMA table_info(sim_postings)")]:
+        # Format 3: a row of sim_postings is a blob of postings.
+        print(f"postings blobs: {postings} ({rows / postings:.1f} rows a blob)")
+    else:
+        print(f"postings: {postings} ({postings / rows:.1f} a row)")
 
     queries = []
     for i in range(query_count):

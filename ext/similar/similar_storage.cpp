@@ -67,10 +67,11 @@ void create_similar_tables(sqlite3* db, const std::string& schema, const std::st
                            const SimilarConfig& config) {
   const char* s = schema.c_str();
   const char* n = name.c_str();
-  exec_sql(db, format_sql(kCreateSimilarTables, s, n, s, n, s, n, s, n, s, n, s, n, kSimilarFormat,
+  exec_sql(db, format_sql(kCreateSimilarTables, s, n, s, n, s, n, s, n, config.format,
                           config.threshold, to_string(config.options).c_str(),
                           static_cast<long long>(as_sql(options_probe(config.options))),
                           static_cast<long long>(config.max_features)));
+  create_similar_postings(db, schema, name, config.format);
 }
 
 void drop_similar_tables(sqlite3* db, const std::string& schema, const std::string& name) {
@@ -113,7 +114,7 @@ SimilarConfig read_similar_config(sqlite3* db, const std::string& schema, const 
   if (!format || !threshold || !options) {
     throw damaged("'format' (INTEGER), 'threshold' (REAL) and 'options' (TEXT) are needed");
   }
-  if (*format != kSimilarFormat && *format != kSimilarFormatWithoutCounts) {
+  if (*format < kSimilarFormatWithoutCounts || *format > kSimilarFormat) {
     throw SqliteError(SQLITE_ERROR, prefix(name) + "storage format " + std::to_string(*format) +
                                         " is not one this extension reads (it reads " +
                                         std::to_string(kSimilarFormat) +
@@ -146,7 +147,8 @@ SimilarStorage::SimilarStorage(sqlite3* db, std::string schema, std::string name
       schema_(std::move(schema)),
       name_(std::move(name)),
       config_(config),
-      extractor_(config.options) {}
+      extractor_(config.options),
+      postings_(make_similar_postings(db, schema_, name_, config.format)) {}
 
 sqlite3_stmt* SimilarStorage::statement(Kind kind) {
   // Every statement names the schema and the table, once.
@@ -156,12 +158,7 @@ sqlite3_stmt* SimilarStorage::statement(Kind kind) {
 
 std::int64_t SimilarStorage::stored_integer(sqlite3_stmt* statement, int column,
                                             const char* what) const {
-  if (sqlite3_column_type(statement, column) != SQLITE_INTEGER) {
-    throw SqliteError(SQLITE_CORRUPT_VTAB, prefix(name_) + "damaged file: " + what + " is " +
-                                               type_name(sqlite3_column_type(statement, column)) +
-                                               ", not an INTEGER; drop and create the table again");
-  }
-  return sqlite3_column_int64(statement, column);
+  return sql::stored_integer(name_, statement, column, what);
 }
 
 void SimilarStorage::damaged(std::int64_t id, const std::string& problem) const {
@@ -228,22 +225,28 @@ void SimilarStorage::write_row(std::int64_t id, std::span<const std::uint64_t> h
       throw_sqlite(db_, rc);
     }
   }
+  push_postings(hashes, size, id, true);
+}
+
+void SimilarStorage::push_postings(std::span<const std::uint64_t> hashes, std::int64_t size,
+                                   std::int64_t id, bool insert) {
   if (pending_.size() + hashes.size() > config_.flush_after) {
     flush();
   }
-  for (const std::uint64_t hash : hashes) {
-    pending_.push({hash, size, id, true});
+  // The hashes ascend, and so do their keys: a key is pushed once.
+  std::uint64_t previous = 0;
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    const std::uint64_t key = postings_->key_of(hashes[i]);
+    if (i == 0 || key != previous) {
+      pending_.push({key, size, id, insert});
+    }
+    previous = key;
   }
 }
 
 void SimilarStorage::erase_row(std::int64_t id, std::span<const std::uint64_t> hashes) {
   const auto size = static_cast<std::int64_t>(hashes.size());
-  if (pending_.size() + hashes.size() > config_.flush_after) {
-    flush();
-  }
-  for (const std::uint64_t hash : hashes) {
-    pending_.push({hash, size, id, false});
-  }
+  push_postings(hashes, size, id, false);
   {
     sqlite3_stmt* remove = statement(kDeleteSize);
     ResetOnExit reset(remove);
@@ -323,17 +326,7 @@ void SimilarStorage::flush() {
     const sqlite3_int64 last_rowid = sqlite3_last_insert_rowid(db_);
     MemoryCharge merged_charge;
     const std::vector<PendingPostings::Change> changes = pending_.merged_changes(merged_charge);
-    for (const PendingPostings::Change& change : changes) {
-      sqlite3_stmt* write = statement(change.insert ? kInsertPosting : kDeletePosting);
-      ResetOnExit reset(write);
-      sqlite3_bind_int64(write, 1, as_sql(change.feature));
-      sqlite3_bind_int64(write, 2, change.size);
-      sqlite3_bind_int64(write, 3, change.id);
-      if (const int rc = sqlite3_step(write); rc != SQLITE_DONE) {
-        throw_sqlite(db_, rc);
-      }
-    }
-    write_feature_counts(changes);
+    postings_->write(changes);
     sqlite3_set_last_insert_rowid(db_, last_rowid);
   });
 }
@@ -369,11 +362,17 @@ std::vector<SimilarMatch> SimilarStorage::search(std::string_view text, double t
   }
   extractor_.counted_feature_vector(vector_);
   const CheckPoint check = [this] { throw_if_interrupted(db_); };
-  // The row handle of read_row_pieces lives for this search only.
+  // The row handle of read_row_pieces, and what the postings table keeps of
+  // what it read, live for this search only.
+  postings_->forget();
   struct CloseOnExit {
     Blob& blob;
-    ~CloseOnExit() { blob.reset(); }
-  } close_blob{row_blob_};
+    SimilarPostings& postings;
+    ~CloseOnExit() {
+      blob.reset();
+      postings.forget();
+    }
+  } close_blob{row_blob_, *postings_};
   return find_similar(vector_.hashes, threshold, *this, check, counts, limit);
 }
 
@@ -391,20 +390,16 @@ std::uint64_t SimilarStorage::largest_size() {
 
 std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange sizes,
                                              std::uint64_t limit) {
-  sqlite3_stmt* count = statement(kCountPostings);
-  ResetOnExit reset(count);
-  sqlite3_bind_int64(count, 1, as_sql(feature));
-  sqlite3_bind_int64(count, 2, size_bound(sizes.lowest));
-  sqlite3_bind_int64(count, 3, size_bound(sizes.highest));
-  sqlite3_bind_int64(count, 4, size_bound(limit));
-  step_row(db_, count);
+  // Those of the feature's key: a key shared with other features only adds
+  // postings (similar_search.h).
+  const std::uint64_t key = postings_->key_of(feature);
   // With the pending postings. Below `limit` the stored count is exact, and
   // so is the sum: a 0 tells the search that there is nothing to read. At
   // `limit` the stored ones may be more, so pending removals must not bring
   // the count below it (a count past `limit` only ranks).
-  const std::int64_t stored = sqlite3_column_int64(count, 0);
+  const std::int64_t stored = postings_->count(key, sizes, limit);
   std::int64_t counted = stored;
-  pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
+  pending_.net_of(key, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
   for (const auto& entry : net_) {
     counted += entry.net;
   }
@@ -417,14 +412,10 @@ std::uint64_t SimilarStorage::count_postings(std::uint64_t feature, SizeRange si
 void SimilarStorage::read_postings(
     std::uint64_t feature, SizeRange sizes,
     const std::function<bool(std::int64_t id, std::uint64_t size)>& on_posting) {
-  sqlite3_stmt* select = statement(kSelectPostings);
-  ResetOnExit reset(select);
-  sqlite3_bind_int64(select, 1, as_sql(feature));
-  sqlite3_bind_int64(select, 2, size_bound(sizes.lowest));
-  sqlite3_bind_int64(select, 3, size_bound(sizes.highest));
+  const std::uint64_t key = postings_->key_of(feature);
   // The stored postings less those pending removal, then those pending
-  // addition. A row has one size, so its id names its posting of a feature.
-  pending_.net_of(feature, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
+  // addition. A row has one size, so its id names its posting of a key.
+  pending_.net_of(key, size_bound(sizes.lowest), size_bound(sizes.highest), net_);
   std::vector<std::int64_t> removed;
   for (const auto& entry : net_) {
     if (entry.net < 0) {
@@ -432,15 +423,16 @@ void SimilarStorage::read_postings(
     }
   }
   std::sort(removed.begin(), removed.end());
-  while (step_row(db_, select)) {
-    const std::int64_t id = stored_integer(select, 0, "a row id in the postings table");
+  bool more = true;
+  postings_->read(key, sizes, [&](std::int64_t id, std::int64_t size) {
     if (std::binary_search(removed.begin(), removed.end(), id)) {
-      continue;
+      return true;
     }
-    const std::int64_t size = stored_integer(select, 1, "a size in the postings table");
-    if (!on_posting(id, static_cast<std::uint64_t>(std::max<std::int64_t>(0, size)))) {
-      return;
-    }
+    more = on_posting(id, static_cast<std::uint64_t>(std::max<std::int64_t>(0, size)));
+    return more;
+  });
+  if (!more) {
+    return;
   }
   for (const auto& entry : net_) {
     if (entry.net > 0 && !on_posting(entry.id, static_cast<std::uint64_t>(entry.size))) {
@@ -569,9 +561,8 @@ std::string SimilarStorage::integrity_problem() {
   if (const int rc = prepare(db_, sql, rows); rc != SQLITE_OK) {
     throw_sqlite(db_, rc);
   }
-  sqlite3_stmt* has_posting = statement(kHasPosting);
+  postings_->begin_check();
   std::vector<std::uint64_t> hashes;
-  std::uint64_t features = 0;
   std::uint64_t row_count = 0;
   std::size_t visited = 0;
   while (step_row(db_, rows.get())) {
@@ -601,15 +592,8 @@ std::string SimilarStorage::integrity_problem() {
       }
     }
     ++row_count;
-    features += hashes.size();
-    for (const std::uint64_t hash : hashes) {
-      ResetOnExit reset(has_posting);
-      sqlite3_bind_int64(has_posting, 1, as_sql(hash));
-      sqlite3_bind_int64(has_posting, 2, size);
-      sqlite3_bind_int64(has_posting, 3, id);
-      if (!step_row(db_, has_posting)) {
-        return row + ": feature " + std::to_string(as_sql(hash)) + " has no posting";
-      }
+    if (const std::string problem = postings_->row_problem(id, size, hashes); !problem.empty()) {
+      return row + ": " + problem;
     }
   }
   const auto count_of = [&](const char* suffix) {
@@ -622,98 +606,28 @@ std::string SimilarStorage::integrity_problem() {
     step_row(db_, count.get());
     return static_cast<std::uint64_t>(sqlite3_column_int64(count.get(), 0));
   };
-  if (const std::uint64_t postings = count_of("postings"); postings != features) {
-    return prefix(name_) + std::to_string(postings) + " postings for " + std::to_string(features) +
-           " features of its rows: a posting names no row's feature";
+  if (std::string problem = postings_->table_problem(); !problem.empty()) {
+    return problem;
   }
   if (const std::uint64_t sizes = count_of("sizes"); sizes != row_count) {
     return prefix(name_) + std::to_string(sizes) + " sizes for " + std::to_string(row_count) +
            " rows: a size names no row";
   }
-  return counts_problem();
-}
-
-// <name>_counts changes with the postings, in the same flush (the changes
-// come sorted by feature, so each feature's count is written once): a
-// savepoint or rollback that undoes the one undoes the other, and until the
-// flush feature_count adds the pending changes.
-void SimilarStorage::write_feature_counts(std::span<const PendingPostings::Change> changes) {
-  if (!keeps_feature_counts()) {
-    return;
-  }
-  for (std::size_t begin = 0; begin < changes.size();) {
-    std::int64_t delta = 0;
-    std::size_t end = begin;
-    for (; end < changes.size() && changes[end].feature == changes[begin].feature; ++end) {
-      delta += changes[end].insert ? 1 : -1;
-    }
-    const std::uint64_t feature = changes[begin].feature;
-    begin = end;
-    if (delta == 0) {
-      continue;
-    }
-    {
-      sqlite3_stmt* add = statement(kAddCount);
-      ResetOnExit reset(add);
-      sqlite3_bind_int64(add, 1, as_sql(feature));
-      sqlite3_bind_int64(add, 2, delta);
-      if (const int rc = sqlite3_step(add); rc != SQLITE_DONE) {
-        throw_sqlite(db_, rc);
-      }
-    }
-    if (delta < 0) {  // the last holder gone: no entry
-      sqlite3_stmt* drop = statement(kDropEmptyCount);
-      ResetOnExit reset(drop);
-      sqlite3_bind_int64(drop, 1, as_sql(feature));
-      if (const int rc = sqlite3_step(drop); rc != SQLITE_DONE) {
-        throw_sqlite(db_, rc);
-      }
-    }
-  }
+  return "";
 }
 
 std::uint64_t SimilarStorage::feature_count(std::uint64_t feature) {
-  sqlite3_stmt* select = statement(kSelectCount);
-  ResetOnExit reset(select);
-  sqlite3_bind_int64(select, 1, as_sql(feature));
-  const std::int64_t stored = step_row(db_, select) ? sqlite3_column_int64(select, 0) : 0;
+  const std::uint64_t key = postings_->key_of(feature);
+  const std::int64_t stored = postings_->kept_count(key);
   // A negative count (a damaged file) ranks first; the answer stays exact.
-  return static_cast<std::uint64_t>(
-      std::max<std::int64_t>(0, stored + pending_.net_count(feature)));
-}
-
-std::string SimilarStorage::counts_problem() {
-  if (!keeps_feature_counts()) {
-    return "";
-  }
-  // Both ways: every feature of the postings with its number of postings,
-  // and no entry for a feature without postings.
-  Statement check;
-  const char* s = schema_.c_str();
-  const char* n = name_.c_str();
-  const std::string sql = format_sql(kSelectMiscountedFeature, s, n, s, n, s, n, s, n, s, n);
-  if (const int rc = prepare(db_, sql, check); rc != SQLITE_OK) {
-    throw_sqlite(db_, rc);
-  }
-  if (!step_row(db_, check.get())) {
-    return "";
-  }
-  const auto kept = sqlite3_column_type(check.get(), 2) == SQLITE_NULL
-                        ? std::string("none")
-                        : std::to_string(sqlite3_column_int64(check.get(), 2));
-  return prefix(name_) + "feature " + std::to_string(sqlite3_column_int64(check.get(), 0)) +
-         " has " + std::to_string(sqlite3_column_int64(check.get(), 1)) +
-         " postings but its count is " + kept;
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, stored + pending_.net_count(key)));
 }
 
 void SimilarStorage::rename(const std::string& new_name) {
   refuse_rename_after_writes("simhash_similar " + name_, pending_writes_.holds_writes());
   flush();  // its statements name the old tables
   finalize_statements();
-  // Format 1 has no counts table, the last suffix.
-  const std::span<const char* const> suffixes(kSimilarShadowSuffixes);
-  rename_shadow_tables(db_, schema_, name_, new_name,
-                       keeps_feature_counts() ? suffixes : suffixes.first(suffixes.size() - 1));
+  rename_shadow_tables(db_, schema_, name_, new_name, postings_->suffixes());
   name_ = new_name;
 }
 
@@ -726,6 +640,7 @@ void SimilarStorage::finalize_statements() {
   for (CachedStatement& cached : statements_) {
     cached.finalize();
   }
+  postings_->finalize();
 }
 
 }  // namespace simhash::sql

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,6 +25,7 @@
 #include "ext/common/cached_statement.h"
 #include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
+#include "ext/similar/similar_postings.h"
 #include "fingerprint/feature_extractor.h"
 #include "fingerprint/feature_similarity.h"
 #include "fingerprint/simhash_options.h"
@@ -32,9 +34,10 @@
 
 namespace simhash::sql {
 
-inline constexpr int kSimilarFormat = 2;
-// The format before <name>_counts: still read and written, ranked by
-// counting postings.
+inline constexpr int kSimilarFormat = 3;
+// The formats before: 1 (no <name>_counts, ranked by counting postings)
+// and 2 (a B-tree entry per posting, with <name>_counts), still read and
+// written (similar_postings.h).
 inline constexpr int kSimilarFormatWithoutCounts = 1;
 inline constexpr const char* kSimilarShadowSuffixes[] = {"config", "rows", "sizes", "postings",
                                                          "counts"};
@@ -87,6 +90,9 @@ using StoredText = std::optional<std::string_view>;
 class SimilarStorage final : public SimilarStore {
  public:
   SimilarStorage(sqlite3* db, std::string schema, std::string name, const SimilarConfig& config);
+  // Its postings table refers to its schema and name: never copied or moved.
+  SimilarStorage(const SimilarStorage&) = delete;
+  SimilarStorage& operator=(const SimilarStorage&) = delete;
 
   const std::string& name() const { return name_; }
   const std::string& schema() const { return schema_; }
@@ -154,7 +160,7 @@ class SimilarStorage final : public SimilarStore {
   void read_row_pieces(
       std::int64_t id, std::uint64_t size,
       const std::function<bool(std::span<const std::uint64_t>)>& on_piece) override;
-  bool keeps_feature_counts() override { return config_.format >= kSimilarFormat; }
+  bool keeps_feature_counts() override { return postings_->keeps_counts(); }
   std::uint64_t feature_count(std::uint64_t feature) override;
 
  public:
@@ -164,19 +170,11 @@ class SimilarStorage final : public SimilarStore {
     kDeleteRow,
     kSelectRow,
     kMaxId,
-    kInsertPosting,
-    kDeletePosting,
-    kCountPostings,
-    kSelectPostings,
     kCountRows,
     kSelectRows,
     kInsertSize,
     kDeleteSize,
     kHasSize,
-    kHasPosting,
-    kAddCount,
-    kDropEmptyCount,
-    kSelectCount,
     kMaxSize,
     kSelectMaxFeatures,
     kSetMaxFeatures,
@@ -199,11 +197,10 @@ class SimilarStorage final : public SimilarStore {
   void features_of(StoredText text, std::vector<std::uint64_t>& out);
   // The largest stored size, 0 when no row is stored.
   std::uint64_t largest_size();
-  // Writes the net change of each feature's count (format 2) that the
-  // postings' changes, sorted by feature, make.
-  void write_feature_counts(std::span<const PendingPostings::Change> changes);
-  // "" when <name>_counts holds each feature's postings, else what is wrong.
-  std::string counts_problem();
+  // Pushes the pending postings of a row: one per distinct key of its
+  // features (SimilarPostings::key_of).
+  void push_postings(std::span<const std::uint64_t> hashes, std::int64_t size, std::int64_t id,
+                     bool insert);
 
   sqlite3* db_;
   std::string schema_;
@@ -213,6 +210,9 @@ class SimilarStorage final : public SimilarStore {
   FeatureVector vector_;  // the last text's, buffers kept
   std::vector<std::uint64_t> scratch_;
   CachedStatement statements_[kStatementCount];
+  // The postings table of the table's format; reads and writes of postings
+  // go through it.
+  std::unique_ptr<SimilarPostings> postings_;
   PendingPostings pending_;
   // Its savepoint marks and flushing (ext/common/savepoint_marks.h).
   PendingWrites<PendingPostings> pending_writes_{pending_};

@@ -136,15 +136,17 @@ SimhashOptions served_options(const std::string& text) {
   return *options;
 }
 
-// The CREATE arguments' keys: the three a user gives, then flush_after, in
-// a build with tests alone (ext/common/test_knobs.h), which the messages do
-// not list and the config does not store.
-constexpr std::string_view kArgumentKeys[] = {"threshold", "options", "max_features",
-                                              "flush_after"};
+// The CREATE arguments' keys: the three a user gives, then flush_after and
+// format, in a build with tests alone (ext/common/test_knobs.h), which the
+// messages do not list (format, a storage format older than the newest,
+// is stored; flush_after is not).
+constexpr std::string_view kArgumentKeys[] = {"threshold", "options", "max_features", "flush_after",
+                                              "format"};
 constexpr std::size_t kOptionsKey = 1;
 constexpr std::size_t kMaxFeaturesKey = 2;
 constexpr std::size_t kListedArgumentKeys = 3;
 constexpr std::size_t kFlushAfterKey = 3;
+constexpr std::size_t kFormatKey = 4;
 constexpr std::span<const std::string_view> kAcceptedArgumentKeys =
     std::span(kArgumentKeys).first(kTestKnobs ? std::size(kArgumentKeys) : kListedArgumentKeys);
 
@@ -205,6 +207,16 @@ SimilarConfig parse_arguments(int argc, const char* const* argv) {
       config.max_features = max_features_of(value);
     } else if (key == kFlushAfterKey) {
       config.flush_after = flush_after_of(std::string(value));
+    } else if (key == kFormatKey) {
+      // The hidden option format=N: a table of an older storage format,
+      // for the tests that keep those formats working.
+      if (value.size() != 1 || value[0] < '0' + kSimilarFormatWithoutCounts ||
+          value[0] > '0' + kSimilarFormat) {
+        throw SqliteError(
+            SQLITE_ERROR,
+            message_text({kModule, ": option format must be 1, 2 or 3, got \"", value, "\""}));
+      }
+      config.format = value[0] - '0';
     } else {
       double threshold = 0;
       const auto [end, problem] =

@@ -20,6 +20,12 @@
 // written. m and the bounds are taken a little loose, so a rounding only
 // adds candidates: the verification then decides, with the double that
 // simhash_jaccard returns compared to t, as a scan of the texts would.
+// A store may keep postings under a key of the feature that several
+// features share (the top 32 bits of its hash, from format 3): the
+// postings of a feature's key hold every row that holds the feature, so
+// the shared key only adds candidates, and counts of them only bound the
+// feature's from above (a row found in h probed lists shares at most h +
+// |x| - p features still, so the count filter below stays exact).
 #pragma once
 
 #include <cstddef>
@@ -59,7 +65,8 @@ bool decode_features(std::span<const unsigned char> bytes, std::vector<std::uint
 class SimilarStore {
  public:
   virtual ~SimilarStore() = default;
-  // The rows that hold `feature` with a size in `sizes`, counted up to
+  // The rows that hold `feature` (or its shared key: more, never fewer)
+  // with a size in `sizes`, counted up to
   // `limit`: exact below it (0: none, and the search then reads none), at
   // least `limit` when there are that many.
   virtual std::uint64_t count_postings(std::uint64_t feature, SizeRange sizes,
@@ -155,9 +162,10 @@ inline constexpr std::uint64_t kFeaturesPerDirectRow = 8;
 // them no better), and only when that gives up too is every feature at the
 // cap or not counted ranked by its kept count. Any p features serve
 // (above): the walk only saves lookups, never changes the answer. A kept
-// count is a random page of its own, so ranking every feature by it would
-// read most of a cold insert's pages (bench/BENCH.md, "Texts similar to
-// one: simhash_similar").
+// count is a random page of its own (format 2; format 3's is the page of
+// the key's postings, a page each all the same), so ranking every feature
+// by it would read most of a cold insert's pages (bench/BENCH.md, "Texts
+// similar to one: simhash_similar").
 // kCheapPostings is a page of postings or less; kFewPostings about two.
 inline constexpr std::uint64_t kCheapPostings = 64;
 inline constexpr std::uint64_t kFewPostings = 192;

@@ -130,14 +130,15 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 // `vocabulary` words, texts of about `length` words: short texts of a small
 // vocabulary put many rows exactly at a threshold (6 of 10 features is 0.6)
 // and make every feature common, so the bounded-work scan runs too.
-// `format1`: the table is turned into one of format 1 (no <name>_counts)
-// first, as an older build made it; it must stay exact without the counts.
+// `format`: the table's storage format (the hidden CREATE option format=N
+// for 1, no <name>_counts, and 2, a B-tree entry per posting); every format
+// must stay exact.
 // `flush_after`: the hidden CREATE option (0: the default, 2^21), the
 // pending postings after which a write flushes them inside the transaction;
 // with it the workload also counts the queries that saw postings flushed
 // inside an open savepoint, and expects some.
 void run_random_workload(const std::string& options, std::uint64_t seed, int vocabulary, int length,
-                         bool format1 = false, std::size_t flush_after = 0, int steps = 800) {
+                         int format = 3, std::size_t flush_after = 0, int steps = 800) {
   TempDatabaseFile file("similar_differential");
   const TextFamilies families(vocabulary, 30, length, seed);
   std::mt19937_64 random(seed);
@@ -156,15 +157,10 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
   };
   auto db = open();
   SimilarModel(*db, options)
-      .create(0.5, flush_after == 0
-                       ? std::string()
-                       : std::string(", flush_after=").append(std::to_string(flush_after)));
-  if (format1) {
-    db->exec("DROP TABLE sim_counts");
-    db->exec("UPDATE sim_config SET value = 1 WHERE key = 'format'");
-    db.reset();
-    db = open();
-  }
+      .create(0.5, (flush_after == 0
+                        ? std::string()
+                        : std::string(", flush_after=").append(std::to_string(flush_after))) +
+                       ", format=" + std::to_string(format));
   std::size_t found = 0;
   std::int64_t next_id = 1;
   int savepoints = 0;
@@ -172,7 +168,11 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
   // inside savepoints that found them changed (a flush inside the transaction).
   std::int64_t postings_at_begin = 0;
   int flushed_inside = 0;
-  const auto stored_postings = [&] { return db->integer("SELECT count(*) FROM sim_postings"); };
+  // (In format 3 the postings' bytes: a flush changes them.)
+  const auto stored_postings = [&] {
+    return db->integer(format == 3 ? "SELECT coalesce(sum(length(entries)), 0) FROM sim_postings"
+                                   : "SELECT count(*) FROM sim_postings");
+  };
   for (int step = 0; step < steps; ++step) {
     const auto what = random() % 100;
     // An id in use now or before (next_id itself is not yet taken).
@@ -259,7 +259,7 @@ void run_random_workload(const std::string& options, std::uint64_t seed, int voc
   }
   db->exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
   EXPECT_EQ(db->integer("SELECT count(*) FROM sqlite_schema WHERE name = 'sim_counts'"),
-            format1 ? 0 : 1);
+            format == 2 ? 1 : 0);
   // The stored texts themselves, each at every threshold.
   SimilarModel model(*db, options);
   for (const auto& row : db->rows("SELECT body FROM docs WHERE body IS NOT NULL LIMIT 40")) {
@@ -284,6 +284,12 @@ TEST(SimilarTable, EqualsTheScanThroughRandomWritesWordTrigrams) {
   run_random_workload("n=3 weight=binary", 2, 40, 10);
 }
 
+TEST(SimilarTable, EqualsTheScanThroughRandomWritesInFormat2) {
+  // A B-tree entry per posting and a count per feature.
+  run_random_workload("n=3 weight=binary", 1, 300, 25, 2);
+  run_random_workload("n=1 weight=binary", 3, 60, 8, 2);
+}
+
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesWords) {
   run_random_workload("n=1 weight=binary", 3, 60, 8);
   run_random_workload("n=2 weight=binary", 5, 100, 12);
@@ -296,30 +302,31 @@ TEST(SimilarTable, EqualsTheScanThroughRandomWritesCharacters) {
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesOnLongTexts) {
   // Texts of about 600 words: most rows hold more than kWholeRowFeatures,
   // and their verification reads them from the file in pieces.
-  run_random_workload("n=3 weight=binary", 7, 3000, 600, false, 0, 120);
+  run_random_workload("n=3 weight=binary", 7, 3000, 600, 3, 0, 120);
 }
 
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesInFormat1) {
   // A table made before <name>_counts: read and written without it.
-  run_random_workload("n=3 weight=binary", 6, 40, 10, true);
+  run_random_workload("n=3 weight=binary", 6, 40, 10, 1);
 }
 
 // The flush of many pending postings inside a transaction (at 2^21 by
 // default), made to happen every few rows: inside savepoints that are then
-// rolled back or released, across ROLLBACK, in both formats; every answer
+// rolled back or released, across ROLLBACK, in every format; every answer
 // stays the scan's and the integrity check (counts included) passes.
 TEST(SimilarTable, EqualsTheScanWhenPostingsAreFlushedInsideTransactions) {
-  run_random_workload("n=3 weight=binary", 7, 300, 25, false, 40);
-  run_random_workload("n=3 weight=binary", 8, 40, 10, false, 1);
-  run_random_workload("n=3 weight=binary", 9, 40, 10, true, 25);
+  run_random_workload("n=3 weight=binary", 7, 300, 25, 3, 40);
+  run_random_workload("n=3 weight=binary", 8, 40, 10, 3, 1);
+  run_random_workload("n=3 weight=binary", 9, 40, 10, 1, 25);
+  run_random_workload("n=3 weight=binary", 10, 40, 10, 2, 25);
 }
 
 TEST(SimilarTable, CountsPerFeatureFollowEveryWrite) {
-  // The kept count of each feature is its number of postings, through
-  // inserts, replaces, moves, text updates, deletes and a rolled-back
-  // savepoint; a feature no row holds has no entry.
+  // Format 2: the kept count of each feature is its number of postings,
+  // through inserts, replaces, moves, text updates, deletes and a
+  // rolled-back savepoint; a feature no row holds has no entry.
   TestDatabase db;
-  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary', format=2)");
   const std::string counts = "SELECT feature, count FROM sim_counts ORDER BY feature";
   const std::string postings =
       "SELECT feature, count(*) FROM sim_postings GROUP BY feature ORDER BY feature";
@@ -486,7 +493,7 @@ TEST(SimilarTable, WritesAndConflicts) {
                      "(10, 'z')"),
             "UNIQUE constraint failed: sim.rowid");
   EXPECT_EQ(db.integer("SELECT count(*) FROM sim_rows WHERE id >= 20"), 0);
-  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_postings WHERE id >= 20"), 0);
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_sizes WHERE id >= 20"), 0);
   db.exec("INSERT OR IGNORE INTO sim(rowid, text) VALUES (10, 'a b c d e')");
   EXPECT_TRUE(db.rows("SELECT rowid FROM sim('a b c d e') WHERE rowid = 10").empty());
   db.exec("INSERT OR REPLACE INTO sim(rowid, text) VALUES (10, 'a b c d e')");
@@ -558,10 +565,10 @@ TEST(SimilarTable, ErrorMessages) {
   EXPECT_EQ(db.integer("SELECT count(*) FROM sim_rows"), 0);
 }
 
-TEST(SimilarTable, IntegrityCheckFindsDamage) {
+TEST(SimilarTable, IntegrityCheckFindsDamageInFormat2) {
   // Each damage made by hand in a transaction of its own, rolled back after.
   TestDatabase db;
-  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary', format=2)");
   db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'alpha beta gamma'), (2, 'delta epsilon')");
   db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
   const std::string posting =
@@ -608,6 +615,49 @@ TEST(SimilarTable, IntegrityCheckFindsDamage) {
   EXPECT_EQ(db.rows("SELECT rowid FROM sim('alpha beta gamma', 1.0)"), (std::vector<Row>{{"1"}}));
   db.exec("ROLLBACK");
   db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+}
+
+// Format 3: each damage made by hand in a transaction of its own, rolled
+// back after; a damaged blob is named by the integrity check, and fails a
+// query with SQLITE_CORRUPT_VTAB, never answers as if it held other rows.
+TEST(SimilarTable, IntegrityCheckFindsDamageInFormat3) {
+  TestDatabase db;
+  db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=1 weight=binary')");
+  db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'alpha beta gamma'), (2, 'delta epsilon')");
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  EXPECT_EQ(db.integer("SELECT count(*) FROM sim_postings"), 1);
+  const std::string check = "INSERT INTO sim(sim) VALUES ('integrity-check')";
+  const std::string query = "SELECT rowid FROM sim('alpha beta gamma', 0.5)";
+  const auto damage = [&](const std::string& sql, const std::string& problem) {
+    SCOPED_TRACE(sql);
+    db.exec("BEGIN");
+    db.exec(sql);
+    EXPECT_EQ(db.error(check), "simhash_similar sim: " + problem);
+    db.exec("ROLLBACK");
+  };
+  damage("UPDATE sim_postings SET entries = x'0203'",
+         "the postings blob at 0: a number is cut off or too long");
+  damage("UPDATE sim_postings SET entries = x'02020202020202'",
+         "the postings blob at 0: a number is cut off or too long");
+  damage("UPDATE sim_postings SET entries = x'0402020002'",
+         "the postings blob at 0: its keys are not ascending");
+  damage("UPDATE sim_postings SET entries = 'text'",
+         "the postings blob at 0: its entries are not a BLOB");
+  // A blob past the first whose keys begin below its start.
+  damage("INSERT INTO sim_postings VALUES (9223372036854775807, x'020602')",
+         "the postings blob at 9223372036854775807: a posting is outside its range");
+  damage("INSERT INTO sim_postings VALUES (9223372036854775807, x'')",
+         "the postings blob at 9223372036854775807: it holds no posting");
+  damage("UPDATE sim_postings SET first = 5", "the lowest postings blob starts at 5, not at 0");
+  // A posting gone, one of no row, one of another size: counted or summed.
+  damage("UPDATE sim_postings SET entries = x'020602'",
+         "1 postings for 5 keys of its rows' features: a row's feature has no posting, or a "
+         "posting names no row's feature");
+  damage("UPDATE sim_rows SET id = 9 WHERE id = 2; UPDATE sim_sizes SET id = 9 WHERE id = 2",
+         "5 postings for 5 keys of its rows' features, not the same ones: a row's feature has no "
+         "posting, or a posting names no row's feature");
+  db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
+  EXPECT_EQ(db.rows(query), (std::vector<Row>{{"1"}}));
 }
 
 // A query counts a feature's postings up to a cap of 16 to rank it, and
@@ -737,6 +787,11 @@ TEST(SimilarTable, ShortRowsOfAnotherSizeThanTheirPostingsAreNamed) {
 
 // The stored bytes: each hash 8 bytes little-endian, ascending as unsigned,
 // whatever the machine; built here from simhash_features' hashes.
+std::string format_hex_byte(std::uint64_t byte) {
+  static const char kHex[] = "0123456789ABCDEF";
+  return {kHex[(byte >> 4U) & 0xFU], kHex[byte & 0xFU]};
+}
+
 TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
   TestDatabase db;
   db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(options='n=2 weight=binary')");
@@ -762,7 +817,24 @@ TEST(SimilarTable, StoredBytesAreTheSameOnEveryMachine) {
   EXPECT_EQ(db.integer("SELECT size FROM sim_rows WHERE id = 1"), 6);
   EXPECT_EQ(db.cell("SELECT group_concat(value, ' ') FROM (SELECT value FROM sim_config ORDER BY "
                     "key)"),
-            "2 100000 unit=word n=2 weight=binary -4127729649689492262 0.5");
+            "3 100000 unit=word n=2 weight=binary -4127729649689492262 0.5");
+  // The postings: one blob from key 0 (docs/format.md). Each of the six
+  // keys (the hashes' top 32 bits, distinct here) is a group of one
+  // posting: its key less the one before, times 2, as a varint, then size
+  // 6 and id 1 (zigzag 2).
+  std::string blob;
+  std::uint64_t previous = 0;
+  for (const std::uint64_t hash : hashes) {
+    std::uint64_t head = ((hash >> 32U) - previous) * 2;
+    previous = hash >> 32U;
+    for (; head >= 0x80U; head >>= 7U) {
+      blob += format_hex_byte((head & 0x7FU) | 0x80U);
+    }
+    blob += format_hex_byte(head) + "0602";
+  }
+  EXPECT_EQ(db.rows("SELECT first, hex(entries) FROM sim_postings"),
+            (std::vector<Row>{{"0", blob}}));
+  EXPECT_EQ(blob, "8EB5A01D0602B4A4CD0B0602CEC5ACFD03060290A9BFAE090602DAE4B4490602E2D69AE20E0602");
 }
 
 // A table created without options stores the default check's; a table
@@ -1016,10 +1088,8 @@ TEST(SimilarTable, RenameAndDropInFormat1) {
   TempDatabaseFile file("similar_format1");
   {
     TestDatabase db(file.path());
-    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar");
+    db.exec("CREATE VIRTUAL TABLE sim USING simhash_similar(format=1)");
     db.exec("INSERT INTO sim(rowid, text) VALUES (1, 'a b c d e f')");
-    db.exec("DROP TABLE sim_counts");
-    db.exec("UPDATE sim_config SET value = 1 WHERE key = 'format'");
   }
   TestDatabase db(file.path());
   db.exec("ALTER TABLE sim RENAME TO other");
@@ -1033,11 +1103,12 @@ TEST(SimilarTable, RenameAndDropInFormat1) {
 // Committed files of each storage format (docs/format.md): every later
 // version must read them, pass their integrity check and answer exactly.
 // Each holds `sim` and its model `docs`, 300 texts of a fixed workload;
-// format 1 is the same table made before <name>_counts. To write them again
-// (only for a new format, with new names): SIMHASH_WRITE_FORMAT_DIR=<dir>
+// format 1 is the same table made before <name>_counts. To write a new
+// format's (the files there are left as they are): SIMHASH_WRITE_FORMAT_DIR=<dir>
 // sql_tests --gtest_filter='SimilarFormatFile.DISABLED_*' --gtest_also_run_disabled_tests.
 constexpr const char* kSimilarFormatFiles[] = {SIMHASH_SOURCE_DIR "/tests/data/similar_format1.db",
-                                               SIMHASH_SOURCE_DIR "/tests/data/similar_format2.db"};
+                                               SIMHASH_SOURCE_DIR "/tests/data/similar_format2.db",
+                                               SIMHASH_SOURCE_DIR "/tests/data/similar_format3.db"};
 
 void check_similar_format_file(int format) {
   const TempDatabaseFile copy("similar_format_copy");
@@ -1048,7 +1119,7 @@ void check_similar_format_file(int format) {
   TestDatabase db(copy.path());
   EXPECT_EQ(db.integer("SELECT value FROM sim_config WHERE key = 'format'"), format);
   EXPECT_EQ(db.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'sim_counts'"),
-            format >= 2 ? 1 : 0);
+            format == 2 ? 1 : 0);
   EXPECT_EQ(db.integer("SELECT count(*) FROM docs"), 300);
   EXPECT_EQ(db.integer("SELECT count(*) FROM sim_rows"), 300);
   db.exec("INSERT INTO sim(sim) VALUES ('integrity-check')");
@@ -1074,16 +1145,20 @@ TEST(SimilarFormatFile, Format1FileReadsChecksAndAnswersExactly) { check_similar
 
 TEST(SimilarFormatFile, Format2FileReadsChecksAndAnswersExactly) { check_similar_format_file(2); }
 
+TEST(SimilarFormatFile, Format3FileReadsChecksAndAnswersExactly) { check_similar_format_file(3); }
+
 TEST(SimilarFormatFile, DISABLED_WriteFormatFiles) {
   const char* directory = std::getenv("SIMHASH_WRITE_FORMAT_DIR");
   ASSERT_NE(directory, nullptr) << "set SIMHASH_WRITE_FORMAT_DIR";
-  for (const int format : {1, 2}) {
+  for (const int format : {1, 2, 3}) {
     const std::string path =
         std::string(directory) + "/similar_format" + std::to_string(format) + ".db";
-    std::filesystem::remove(path);
+    if (std::filesystem::exists(path)) {
+      continue;
+    }
     TestDatabase db(path);
     db.exec("PRAGMA page_size = 4096");
-    SimilarModel(db, "n=3 weight=binary").create(0.5);
+    SimilarModel(db, "n=3 weight=binary").create(0.5, ", format=" + std::to_string(format));
     const TextFamilies families(200, 30, 20, 20261126);
     std::mt19937_64 random(20261126);
     db.exec("BEGIN");
@@ -1098,10 +1173,6 @@ TEST(SimilarFormatFile, DISABLED_WriteFormatFiles) {
           "INSERT INTO docs(id, body) VALUES (" + std::to_string(id) + ", " + quoted(body) + ")");
     }
     db.exec("COMMIT");
-    if (format == 1) {
-      db.exec("DROP TABLE sim_counts");
-      db.exec("UPDATE sim_config SET value = 1 WHERE key = 'format'");
-    }
     db.exec("VACUUM");
   }
 }
