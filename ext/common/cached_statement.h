@@ -5,6 +5,8 @@
 // thrown as it is. simhash_index's and simhash_similar's storage use them.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include "ext/common/sqlite_api.h"
@@ -48,6 +50,27 @@ class ResetOnExit {
 
 [[noreturn]] inline void throw_sqlite(sqlite3* db, int rc) {
   throw SqliteError(rc, sqlite3_errmsg(db));
+}
+
+// Steps `statement`: true at a row, false when it is done; any other
+// result throws SqliteError with the connection's message.
+inline bool step_row(sqlite3* db, sqlite3_stmt* statement) {
+  const int rc = sqlite3_step(statement);
+  if (rc == SQLITE_ROW) {
+    return true;
+  }
+  if (rc != SQLITE_DONE) {
+    throw_sqlite(db, rc);
+  }
+  return false;
+}
+
+// The bytes of a BLOB column of the current row (empty for NULL or an
+// empty value), valid until the statement steps or resets.
+inline std::span<const unsigned char> column_bytes(sqlite3_stmt* statement, int column) {
+  const auto* bytes = static_cast<const unsigned char*>(sqlite3_column_blob(statement, column));
+  const int size = sqlite3_column_bytes(statement, column);
+  return {bytes, bytes != nullptr ? static_cast<std::size_t>(size) : 0};
 }
 
 }  // namespace simhash::sql

@@ -46,16 +46,7 @@ void IndexStorage::step_done(sqlite3_stmt* statement) {
   }
 }
 
-bool IndexStorage::step_row(sqlite3_stmt* statement) {
-  const int rc = sqlite3_step(statement);
-  if (rc == SQLITE_ROW) {
-    return true;
-  }
-  if (rc != SQLITE_DONE) {
-    throw_sqlite(db_, rc);
-  }
-  return false;
-}
+bool IndexStorage::step_row(sqlite3_stmt* statement) { return sql::step_row(db_, statement); }
 
 void IndexStorage::finalize_statements() {
   for (CachedStatement* statement :

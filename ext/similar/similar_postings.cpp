@@ -27,27 +27,10 @@ std::int64_t size_bound(std::uint64_t size) {
       std::min<std::uint64_t>(size, std::numeric_limits<std::int64_t>::max()));
 }
 
-bool step_row(sqlite3* db, sqlite3_stmt* statement) {
-  const int rc = sqlite3_step(statement);
-  if (rc == SQLITE_ROW) {
-    return true;
-  }
-  if (rc != SQLITE_DONE) {
-    throw_sqlite(db, rc);
-  }
-  return false;
-}
-
 void step_done(sqlite3* db, sqlite3_stmt* statement) {
   if (const int rc = sqlite3_step(statement); rc != SQLITE_DONE) {
     throw_sqlite(db, rc);
   }
-}
-
-std::span<const unsigned char> blob_of(sqlite3_stmt* statement, int column) {
-  const auto* bytes = static_cast<const unsigned char*>(sqlite3_column_blob(statement, column));
-  const int size = sqlite3_column_bytes(statement, column);
-  return {bytes, bytes != nullptr ? static_cast<std::size_t>(size) : 0};
 }
 
 constexpr const char* kRowSuffixes[] = {"config", "rows", "sizes", "postings", "counts"};
@@ -372,7 +355,7 @@ bool BlobPostings::find_blob(std::int64_t position, std::int64_t& first, std::st
   if (sqlite3_column_type(blobs, 1) != SQLITE_BLOB && sqlite3_column_bytes(blobs, 1) != 0) {
     damaged(first, "its entries are not a BLOB");
   }
-  const std::span<const unsigned char> stored = blob_of(blobs, 1);
+  const std::span<const unsigned char> stored = column_bytes(blobs, 1);
   bytes.assign(reinterpret_cast<const char*>(stored.data()), stored.size());
   if (step_row(db_, blobs)) {
     last = sqlite3_column_int64(blobs, 0) - 1;
@@ -459,7 +442,7 @@ void BlobPostings::walk(std::uint64_t key, SizeRange sizes, std::size_t most_blo
     if (sqlite3_column_type(blobs, 1) != SQLITE_BLOB && sqlite3_column_bytes(blobs, 1) != 0) {
       damaged(first, "its entries are not a BLOB");
     }
-    const std::span<const unsigned char> stored = blob_of(blobs, 1);
+    const std::span<const unsigned char> stored = column_bytes(blobs, 1);
     bytes_.assign(reinterpret_cast<const char*>(stored.data()), stored.size());
     Decoded decoded;
     decode(first, std::numeric_limits<std::int64_t>::max(), bytes_, decoded.entries);
@@ -641,7 +624,7 @@ std::string BlobPostings::table_problem() {
       return prefix() + "the postings blob at " + std::to_string(first) + ": " +
              "its entries are not a BLOB";
     }
-    const std::span<const unsigned char> stored = blob_of(blobs.get(), 1);
+    const std::span<const unsigned char> stored = column_bytes(blobs.get(), 1);
     bytes.assign(reinterpret_cast<const char*>(stored.data()), stored.size());
     previous = first;
   }

@@ -35,23 +35,6 @@ std::int64_t size_bound(std::uint64_t size) {
       std::min<std::uint64_t>(size, std::numeric_limits<std::int64_t>::max()));
 }
 
-std::span<const unsigned char> blob_of(sqlite3_stmt* statement, int column) {
-  const auto* bytes = static_cast<const unsigned char*>(sqlite3_column_blob(statement, column));
-  const int size = sqlite3_column_bytes(statement, column);
-  return {bytes, bytes != nullptr ? static_cast<std::size_t>(size) : 0};
-}
-
-bool step_row(sqlite3* db, sqlite3_stmt* statement) {
-  const int rc = sqlite3_step(statement);
-  if (rc == SQLITE_ROW) {
-    return true;
-  }
-  if (rc != SQLITE_DONE) {
-    throw_sqlite(db, rc);
-  }
-  return false;
-}
-
 }  // namespace
 
 bool is_similar_shadow_suffix(const char* suffix) {
@@ -187,7 +170,7 @@ bool SimilarStorage::load_row(std::int64_t id, std::vector<std::uint64_t>& out) 
   if (!step_row(db_, select)) {
     return false;
   }
-  if (!decode_features(blob_of(select, 1), out)) {
+  if (!decode_features(column_bytes(select, 1), out)) {
     damaged(id, "its features are not ascending 8-byte hashes");
   }
   if (sqlite3_column_int64(select, 0) != static_cast<std::int64_t>(out.size())) {
@@ -573,7 +556,7 @@ std::string SimilarStorage::integrity_problem() {
         sqlite3_column_bytes(rows.get(), 2) != 0) {
       return row + ": its features are not a BLOB";
     }
-    if (!decode_features(blob_of(rows.get(), 2), hashes)) {
+    if (!decode_features(column_bytes(rows.get(), 2), hashes)) {
       return row + ": its features are not ascending 8-byte hashes";
     }
     const std::int64_t size = sqlite3_column_int64(rows.get(), 1);
