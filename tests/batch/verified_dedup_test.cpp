@@ -423,7 +423,7 @@ TEST(VerifiedDedup, ThresholdJoinChecksWhileItWalksPostingsThatMakeNoCandidate) 
   // A common feature whose slot meets a row's own moves a few of that
   // row's own features after the common ones: the margin keeps those rows
   // apart too.
-  constexpr std::size_t kOwn = kSize / 3 + 16;
+  constexpr std::size_t kOwn = kSize / 3 + 32;
   std::mt19937_64 random(11);
   std::vector<std::uint64_t> common(kSize - kOwn);
   for (std::uint64_t& hash : common) {
