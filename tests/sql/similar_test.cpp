@@ -305,6 +305,44 @@ TEST(SimilarTable, EqualsTheScanThroughRandomWritesOnLongTexts) {
   run_random_workload("n=3 weight=binary", 7, 3000, 600, 3, 0, 120);
 }
 
+// Format 3 with hundreds of postings blobs: a search walks the blobs of
+// one key after another, keeping those it read, and a blob a walk kept
+// must serve a later walk only for the positions it covers (a walk that
+// read the next blob's start knows them; one that stopped inside it, only
+// up to its last key). Stored texts and others, every answer the scan's.
+TEST(SimilarTable, EqualsTheScanOverManyPostingBlobs) {
+  TempDatabaseFile file("similar_many_blobs");
+  TestDatabase db(file.path());
+  db.exec("PRAGMA synchronous = OFF");
+  SimilarModel model(db, "n=1 weight=binary");
+  model.create(0.5);
+  constexpr int kFamilies = 300;
+  const TextFamilies families(6000, kFamilies, 16, 17);
+  std::mt19937_64 random(17);
+  db.exec("BEGIN");
+  for (int id = 1; id <= 2000; ++id) {
+    const std::string body = quoted(families.member(static_cast<int>(random() % kFamilies),
+                                                    static_cast<int>(random() % 4), random));
+    write_both(db, "INSERT INTO sim(rowid, text) VALUES (" + std::to_string(id) + ", " + body + ")",
+               "INSERT INTO docs(id, body) VALUES (" + std::to_string(id) + ", " + body + ")");
+  }
+  db.exec("COMMIT");
+  ASSERT_GT(db.integer("SELECT count(*) FROM sim_postings"), 100);
+  for (int q = 0; q < 80; ++q) {
+    const std::string query =
+        q % 2 == 0
+            ? *db.rows("SELECT body FROM docs WHERE id = " + std::to_string(1 + 25 * q))[0][0]
+            : families.member(static_cast<int>(random() % kFamilies), 3, random);
+    for (const double t : {0.5, 0.8}) {
+      model.expect_same(query, t, "query " + std::to_string(q));
+      if (::testing::Test::HasFatalFailure()) {
+        return;
+      }
+    }
+  }
+  EXPECT_GT(model.found(), 160U);
+}
+
 TEST(SimilarTable, EqualsTheScanThroughRandomWritesInFormat1) {
   // A table made before <name>_counts: read and written without it.
   run_random_workload("n=3 weight=binary", 6, 40, 10, 1);
