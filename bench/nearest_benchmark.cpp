@@ -49,13 +49,15 @@
 // kEntryCost are fitted to (bench/BENCH.md, "Radius above k"), with a
 // hand-written AVX-512 loop over the same codes beside each query (its
 // answers checked; where the CPU runs it); warm=N asks N untimed random
-// 10-nearest queries first.
+// 10-nearest queries first; slowest=N prints each radius's N slowest
+// queries with the rows they return (what makes the tail).
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -403,6 +405,7 @@ int main(int argc, char** argv) {
       sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr);
       std::vector<double> cpu;
       std::vector<double> loop_cpu;
+      std::vector<std::size_t> rows;  // of each timed query's answer
       int wrong = 0;
       for (int pass = 0; pass < 2; ++pass) {
         for (std::size_t q = profiled_half; q < profiled_half + 100; ++q) {
@@ -410,6 +413,7 @@ int main(int argc, char** argv) {
           Answer answer = run_query(db, statement, queries[q]);
           if (pass == 1) {
             cpu.push_back(thread_seconds() - cpu_start);
+            rows.push_back(answer.size());
           }
 #if SIMHASH_X86_64_TARGETS
           if (avx512_runs()) {
@@ -426,6 +430,15 @@ int main(int argc, char** argv) {
         }
       }
       sqlite3_finalize(statement);
+      std::vector<std::size_t> order(cpu.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return cpu[a] > cpu[b]; });
+      const auto slowest = std::min(
+          order.size(), static_cast<std::size_t>(std::stoul(arg(argc, argv, "slowest", "0"))));
+      for (std::size_t i = 0; i < slowest; ++i) {
+        std::printf("  slow: %8.3f ms CPU, %zu rows\n", cpu[order[i]] * 1e3, rows[order[i]]);
+      }
       const Latency latency = latency_of(cpu);
       std::printf("radius %2s: median %8.3f ms CPU (p99 %8.3f)  %s\n", radius.c_str(),
                   latency.median_us * 1e3, latency.p99_us * 1e3, shown.c_str());

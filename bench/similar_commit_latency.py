@@ -8,9 +8,12 @@ followed by sql/recipes/similar_follow_table.sql (for instance the file
 EXTENSION gets a fresh copy of it, then INSERTS texts of the corpus not
 stored (OFFSET SKIP in a fixed shuffled order), one INSERT each, and the
 CPU of each (time.process_time: SQLite runs in this process) is printed as
-median / p90 / p99 / max.
+median / p90 / p99 / max. With PRAGMAS="journal_mode=wal;synchronous=normal"
+in the environment the copy's connection runs those first (a
+`wal_autocheckpoint=0` among them keeps the WAL checkpoints out of the
+inserts: an application that checkpoints from another connection).
 
-Usage: /usr/bin/python3 bench/similar_commit_latency.py CORPUS.db LOADED.db INSERTS SKIP EXTENSION...
+Usage: [PRAGMAS=...] /usr/bin/python3 bench/similar_commit_latency.py CORPUS.db LOADED.db INSERTS SKIP EXTENSION...
 """
 import os
 import shutil
@@ -34,6 +37,8 @@ def committed_inserts(loaded, extension, texts):
         conn = sqlite3.connect(work, isolation_level=None)
         conn.enable_load_extension(True)
         conn.load_extension(extension)
+        for pragma in filter(None, os.environ.get("PRAGMAS", "").split(";")):
+            conn.execute("PRAGMA " + pragma).fetchall()
         seconds = []
         for i, text in enumerate(texts):
             start = time.process_time()
