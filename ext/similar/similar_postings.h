@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "ext/common/sqlite_support.h"
 #include "similar/pending_postings.h"
@@ -28,10 +29,8 @@ namespace simhash::sql {
 
 class SimilarPostings {
  public:
-  // `schema` and `name` are the storage's, which a rename changes (after
-  // finalize()).
-  SimilarPostings(sqlite3* db, const std::string& schema, const std::string& name)
-      : db_(db), schema_(schema), name_(name) {}
+  SimilarPostings(sqlite3* db, std::string schema, std::string name)
+      : db_(db), schema_(std::move(schema)), name_(std::move(name)) {}
   virtual ~SimilarPostings() = default;
   SimilarPostings(const SimilarPostings&) = delete;
   SimilarPostings& operator=(const SimilarPostings&) = delete;
@@ -62,13 +61,15 @@ class SimilarPostings {
   // The shadow tables' suffixes of this format (for a rename).
   virtual std::span<const char* const> suffixes() const = 0;
   virtual void finalize() = 0;
+  // The table was renamed (its statements finalized first).
+  void renamed(std::string new_name) { name_ = std::move(new_name); }
 
  protected:
   std::string prefix() const { return "simhash_similar " + name_ + ": "; }
 
   sqlite3* db_;
-  const std::string& schema_;
-  const std::string& name_;
+  const std::string schema_;
+  std::string name_;
 };
 
 // Column `column` of a row a shadow table of table `name` gave, where the

@@ -612,6 +612,7 @@ void SimilarStorage::rename(const std::string& new_name) {
   finalize_statements();
   rename_shadow_tables(db_, schema_, name_, new_name, postings_->suffixes());
   name_ = new_name;
+  postings_->renamed(new_name);
 }
 
 void SimilarStorage::check_droppable() const {

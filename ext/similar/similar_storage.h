@@ -90,7 +90,7 @@ using StoredText = std::optional<std::string_view>;
 class SimilarStorage final : public SimilarStore {
  public:
   SimilarStorage(sqlite3* db, std::string schema, std::string name, const SimilarConfig& config);
-  // Its postings table refers to its schema and name: never copied or moved.
+  // Its cached statements are its own: never copied or moved.
   SimilarStorage(const SimilarStorage&) = delete;
   SimilarStorage& operator=(const SimilarStorage&) = delete;
 
