@@ -9,11 +9,15 @@ EXTENSION gets a fresh copy of it, then INSERTS texts of the corpus not
 stored (OFFSET SKIP in a fixed shuffled order), one INSERT each, and the
 CPU of each (time.process_time: SQLite runs in this process) is printed as
 median / p90 / p99 / max. With PRAGMAS="journal_mode=wal;synchronous=normal"
-in the environment the copy's connection runs those first (a
-`wal_autocheckpoint=0` among them keeps the WAL checkpoints out of the
-inserts: an application that checkpoints from another connection).
+in the environment the copy's connection runs those first; with
+CHECKPOINT_EVERY=N too (and `wal_autocheckpoint=0` among the pragmas)
+another connection checkpoints the WAL after every N inserts, untimed: an
+application that keeps checkpoints off its writer. TRANSACTION=1 makes all
+the inserts one transaction instead (each INSERT timed, the COMMIT
+printed apart): the figure beside which to read the others.
 
-Usage: [PRAGMAS=...] /usr/bin/python3 bench/similar_commit_latency.py CORPUS.db LOADED.db INSERTS SKIP EXTENSION...
+Usage: [PRAGMAS=...] [CHECKPOINT_EVERY=N] /usr/bin/python3 bench/similar_commit_latency.py
+           CORPUS.db LOADED.db INSERTS SKIP EXTENSION...
 """
 import os
 import shutil
@@ -39,11 +43,24 @@ def committed_inserts(loaded, extension, texts):
         conn.load_extension(extension)
         for pragma in filter(None, os.environ.get("PRAGMAS", "").split(";")):
             conn.execute("PRAGMA " + pragma).fetchall()
+        every = int(os.environ.get("CHECKPOINT_EVERY", "0"))
+        checkpointer = sqlite3.connect(work, isolation_level=None) if every else None
+        inside = os.environ.get("TRANSACTION") == "1"
+        if inside:
+            conn.execute("BEGIN")
         seconds = []
         for i, text in enumerate(texts):
             start = time.process_time()
             conn.execute("INSERT INTO docs(id, body) VALUES (?, ?)", (10_000_000 + i, text))
             seconds.append(time.process_time() - start)
+            if every and (i + 1) % every == 0:
+                checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        if inside:
+            start = time.process_time()
+            conn.execute("COMMIT")
+            print(f"COMMIT of the transaction: {(time.process_time() - start) * 1000:.1f} ms CPU")
+        if checkpointer:
+            checkpointer.close()
         conn.close()
         return sorted(seconds)
     finally:
