@@ -413,7 +413,10 @@ bool IndexStorage::load_cached_buckets() {
   try {
     bool kept = true;
     with_current_layout(unused, [&] {
-      kept = cached_buckets_.reset(layout_, plan_.table_count(), kMaxCachedBucketBytes);
+      const double expected =
+          BucketCache::expected_bytes(layout_, plan_.table_count(), probed_slots_.bytes());
+      kept = cached_buckets_.reset(layout_, plan_.table_count(), kMaxCachedBucketBytes,
+                                   static_cast<std::size_t>(expected));
       return !kept ||
              read_copies(layout_.first_row_id(plan_.table_count()),
                          [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {

@@ -7,7 +7,8 @@
 
 namespace simhash {
 
-bool BucketCache::reset(const BucketLayout& layout, int tables, std::size_t max_bytes) {
+bool BucketCache::reset(const BucketLayout& layout, int tables, std::size_t max_bytes,
+                        std::size_t expected_blob_bytes) {
   clear();
   std::vector<std::size_t> first_slot(static_cast<std::size_t>(tables) + 1);
   std::size_t slots = 0;
@@ -25,7 +26,21 @@ bool BucketCache::reset(const BucketLayout& layout, int tables, std::size_t max_
   first_slot_ = std::move(first_slot);
   max_blob_bytes_ = std::min<std::size_t>(max_bytes - starts_bytes, UINT32_MAX);
   starts_.assign(slots + 1, 0);
+  // A sixteenth more, so that an estimate a little short does not double
+  // the blobs' memory for their last bytes.
+  reserve_blobs(std::min(max_blob_bytes_, expected_blob_bytes + expected_blob_bytes / 16));
   return true;
+}
+
+void BucketCache::reserve_blobs(std::size_t capacity) {
+  if (capacity <= blobs_.capacity()) {
+    return;
+  }
+  // Both buffers are held while the blobs move: both are charged until then.
+  const std::size_t starts_bytes = starts_.size() * sizeof(std::uint32_t);
+  charge_.grow_to(starts_bytes + blobs_.capacity() + capacity);
+  blobs_.reserve(capacity);
+  charge_.set(starts_bytes + capacity);
 }
 
 bool BucketCache::add(std::int64_t row_id, const unsigned char* data, std::size_t size) {
@@ -47,12 +62,7 @@ bool BucketCache::add(std::int64_t row_id, const unsigned char* data, std::size_
     return false;
   }
   if (end > blobs_.capacity()) {
-    // Both buffers are held while the blobs move: both are charged until then.
-    const std::size_t starts_bytes = starts_.size() * sizeof(std::uint32_t);
-    const std::size_t capacity = std::min(max_blob_bytes_, std::max(end, 2 * blobs_.capacity()));
-    charge_.grow_to(starts_bytes + blobs_.capacity() + capacity);
-    blobs_.reserve(capacity);
-    charge_.set(starts_bytes + capacity);
+    reserve_blobs(std::min(max_blob_bytes_, std::max(end, 2 * blobs_.capacity())));
   }
   // The slots up to this one start where the blobs end: those skipped are empty.
   std::fill(starts_.begin() + static_cast<std::ptrdiff_t>(filled_),
@@ -88,7 +98,7 @@ double BucketCache::load_cost(const BucketLayout& layout, int tables, double sto
 }
 
 double BucketCache::expected_bytes(const BucketLayout& layout, int tables, double slot_bytes) {
-  return slots_of(layout, tables) * (sizeof(std::uint32_t) + slot_bytes);
+  return slots_of(layout, tables) * slot_bytes;
 }
 
 void BucketCache::clear() {

@@ -24,8 +24,11 @@ class BucketCache {
  public:
   // Starts over (every bucket empty) for the buckets of `tables` copies
   // under `layout`, to hold at most `max_bytes`; false (holding nothing)
-  // when their starts alone would pass it. Throws MemoryLimitExceeded.
-  bool reset(const BucketLayout& layout, int tables, std::size_t max_bytes);
+  // when their starts alone would pass it. Room is made at once for about
+  // `expected_blob_bytes` of blobs (an estimate: the blobs grow past it by
+  // doubling). Throws MemoryLimitExceeded.
+  bool reset(const BucketLayout& layout, int tables, std::size_t max_bytes,
+             std::size_t expected_blob_bytes = 0);
   // Appends the blob of the stored bucket `row_id`, row ids ascending. A row
   // id that is no bucket of a copy (a probe never reads it) is skipped.
   // False, keeping nothing more, once the arrays would pass the most bytes
@@ -62,7 +65,7 @@ class BucketCache {
   // `stored` of their slots holding a bucket, `slot_bytes` bytes a slot on
   // average (an empty one counting 0).
   static double load_cost(const BucketLayout& layout, int tables, double stored, double slot_bytes);
-  // The bytes a copy of those buckets holds.
+  // The bytes of those buckets' blobs.
   static double expected_bytes(const BucketLayout& layout, int tables, double slot_bytes);
 
  private:
@@ -82,6 +85,7 @@ class BucketCache {
   std::size_t filled_ = 0;  // the slots whose start is set
   std::size_t max_blob_bytes_ = 0;
   std::vector<unsigned char> blobs_;
+  void reserve_blobs(std::size_t capacity);
   MemoryCharge charge_;  // both arrays
 };
 

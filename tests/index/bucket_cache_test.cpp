@@ -2,7 +2,8 @@
 // BucketCache: every blob added comes back by its row id, byte for byte;
 // the buckets never added, and those between two added, are empty; row ids
 // that are no bucket of a copy are skipped; the most bytes given are kept
-// to (the starts alone, or the blobs); and a reset starts over.
+// to (the starts alone, or the blobs); a reset starts over, with room for
+// the bytes it is told to expect.
 #include "index/bucket_cache.h"
 
 #include <gtest/gtest.h>
@@ -109,6 +110,20 @@ TEST(BucketCache, KeepsToTheMostBytesGiven) {
   EXPECT_GT(cache.bytes(), (std::size_t{4} << 16) * 4);
   cache.clear();
   EXPECT_EQ(cache.bytes(), 0U);
+}
+
+TEST(BucketCache, MakesRoomForTheBytesExpected) {
+  const PermutationPlan plan = make_plan(3, 4);
+  const BucketLayout layout(plan, 16);
+  const std::size_t starts = ((std::size_t{4} << 16) + 1) * 4;
+  BucketCache cache;
+  ASSERT_TRUE(cache.reset(layout, plan.table_count(), std::size_t{1} << 30, 16000));
+  const std::size_t reserved = cache.bytes();
+  EXPECT_GE(reserved, starts + 16000);
+  for (std::int64_t row_id = 0; row_id < 160; ++row_id) {
+    ASSERT_TRUE(add(cache, row_id, std::string(100, 'e')));
+  }
+  EXPECT_EQ(cache.bytes(), reserved) << "the blobs moved";
 }
 
 }  // namespace
