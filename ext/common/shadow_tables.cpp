@@ -58,10 +58,11 @@ void check_shadow_tables(sqlite3* db, const std::string& schema, const std::stri
   }
 }
 
-ShadowCallGuard::ShadowCallGuard(int& calls_under_way, const std::string& who)
+ShadowCallGuard::ShadowCallGuard(int& calls_under_way, std::string_view module,
+                                 std::string_view name)
     : calls_under_way_(calls_under_way) {
   if (calls_under_way > 0) {
-    throw SqliteError(SQLITE_ERROR, who +
+    throw SqliteError(SQLITE_ERROR, std::string(module) + " " + std::string(name) +
                                         ": used from inside one of its own reads or writes (by a "
                                         "trigger on one of its shadow tables, or a shadow table "
                                         "replaced by a view of the index); refused, as each use "

@@ -9,6 +9,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace simhash::sql {
 
@@ -54,11 +55,12 @@ void rename_shadow_tables(sqlite3* db, const std::string& schema, const std::str
 // by a view of the table after the connection checked them
 // (check_shadow_tables). Each would call the next without end until the
 // stack overflows, so the inner call is refused, as SQLite refuses a view
-// defined on itself. `calls_under_way` is the table's count (0 or 1); `who`
-// starts the message ("simhash_index near").
+// defined on itself. `calls_under_way` is the table's count (0 or 1); the
+// message starts with `module` and the table's `name` ("simhash_index
+// near"), which are read only then: the guard runs at every call.
 class ShadowCallGuard {
  public:
-  ShadowCallGuard(int& calls_under_way, const std::string& who);
+  ShadowCallGuard(int& calls_under_way, std::string_view module, std::string_view name);
   ~ShadowCallGuard() { --calls_under_way_; }
   ShadowCallGuard(const ShadowCallGuard&) = delete;
   ShadowCallGuard& operator=(const ShadowCallGuard&) = delete;

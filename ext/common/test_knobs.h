@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Whether this build accepts the CREATE options that exist for tests alone:
-// simhash_index's packed_scan_limit and flush_after, simhash_similar's
-// flush_after. They make a test reach a flush or a scan with a few rows. A
+// simhash_index's packed_scan_limit, flush_after and load_buckets_after,
+// simhash_similar's flush_after. They make a test reach a flush, a scan or
+// the copy of the buckets with a few rows. A
 // build with tests (-DSIMHASH_BUILD_TESTS=ON) defines SIMHASH_TEST_KNOBS for
 // the module the tests load; any other build (the README's, the wheel, the
 // npm package) reads those keys as unknown at CREATE and ignores them at

@@ -18,6 +18,7 @@
 #include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_shadow_tables.h"
+#include "index/bucket_cache.h"
 #include "index/bucket_codec.h"
 #include "index/bucket_merge.h"
 #include "index/bucket_probe.h"
@@ -164,6 +165,20 @@ class IndexStorage {
   static constexpr std::size_t kMaxCachedCodes = std::size_t{1} << 25;
   // Forgets the cached codes (a rollback; they would be checked anyway).
   void drop_packed_codes();
+  // A probe within k reads its buckets from a copy of every stored bucket
+  // (index/bucket_cache.h) kept, like the cached codes, while the data
+  // version stays the same and this transaction wrote no bucket; loaded
+  // once the probes at one version have together cost, above what the copy
+  // would have cost them, what loading it does (CodeLoadRule, the same
+  // ski-rental rule), so that a connection whose probes are few between
+  // writes never loads it.
+  static constexpr std::size_t kMaxCachedBucketBytes = std::size_t{512} << 20;
+  // The CREATE statement's hidden load_buckets_after (for tests,
+  // ext/common/test_knobs.h): the copy loads at the probe after this many
+  // at one version, in place of the rule.
+  void set_load_buckets_after(std::optional<std::size_t> probes) { load_buckets_after_ = probes; }
+  // Forgets that copy (a rollback; it would be checked anyway).
+  void drop_cached_buckets();
   // What the pass that ends the n nearest's growth costs this query, in the
   // cost model's units: the cached codes' loop where the pass would read
   // them (as multi_probe_beats_packed_scan decides), else the pass over copy
@@ -251,12 +266,25 @@ class IndexStorage {
   bool probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out);
   bool multi_probe_with_layout(std::uint64_t query, const MultiProbePlan& plan,
                                std::vector<IndexHit>& out);
-  // Calls visit(row_id, data, size) for each stored bucket of copy 0, read
-  // after the stored bucket bits in one statement; false if the bits differ
-  // from layout_.
+  // Calls visit(row_id, data, size) for each stored bucket with a row id
+  // in [0, end) (copy 0's: first_row_id(1); every copy's: first_row_id of
+  // the table count), read after the stored bucket bits in one statement;
+  // false if the bits differ from layout_.
   template <typename Visit>
-  bool read_first_copy(Visit visit);
-  // The data version (SQLITE_FCNTL_DATA_VERSION) at which codes_ may serve:
+  bool read_copies(std::int64_t end, Visit visit);
+  // read_buckets for a probe within k: from cached_buckets_ where they serve
+  // (loading them when the probes have paid for it), else from SQLite.
+  template <typename Visit>
+  bool read_probed_buckets(std::span<const std::int64_t> row_ids, Visit visit);
+  // Whether cached_buckets_ hold the buckets now: loaded at the data version
+  // now, under layout_. Else a probe of `buckets` buckets counts what they
+  // would have saved it, and loads them when that has paid for the load.
+  bool cached_buckets_serve(std::size_t buckets);
+  // Fills cached_buckets_ with every stored bucket; false (empty) past
+  // kMaxCachedBucketBytes or the memory limit.
+  bool load_cached_buckets();
+  // The data version (SQLITE_FCNTL_DATA_VERSION) at which codes_ (and
+  // cached_buckets_) may serve:
   // the pager's, which changes when a transaction begins on a database that
   // another connection changed and when this connection commits, never
   // within a transaction, so this transaction's writes of the buckets do
@@ -325,6 +353,16 @@ class IndexStorage {
   std::optional<unsigned> codes_version_;
   bool codes_loaded_ = false;
   CodeLoadRule code_load_rule_;  // which scan loads codes_ (packed_codes.h)
+  // Every stored bucket, as cached_buckets_serve loaded them at the data
+  // version cached_buckets_version_ (none: never, or dropped);
+  // cached_buckets_loaded_ false with a version: too many to keep at it.
+  BucketCache cached_buckets_;
+  std::optional<unsigned> cached_buckets_version_;
+  bool cached_buckets_loaded_ = false;
+  CodeLoadRule bucket_load_rule_;
+  // What the probes SQLite answered found in the slots they read.
+  ProbedSlots probed_slots_;
+  std::optional<std::size_t> load_buckets_after_;
   // What search_price and cached_scan_price measured (index/measured_cost.h):
   // a search's time over its model cost, where that cost is at least
   // kTimedSearchCost; the loop's time a row over codes_, where they hold at

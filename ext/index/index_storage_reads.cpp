@@ -338,14 +338,119 @@ bool IndexStorage::read_buckets(std::span<const std::int64_t> row_ids, Visit vis
   return true;
 }
 
+template <typename Visit>
+bool IndexStorage::read_probed_buckets(std::span<const std::int64_t> row_ids, Visit visit) {
+  const int bits = layout_.bits();
+  const bool cached = cached_buckets_serve(row_ids.size());
+  if (layout_.bits() != bits) {
+    return false;  // the load read other bits: `row_ids` are not those of the buckets now
+  }
+  if (!cached) {
+    std::size_t stored = 0;
+    std::size_t bytes = 0;
+    bool stopped = false;
+    const bool current = read_buckets(
+        row_ids, [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+          ++stored;
+          bytes += size;
+          if constexpr (std::is_same_v<decltype(visit(row_id, data, size)), bool>) {
+            stopped = !visit(row_id, data, size);
+            return !stopped;
+          } else {
+            visit(row_id, data, size);
+          }
+        });
+    if (current && !stopped) {
+      probed_slots_.record(static_cast<double>(row_ids.size()), stored, bytes);
+    }
+    return current;
+  }
+  for (const std::int64_t row_id : row_ids) {
+    const std::span<const unsigned char> blob = cached_buckets_.bucket(row_id);
+    if (blob.empty()) {
+      continue;  // no row stored: an empty bucket
+    }
+    if constexpr (std::is_same_v<decltype(visit(row_id, blob.data(), blob.size())), bool>) {
+      if (!visit(row_id, blob.data(), blob.size())) {
+        return true;
+      }
+    } else {
+      visit(row_id, blob.data(), blob.size());
+    }
+  }
+  return true;
+}
+
+bool IndexStorage::cached_buckets_serve(std::size_t buckets) {
+  const std::optional<unsigned> version = codes_version_now();
+  if (!version) {
+    return false;
+  }
+  if (cached_buckets_version_ != version) {
+    drop_cached_buckets();  // stale: their memory is not kept
+    double saving = BucketCache::kSavedReadCost * static_cast<double>(buckets);
+    double load = BucketCache::load_cost(layout_, plan_.table_count(), probed_slots_.stored(),
+                                         probed_slots_.bytes());
+    if (load_buckets_after_) {
+      saving = 1;
+      load = static_cast<double>(*load_buckets_after_);
+    } else if (BucketCache::expected_bytes(layout_, plan_.table_count(), probed_slots_.bytes()) >
+               static_cast<double>(kMaxCachedBucketBytes)) {
+      return false;  // too many to keep: not worth counting towards a load
+    }
+    if (!bucket_load_rule_.loads_next(*version, saving, load)) {
+      bucket_load_rule_.count_scan(*version, saving);
+      return false;
+    }
+    cached_buckets_loaded_ = load_cached_buckets();
+    cached_buckets_version_ = version;
+  }
+  return cached_buckets_loaded_ && cached_buckets_.bits() == layout_.bits();
+}
+
+bool IndexStorage::load_cached_buckets() {
+  std::vector<IndexHit> unused;
+  try {
+    bool kept = true;
+    with_current_layout(unused, [&] {
+      const double expected =
+          BucketCache::expected_bytes(layout_, plan_.table_count(), probed_slots_.bytes());
+      kept = cached_buckets_.reset(layout_, plan_.table_count(), kMaxCachedBucketBytes,
+                                   static_cast<std::size_t>(expected));
+      return !kept ||
+             read_copies(layout_.first_row_id(plan_.table_count()),
+                         [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+                           kept = cached_buckets_.add(row_id, data, size);
+                           return kept;
+                         });
+    });
+    if (kept) {
+      cached_buckets_.finish();
+      return true;
+    }
+  } catch (const MemoryLimitExceeded&) {
+  } catch (...) {
+    cached_buckets_.clear();
+    throw;
+  }
+  cached_buckets_.clear();
+  return false;
+}
+
+void IndexStorage::drop_cached_buckets() {
+  cached_buckets_.clear();
+  cached_buckets_version_.reset();
+  cached_buckets_loaded_ = false;
+}
+
 bool IndexStorage::probe_with_layout(std::uint64_t query, int radius, std::vector<IndexHit>& out) {
   bucket_probe_.probe_rows(query, row_ids_);
-  return read_buckets(row_ids_,
-                      [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
-                        if (!bucket_probe_.probe_bucket(query, radius, row_id, data, size, out)) {
-                          throw_malformed(row_id);
-                        }
-                      });
+  return read_probed_buckets(
+      row_ids_, [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+        if (!bucket_probe_.probe_bucket(query, radius, row_id, data, size, out)) {
+          throw_malformed(row_id);
+        }
+      });
 }
 
 void IndexStorage::probe_nearest(std::uint64_t query, std::size_t count,
@@ -371,7 +476,7 @@ void IndexStorage::probe_nearest(std::uint64_t query, std::size_t count,
     int next_table = 0;
     std::size_t proven = 0;
     std::size_t counted = first;
-    return read_buckets(
+    return read_probed_buckets(
         row_ids_, [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
           if (!bucket_probe_.probe_bucket(query, k, row_id, data, size, out)) {
             throw_malformed(row_id);
@@ -452,12 +557,12 @@ void IndexStorage::scan_nearest(std::uint64_t query, std::size_t count,
 }
 
 template <typename Visit>
-bool IndexStorage::read_first_copy(Visit visit) {
+bool IndexStorage::read_copies(std::int64_t end, Visit visit) {
   sqlite3_stmt* statement = scan_buckets_.get_with(db_, [&] {
     return table_sql(kSelectBucketBitsRow) + " UNION ALL " + table_sql(kSelectFirstCopyBuckets);
   });
   ResetOnExit reset(statement);
-  sqlite3_bind_int64(statement, 1, layout_.first_row_id(1));
+  sqlite3_bind_int64(statement, 1, end);
   bool bits_checked = false;
   std::size_t buckets_read = 0;
   while (step_row(statement)) {
@@ -472,8 +577,15 @@ bool IndexStorage::read_first_copy(Visit visit) {
     if (++buckets_read % kBucketsBetweenInterruptChecks == 0) {
       throw_if_interrupted(db_);
     }
-    visit(row_id, static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1)),
-          static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
+    const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1));
+    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 1));
+    if constexpr (std::is_same_v<decltype(visit(row_id, data, size)), bool>) {
+      if (!visit(row_id, data, size)) {
+        return true;  // the bits were checked with the first row read
+      }
+    } else {
+      visit(row_id, data, size);
+    }
   }
   return bits_checked || layout_.bits() == BucketLayout::kDefaultBucketBits;
 }
@@ -511,15 +623,16 @@ bool IndexStorage::load_packed_codes(std::int64_t rows) {
     with_current_layout(unused, [&] {
       codes_.reset(0);
       too_many = false;
-      return read_first_copy([&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
-        if (too_many) {
-          return;
-        }
-        if (!codes_.add_bucket(layout_, row_id, data, size)) {
-          throw_malformed(row_id);
-        }
-        too_many = codes_.size() > kMaxCachedCodes;
-      });
+      return read_copies(layout_.first_row_id(1),
+                         [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+                           if (too_many) {
+                             return;
+                           }
+                           if (!codes_.add_bucket(layout_, row_id, data, size)) {
+                             throw_malformed(row_id);
+                           }
+                           too_many = codes_.size() > kMaxCachedCodes;
+                         });
     });
     if (!too_many) {
       return true;
@@ -562,11 +675,12 @@ void IndexStorage::packed_nearest(std::uint64_t query, std::size_t count, int bo
   with_current_layout(out, [&] {
     NearestScan scan(plan_, layout_, 0, query, count, bound, pending_);
     const bool current =
-        read_first_copy([&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
-          if (!scan.add_bucket(row_id, data, size)) {
-            throw_malformed(row_id);
-          }
-        });
+        read_copies(layout_.first_row_id(1),
+                    [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
+                      if (!scan.add_bucket(row_id, data, size)) {
+                        throw_malformed(row_id);
+                      }
+                    });
     if (current) {
       scan.finish(out);
     }

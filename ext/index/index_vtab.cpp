@@ -60,36 +60,47 @@ std::string joined_arguments(int argc, const char* const* argv) {
 
 // The keys of the CREATE arguments: k and blocks, stored in the config; then,
 // in a build with tests (ext/common/test_knobs.h), the hidden
-// packed_scan_limit and flush_after, which the unknown-key message does not
-// list and the config does not store (SQLite gives the CREATE arguments again
-// at every connect).
-constexpr std::string_view kOptionKeys[] = {"k", "blocks", "packed_scan_limit", "flush_after"};
+// packed_scan_limit, flush_after and load_buckets_after, which the
+// unknown-key message does not list and the config does not store (SQLite
+// gives the CREATE arguments again at every connect).
+constexpr std::string_view kOptionKeys[] = {"k", "blocks", "packed_scan_limit", "flush_after",
+                                            "load_buckets_after"};
 constexpr std::size_t kListedOptionKeys = 2;
 constexpr std::span<const std::string_view> kAcceptedOptionKeys =
     std::span(kOptionKeys).first(kTestKnobs ? std::size(kOptionKeys) : kListedOptionKeys);
 constexpr std::size_t kPackedScanLimitKey = 2;
 constexpr std::size_t kFlushAfterKey = 3;
+constexpr std::size_t kLoadBucketsAfterKey = 4;
 
 struct HiddenOptions {
   std::size_t packed_scan_limit = IndexStorage::kDefaultPackedScanLimit;
   std::size_t flush_after = IndexStorage::kMaxPending;
+  std::optional<std::size_t> load_buckets_after;  // none: the cost rule
 };
 
 // A hidden option's value: a whole number of pending changes (0: any
 // pending change sends the n nearest to the data table's scan, or is merged
-// at the next write). Every other key is not hidden: true.
+// at the next write), or of probes (0: the first probe at a data version
+// loads the copy of the buckets). Every other key is not hidden: true.
 bool read_hidden_option(std::size_t key, std::string_view value, HiddenOptions& options,
                         std::string& error) {
-  if (key != kPackedScanLimitKey && key != kFlushAfterKey) {
+  if (key != kPackedScanLimitKey && key != kFlushAfterKey && key != kLoadBucketsAfterKey) {
     return true;
   }
-  std::size_t& number =
-      key == kPackedScanLimitKey ? options.packed_scan_limit : options.flush_after;
+  std::size_t number = 0;
   const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (value.empty() || problem != std::errc() || end != value.data() + value.size()) {
-    error = message_text({"simhash_index: option ", kOptionKeys[key],
-                          " must be a whole number of pending changes, got \"", value, "\""});
+    error = message_text({"simhash_index: option ", kOptionKeys[key], " must be a whole number of ",
+                          key == kLoadBucketsAfterKey ? "probes" : "pending changes", ", got \"",
+                          value, "\""});
     return false;
+  }
+  if (key == kPackedScanLimitKey) {
+    options.packed_scan_limit = number;
+  } else if (key == kFlushAfterKey) {
+    options.flush_after = number;
+  } else {
+    options.load_buckets_after = number;
   }
   return true;
 }
@@ -256,6 +267,7 @@ int connect_or_create(sqlite3* db, int argc, const char* const* argv, sqlite3_vt
           [&] { return std::make_shared<IndexStorage>(db, schema, name, *stored); });
       table->storage->set_packed_scan_limit(hidden.packed_scan_limit);
       table->storage->set_flush_after(hidden.flush_after);
+      table->storage->set_load_buckets_after(hidden.load_buckets_after);
     }
     return hand_over(std::move(table), vtab);
   });
@@ -408,6 +420,7 @@ int x_rollback(sqlite3_vtab* vtab) {
   if (IndexTable* table = table_of(vtab); table->storage) {
     table->storage->discard_pending();
     table->storage->drop_packed_codes();
+    table->storage->drop_cached_buckets();
   }
   return SQLITE_OK;
 }

@@ -95,7 +95,7 @@ struct IndexTable : sqlite3_vtab {
 class InsideIndex : ShadowCallGuard {
  public:
   explicit InsideIndex(IndexTable& table)
-      : ShadowCallGuard(table.calls_under_way, "simhash_index " + table.name) {}
+      : ShadowCallGuard(table.calls_under_way, "simhash_index", table.name) {}
 };
 
 struct IndexCursor : sqlite3_vtab_cursor {

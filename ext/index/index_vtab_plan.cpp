@@ -164,7 +164,15 @@ struct PlanText {
   int argument = 0;  // the last argvIndex given
   std::string codes;
   std::string description;
+  // The radius is above k and below 64: each query chooses between the
+  // plan named and the loop over the connection's cached codes
+  // (IndexStorage::search_cached_codes), by what each has cost it.
+  bool cached_codes_may_answer = false;
 };
+
+// What such a search adds to its plan: the choice is made when the query
+// runs, with the codes, the rows and the costs measured then.
+constexpr const char* kCachedCodesChoice = ", or a loop over the cached codes, chosen per query";
 
 // The radius constraints as arguments. A constant radius is known now, so
 // the plan text can say whether the search scans. Returns whether the
@@ -202,8 +210,10 @@ bool plan_radius(sqlite3_index_info* info, const IndexTable& table, const IndexS
     text.description = "index (" + tables + ", k=" + k + ")";
   } else if (all_known && known_radius) {
     text.description = above_k_description(storage, *known_radius);
+    text.cached_codes_may_answer = *known_radius < kMaxRadius;
   } else {
-    text.description = "index (" + tables + ", k=" + k + "; above k a multi-probe or a scan)";
+    text.description = "index (" + tables + ", k=" + k + "; above k a multi-probe or a scan" +
+                       kCachedCodesChoice + ")";
   }
   return found.radius.empty() || (all_known && known_radius && *known_radius >= kMaxRadius);
 }
@@ -218,6 +228,9 @@ void plan_search(sqlite3_index_info* info, const IndexTable& table, const IndexS
   text.codes += kArgQuery;
   bool distance_equal = false;
   const bool unbounded = plan_radius(info, table, storage, found, distance_equal, text);
+  if (text.cached_codes_may_answer && found.nearest_eq < 0) {
+    text.description += kCachedCodesChoice;
+  }
   // One search per IN value would return each value's rows sorted, but
   // not the whole answer: leave ORDER BY to SQLite then.
   bool sorted = false;

@@ -90,9 +90,7 @@ struct SimilarTable : sqlite3_vtab {
   // (ShadowCallGuard): 0 or 1.
   int calls_under_way = 0;
 
-  ShadowCallGuard inside() {
-    return ShadowCallGuard(calls_under_way, std::string(kModule) + " " + name);
-  }
+  ShadowCallGuard inside() { return ShadowCallGuard(calls_under_way, kModule, name); }
 
   SimilarStorage& usable_storage() const {
     if (!storage) {

@@ -62,6 +62,7 @@ void PendingChanges::restore(const Saved& saved, std::size_t count) {
   clear();
   count = std::min(count, saved.size());
   reserve_charged(rows_, count, rows_charge_);
+  inserts_.reserve(count);  // as push(): neither array grows in the loop
   for (std::size_t i = 0; i < count; ++i) {
     rows_.push_back(Row{saved.rows_[i].first, saved.rows_[i].second});
     inserts_.push_back(saved.inserts_[i]);

@@ -38,6 +38,9 @@ class PendingChanges {
   // room_for_one_more() says beforehand whether it can.
   void push(std::int64_t id, std::uint64_t fp, bool insert) {
     reserve_charged(rows_, rows_.size() + 1, rows_charge_);
+    // Both arrays grow before either changes: an allocation that fails
+    // leaves them the same length (a ROLLBACK TO truncates both).
+    inserts_.reserve(rows_.capacity());
     rows_.push_back(Row{id, fp});
     inserts_.push_back(insert);
     deletes_ += insert ? 0 : 1;

@@ -2,7 +2,9 @@
 // Randomized differential tests of simhash_index against brute-force Hamming
 // distance: planted clusters and uniform data, k in {0,1,3,6}, blocks at the
 // default and at k+2 (and k=3 with 7 blocks: 35 tables), every radius 0..k+2,
-// both query forms, after random batches of writes.
+// both query forms, after random batches of writes; and each plan once more
+// with the probes within k read from the connection's copy of the buckets
+// (the hidden load_buckets_after=0 loads it at each data version's first).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -18,6 +20,7 @@ namespace {
 struct PlanCase {
   int k;
   int blocks;
+  bool cached_buckets = false;
 };
 
 std::string plan_name(const ::testing::TestParamInfo<PlanCase>& info) {
@@ -25,17 +28,18 @@ std::string plan_name(const ::testing::TestParamInfo<PlanCase>& info) {
   name += std::to_string(info.param.k);
   name += "_blocks";
   name += std::to_string(info.param.blocks);
+  name += info.param.cached_buckets ? "_cached_buckets" : "";
   return name;
 }
 
 class IndexDifferential : public ::testing::TestWithParam<PlanCase> {};
 
 TEST_P(IndexDifferential, MatchesBruteForceThroughWrites) {
-  const auto [k, blocks] = GetParam();
+  const auto [k, blocks, cached_buckets] = GetParam();
   std::mt19937_64 random(1000 + 17 * k + blocks);
   TestDatabase db;
-  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=" + std::to_string(k) +
-          ", blocks=" + std::to_string(blocks) + ")");
+  db.exec("CREATE VIRTUAL TABLE near USING simhash_index(k=" + std::to_string(k) + ", blocks=" +
+          std::to_string(blocks) + (cached_buckets ? ", load_buckets_after=0" : "") + ")");
   Model model;
   bulk_insert(db.handle(), "near", model, make_fingerprints(scaled(20000), random), 1);
   verify_against_model(db.handle(), "near", model, k, random);
@@ -68,6 +72,10 @@ std::vector<PlanCase> plan_cases() {
   // 35 tables: more than the 32 the probe reads with one statement, so the
   // buckets come from a full chunk and a remainder.
   cases.push_back({3, 7});
+  const std::size_t plans = cases.size();
+  for (std::size_t i = 0; i < plans; ++i) {
+    cases.push_back({cases[i].k, cases[i].blocks, true});
+  }
   return cases;
 }
 

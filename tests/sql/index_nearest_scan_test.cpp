@@ -328,18 +328,19 @@ TEST_F(NearestScan, PastThePackedScanLimitTheDataTableAnswers) {
   expect_brute_force(db, "reopened, committed");
 }
 
-// packed_scan_limit and flush_after are hidden: accepted, checked, not
-// listed among the keys. flush_after=0 merges at every write, which the
-// answers do not show.
+// packed_scan_limit, flush_after and load_buckets_after are hidden:
+// accepted, checked, not listed among the keys. flush_after=0 merges at
+// every write, which the answers do not show.
 TEST_F(NearestScan, HiddenOptionsAreCheckedAndHidden) {
   TestDatabase db;
-  for (const char* key : {"packed_scan_limit", "flush_after"}) {
+  for (const char* key : {"packed_scan_limit", "flush_after", "load_buckets_after"}) {
     for (const char* value : {"-1", "abc", "1.5", "", "99999999999999999999999"}) {
       std::string create = "CREATE VIRTUAL TABLE t USING simhash_index(";
       create.append(key).append("=").append(value).append(")");
       std::string message = "simhash_index: option ";
-      message.append(key).append(" must be a whole number of pending changes, got \"");
-      message.append(value).append("\"");
+      message.append(key).append(" must be a whole number of ");
+      message.append(std::string(key) == "load_buckets_after" ? "probes" : "pending changes");
+      message.append(", got \"").append(value).append("\"");
       EXPECT_EQ(db.error(create), message);
     }
   }
