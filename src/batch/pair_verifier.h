@@ -43,8 +43,8 @@ class alignas(64) PairVerifier {
   static constexpr std::size_t kStepsBetweenChecks = kComparisonsBetweenChecks / 4;
 
   // `weighted`: the rows carry weights (weighted Jaccard), else set Jaccard
-  // with its early stop. `check` (not owned; none on threads other than the
-  // caller's, which alone may call it) runs between pieces of work.
+  // with its early stop. `check` (not owned, or none; on several threads,
+  // each thread's check point, thread_team.h) runs between pieces of work.
   PairVerifier(double threshold, bool weighted, const CheckPoint* check)
       : threshold_(threshold), weighted_(weighted), check_(check) {}
 

@@ -16,6 +16,7 @@
 #include "batch/similar_pairs.h"
 #include "batch/size_parts.h"
 #include "fingerprint/hamming.h"
+#include "util/sort_checked.h"
 
 namespace simhash {
 namespace {
@@ -35,43 +36,6 @@ constexpr std::size_t kRowsBetweenChecks = std::size_t{1} << 14;
 constexpr std::size_t kChunksBetweenChecks = 64;
 // What the plan holds a chunk: the chunk and its cost.
 constexpr std::size_t kBytesPerChunk = sizeof(SizeChunk) + sizeof(std::uint64_t);
-
-// Sorts `order` by `less` as std::sort would (the orders here are total),
-// calling `check` between pieces: runs of kSortRun sorted, then merged
-// pairwise through a buffer a piece at a time. std::sort of 10M numbers
-// compared through other arrays is seconds without a check.
-template <typename Less>
-void sort_checked(std::vector<std::uint32_t>& order, Less less, const CheckPoint& check) {
-  constexpr std::size_t kSortRun = std::size_t{1} << 15;
-  const std::size_t size = order.size();
-  for (std::size_t begin = 0; begin < size; begin += kSortRun) {
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin),
-              order.begin() + static_cast<std::ptrdiff_t>(std::min(size, begin + kSortRun)), less);
-    if (check) {
-      check();
-    }
-  }
-  if (size <= kSortRun) {
-    return;
-  }
-  const MemoryCharge buffer_charge(size * sizeof(std::uint32_t));
-  std::vector<std::uint32_t> merged(size);
-  std::size_t written = 0;
-  for (std::size_t run = kSortRun; run < size; run *= 2) {
-    for (std::size_t begin = 0; begin < size; begin += 2 * run) {
-      const std::size_t middle = std::min(size, begin + run);
-      const std::size_t end = std::min(size, begin + 2 * run);
-      std::size_t a = begin;
-      std::size_t b = middle;
-      for (std::size_t out = begin; out < end; ++out) {
-        merged[out] =
-            b == end || (a < middle && !less(order[b], order[a])) ? order[a++] : order[b++];
-        check_after_every(written++, kSortRun, check);
-      }
-    }
-    order.swap(merged);
-  }
-}
 
 // The numbers [0, count) in the order `less` sorts them (sort_checked).
 template <typename Less>

@@ -44,12 +44,12 @@ constexpr std::size_t kCountedBetweenChecks = std::size_t{1} << 17;
 
 namespace {
 
-// Calls `check` (on worker 0, the caller's thread, when given) each time
-// `done` passes `period` more steps.
-void check_within_range(unsigned worker, std::size_t& done, std::size_t steps, std::size_t period,
+// Calls a worker's `check` (parallel_for.h) each time `done` passes
+// `period` more steps.
+void check_within_range(std::size_t& done, std::size_t steps, std::size_t period,
                         const CheckPoint& check) {
   done += steps;
-  if (done >= period && worker == 0 && check) {
+  if (done >= period) {
     done = 0;
     check();
   }
@@ -75,16 +75,14 @@ SlotRanking::SlotRanking(std::initializer_list<const FeatureRows*> rows, const C
   // 2^32 occurrences of one slot. Either way every row sees one order.
   for (const FeatureRows* each : rows) {
     parallel_for(
-        each->size(), kNodesBetweenChecks / 4, threads,
-        [&](unsigned worker, std::size_t begin, std::size_t end) {
-          if (worker == 0 && check) {
-            check();  // only the caller's thread may ask the caller
-          }
+        each->size(), kNodesBetweenChecks / 4, threads, check,
+        [&](unsigned, std::size_t begin, std::size_t end, const CheckPoint& worker_check) {
+          worker_check();
           std::size_t counted = 0;
           for (std::size_t node = begin; node < end; ++node) {
             const FeatureView features = each->features_of(static_cast<std::uint32_t>(node));
-            check_within_range(worker, counted, features.hashes.size(), kCountedBetweenChecks,
-                               check);
+            check_within_range(counted, features.hashes.size(), kCountedBetweenChecks,
+                               worker_check);
             for (const std::uint64_t hash : features.hashes) {
               std::uint32_t& count = occurrences_[slot_of(hash)];
               if (threads > 1) {
@@ -132,30 +130,29 @@ Prefixes::Prefixes(const FeatureRows& rows, const SlotRanking& ranking, double t
   // Left unwritten: the loop below writes every slot of every prefix.
   slots_.resize(start_.back());
   std::vector<std::vector<Ranked>> orders(std::max(threads, 1U));
-  parallel_for(rows.size(), kNodesBetweenChecks / 4, threads,
-               [&](unsigned worker, std::size_t begin, std::size_t end) {
-                 if (worker == 0 && check) {
-                   check();  // only the caller's thread may ask the caller
-                 }
-                 std::vector<Ranked>& order = orders[worker];
-                 std::size_t ranked = 0;
-                 for (std::size_t node = begin; node < end; ++node) {
-                   check_within_range(worker, ranked, order.size(), kCountedBetweenChecks, check);
-                   order.clear();
-                   for (const std::uint64_t hash :
-                        rows.features_of(static_cast<std::uint32_t>(node)).hashes) {
-                     order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
-                   }
-                   const std::size_t length = start_[node + 1] - start_[node];
-                   // The prefix's features, then their order (for positions_allow).
-                   const auto prefix_end = order.begin() + static_cast<std::ptrdiff_t>(length);
-                   std::nth_element(order.begin(), prefix_end - 1, order.end());
-                   std::sort(order.begin(), prefix_end);
-                   for (std::size_t i = 0; i < length; ++i) {
-                     slots_[start_[node] + i] = ranking.slot_of(order[i].hash);
-                   }
-                 }
-               });
+  parallel_for(
+      rows.size(), kNodesBetweenChecks / 4, threads, check,
+      [&](unsigned worker, std::size_t begin, std::size_t end, const CheckPoint& worker_check) {
+        worker_check();
+        std::vector<Ranked>& order = orders[worker];
+        std::size_t ranked = 0;
+        for (std::size_t node = begin; node < end; ++node) {
+          check_within_range(ranked, order.size(), kCountedBetweenChecks, worker_check);
+          order.clear();
+          for (const std::uint64_t hash :
+               rows.features_of(static_cast<std::uint32_t>(node)).hashes) {
+            order.push_back(Ranked{ranking.occurrences_[ranking.slot_of(hash)], hash});
+          }
+          const std::size_t length = start_[node + 1] - start_[node];
+          // The prefix's features, then their order (for positions_allow).
+          const auto prefix_end = order.begin() + static_cast<std::ptrdiff_t>(length);
+          std::nth_element(order.begin(), prefix_end - 1, order.end());
+          std::sort(order.begin(), prefix_end);
+          for (std::size_t i = 0; i < length; ++i) {
+            slots_[start_[node] + i] = ranking.slot_of(order[i].hash);
+          }
+        }
+      });
 }
 
 PostingIndex::PostingIndex(std::size_t slot_count,
@@ -170,11 +167,9 @@ PostingIndex::PostingIndex(std::size_t slot_count,
   parallel_fill(bounds_, slot_count + 1, Bounds{0, 0}, check, threads);
   // The counts per slot (in the next slot's begin): a sum, the same
   // whatever the threads' order (and below 2^32, checked above).
-  parallel_for(every_slot_to_come.size(), kCountedBetweenChecks, threads,
-               [&](unsigned worker, std::size_t begin, std::size_t end) {
-                 if (worker == 0 && check) {
-                   check();
-                 }
+  parallel_for(every_slot_to_come.size(), kCountedBetweenChecks, threads, check,
+               [&](unsigned, std::size_t begin, std::size_t end, const CheckPoint& worker_check) {
+                 worker_check();
                  for (std::size_t i = begin; i < end; ++i) {
                    std::uint32_t& count = bounds_[every_slot_to_come[i] + 1].begin;
                    if (threads > 1) {
@@ -189,11 +184,9 @@ PostingIndex::PostingIndex(std::size_t slot_count,
     check_after_every(slot, kFillBetweenChecks, check);
   }
   // Every slot empty: its end at its begin, set on the threads.
-  parallel_for(slot_count, kFillBetweenChecks, threads,
-               [&](unsigned worker, std::size_t begin, std::size_t end) {
-                 if (worker == 0 && check) {
-                   check();
-                 }
+  parallel_for(slot_count, kFillBetweenChecks, threads, check,
+               [&](unsigned, std::size_t begin, std::size_t end, const CheckPoint& worker_check) {
+                 worker_check();
                  for (std::size_t slot = begin; slot < end; ++slot) {
                    bounds_[slot].end = bounds_[slot].begin;
                  }

@@ -13,7 +13,7 @@
 
 #include "batch/prefix_filter.h"
 #include "fingerprint/hamming.h"
-#include "util/parallel_for.h"
+#include "util/thread_team.h"
 
 namespace simhash {
 namespace {
@@ -135,19 +135,22 @@ void SimilarPairs::join(const Side& probes, const Side& indexed, double threshol
     std::vector<SimilarPair> pairs;
     EntryMarks marks;
   };
+  // No thread started for want of a probe.
+  const std::size_t ranges = (probes.nodes.size() + kProbesPerRange - 1) / kProbesPerRange;
+  ThreadTeam team(
+      static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(ranges, 1))),
+      check);
   std::vector<Worker> workers;
-  workers.reserve(threads);
-  // Only the caller's thread, 0, may call the check point; its checks also
-  // report how far it has come.
+  workers.reserve(team.size());
+  // The caller's thread's checks also report how far it has come.
   std::uint32_t caller_probe = 0;
   const CheckPoint check_and_report = [&] {
-    if (check) {
-      check();
-    }
+    team.check_point(0)();
     report_progress(progress_, "joining", caller_probe, probes.nodes.size());
   };
-  for (unsigned thread = 0; thread < threads; ++thread) {
-    workers.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check_and_report : nullptr));
+  for (unsigned thread = 0; thread < team.size(); ++thread) {
+    workers.emplace_back(PairVerifier(threshold, false,
+                                      thread == 0 ? &check_and_report : &team.check_point(thread)));
   }
   const auto hand_over = [&](Worker& worker) {
     sink(worker.pairs, worker.charge);
@@ -167,8 +170,8 @@ void SimilarPairs::join(const Side& probes, const Side& indexed, double threshol
       hand_over(worker);
     }
   };
-  parallel_for(
-      probes.nodes.size(), kProbesPerRange, threads,
+  team.for_each_range(
+      probes.nodes.size(), kProbesPerRange,
       [&](unsigned thread, std::size_t begin, std::size_t end) {
         Worker& worker = workers[thread];
         for (auto probe = static_cast<std::uint32_t>(begin); probe < end; ++probe) {

@@ -32,6 +32,7 @@
 #include "batch/spill_file.h"
 #include "util/check_point.h"
 #include "util/memory_budget.h"
+#include "util/sort_checked.h"
 
 namespace simhash {
 
@@ -92,13 +93,14 @@ class SortedRuns {
     }
   }
 
-  // Ends the adding: the buffer is written out (unless no run was) and,
-  // with a fan-in, the runs merged down to at most fan_in(). Then next()
-  // gives every record once.
+  // Ends the adding: the buffer is written out (unless no run was: then
+  // sorted in memory) and, with a fan-in, the runs merged down to at most
+  // fan_in(), calling `check` between pieces. Then next() gives every
+  // record once.
   void start_reading(const CheckPoint& check) {
     if (levels_.empty()) {
       // Never written: read from memory.
-      std::sort(buffer_.begin(), buffer_.end(), Less());
+      sort_checked(buffer_, Less(), check);
       return;
     }
     write_run();

@@ -117,7 +117,7 @@ class VerifiedDedup::ThresholdJoin {
     explicit Worker(PairVerifier verifier_in) : verifier(verifier_in) {}
 
     // Counts the thread's work, postings walked included, between the
-    // checks (on the caller's thread; the others have none). The block's
+    // checks of its thread's check point (thread_team.h). The block's
     // entries it met, on several threads, are verified here uncounted and
     // counted when the rule takes them, as if verified then.
     PairVerifier verifier;
@@ -316,14 +316,13 @@ VerifiedDedup::ThresholdJoin::ThresholdJoin(const VerifiedDedup& dedup, double t
                kBlockEntryBudget * (sizeof(std::uint32_t) + (threads > 1 ? 1 : 0))) +
           threads * ranking_.slot_count() / 8),
       rule_(nodes_.size(), check),
-      team_(threads),
+      team_(threads, check),
       chunks_(threads > 1 ? threads : 0) {
   fill_with_checks(seen_, nodes_.size(), kUnmet, check);
   fill_with_checks(in_block_, nodes_.size(), std::uint32_t{0}, check);
   workers_.reserve(threads);
   for (unsigned thread = 0; thread < threads; ++thread) {
-    // Only the caller's thread, 0, may call the check point.
-    workers_.emplace_back(PairVerifier(threshold, false, thread == 0 ? &check : nullptr));
+    workers_.emplace_back(PairVerifier(threshold, false, &team_.check_point(thread)));
   }
 }
 
@@ -394,9 +393,7 @@ void VerifiedDedup::ThresholdJoin::enter_block() {
     enter_block_entries();
   } else {
     team_.for_each_range(threads_, 1, [&](unsigned thread, std::size_t begin, std::size_t end) {
-      if (thread == 0 && check_) {
-        check_();  // only the caller's thread may ask the caller
-      }
+      team_.check_point(thread)();
       for (auto part = static_cast<std::uint32_t>(begin); part < end; ++part) {
         sort_by_residue(workers_[thread], part);
       }

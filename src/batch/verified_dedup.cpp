@@ -83,11 +83,11 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   report_progress(progress_, "finding candidates within the radius", 0, 0);
   PairFinder finder(std::move(records), radius, check);
 
+  ThreadTeam team(threads, check);  // a loop a window
   std::vector<PairVerifier> verifiers;
   verifiers.reserve(threads);
   for (unsigned thread = 0; thread < threads; ++thread) {
-    // Only the caller's thread, 0, may call the check point.
-    verifiers.emplace_back(threshold, nodes_.weighted(), thread == 0 ? &check : nullptr);
+    verifiers.emplace_back(threshold, nodes_.weighted(), &team.check_point(thread));
   }
   // Fills `window` with the next candidates (none once the search is over),
   // reporting each batch found: the pairs before it are verified or being
@@ -115,7 +115,6 @@ std::vector<DedupRow> VerifiedDedup::groups_within_radius(double threshold, int 
   std::vector<NearPair> ahead;
   std::vector<double> similarities;
   fill(window);
-  ThreadTeam team(threads);  // a loop a window
   while (!window.empty()) {
     similarities.assign(window.size(), kRejected);
     team.for_each_range(

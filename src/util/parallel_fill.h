@@ -49,19 +49,17 @@ template <typename T>
 using TableVector = std::vector<T, UninitializedAllocator<T>>;
 
 // Sets `array` to `size` copies of `value`, written on `threads` threads a
-// piece of kFillBetweenChecks at a time; `check` runs between the caller's
-// pieces (the caller's thread only).
+// piece of kFillBetweenChecks at a time, each piece after a check
+// (parallel_for.h's, `check` on the caller's thread).
 template <typename T>
 void parallel_fill(TableVector<T>& array, std::size_t size, const T& value, const CheckPoint& check,
                    unsigned threads) {
   static_assert(std::is_trivially_copyable_v<T>);
   array.clear();
   array.resize(size);  // unwritten: no page touched yet
-  parallel_for(size, kFillBetweenChecks, threads,
-               [&](unsigned worker, std::size_t begin, std::size_t end) {
-                 if (worker == 0 && check) {
-                   check();
-                 }
+  parallel_for(size, kFillBetweenChecks, threads, check,
+               [&](unsigned, std::size_t begin, std::size_t end, const CheckPoint& worker_check) {
+                 worker_check();
                  std::fill(array.begin() + static_cast<std::ptrdiff_t>(begin),
                            array.begin() + static_cast<std::ptrdiff_t>(end), value);
                });

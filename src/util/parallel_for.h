@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <functional>
 
+#include "util/check_point.h"
+
 namespace simhash {
 
 // Calls body(worker, begin, end) for consecutive ranges covering [0, count),
@@ -42,6 +44,14 @@ void parallel_for(
     const std::function<void(unsigned worker, std::size_t begin, std::size_t end)>& body,
     const std::function<void()>& meanwhile,
     const std::function<void(unsigned worker, bool caller_busy)>& finish);
+
+// The same loop on a team made with `check` (thread_team.h): body gets its
+// worker's check point, to call between bounded pieces of its range, so
+// that once `check` (or any worker's work) has thrown every worker stops
+// at its next piece.
+void parallel_for(std::size_t count, std::size_t grain, unsigned threads, const CheckPoint& check,
+                  const std::function<void(unsigned worker, std::size_t begin, std::size_t end,
+                                           const CheckPoint& worker_check)>& body);
 
 // The threads the machine can run at once (at least 1).
 unsigned hardware_threads();

@@ -8,8 +8,16 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <utility>
 
 namespace simhash {
+namespace {
+
+// What a check point throws once another worker's work has thrown: that
+// exception is the loop's, and this one is dropped.
+struct StoppedByAnother {};
+
+}  // namespace
 
 struct ThreadTeam::Loop {
   Loop(std::size_t count_in, std::size_t grain_in, const Body& body_in,
@@ -34,13 +42,24 @@ struct ThreadTeam::Loop {
   const std::function<void()>& aside;
   unsigned aside_worker;  // 1, or 0 in a team of one
   std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
   std::atomic<bool> caller_busy;
   std::mutex error_mutex;
   std::exception_ptr first_error;
 };
 
-ThreadTeam::ThreadTeam(unsigned threads) {
+ThreadTeam::ThreadTeam(unsigned threads, CheckPoint check)
+    : check_(std::move(check)),
+      caller_check_([this] {
+        if (check_) {
+          check_();
+        }
+        helper_check_();
+      }),
+      helper_check_([this] {
+        if (failed_.load(std::memory_order_relaxed)) {
+          throw StoppedByAnother{};
+        }
+      }) {
   const unsigned helpers = std::max(threads, 1U) - 1;
   helpers_.reserve(helpers);
   for (unsigned worker = 1; worker <= helpers; ++worker) {
@@ -91,21 +110,48 @@ void ThreadTeam::work(Loop& loop, unsigned worker) {
       loop.meanwhile();
       loop.caller_busy = false;
     }
-    for (std::size_t range = loop.next++; range < loop.ranges && !loop.failed;
-         range = loop.next++) {
+    for (std::size_t range = loop.next++; range < loop.ranges && !failed_; range = loop.next++) {
       const std::size_t begin = range * loop.grain;
       loop.body(worker, begin, std::min(loop.count, begin + loop.grain));
     }
-    if (loop.finish && !loop.failed) {
+    if (loop.finish && !failed_) {
       loop.finish(worker, worker != 0 && loop.caller_busy);
     }
+  } catch (const StoppedByAnother&) {
+    // The loop's exception is the other worker's.
   } catch (...) {
-    const std::lock_guard<std::mutex> lock(loop.error_mutex);
-    if (!loop.first_error) {
-      loop.first_error = std::current_exception();
-    }
-    loop.failed = true;
+    fail(loop);
   }
+}
+
+void ThreadTeam::fail(Loop& loop) {
+  const std::lock_guard<std::mutex> lock(loop.error_mutex);
+  if (!loop.first_error) {
+    loop.first_error = std::current_exception();
+  }
+  failed_ = true;
+}
+
+void ThreadTeam::wait_for_helpers(Loop& loop) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const auto done = [&] { return running_ == 0; };
+  if (!check_) {
+    done_.wait(lock, done);
+  } else {
+    while (!done_.wait_for(lock, kWaitBetweenChecks, done)) {
+      if (failed_) {
+        continue;  // the helpers are stopping already
+      }
+      lock.unlock();
+      try {
+        check_();
+      } catch (...) {
+        fail(loop);
+      }
+      lock.lock();
+    }
+  }
+  loop_ = nullptr;
 }
 
 void ThreadTeam::for_each_range(std::size_t count, std::size_t grain, const Body& body,
@@ -123,10 +169,9 @@ void ThreadTeam::for_each_range(std::size_t count, std::size_t grain, const Body
   }
   work(loop, 0);
   if (!helpers_.empty()) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return running_ == 0; });
-    loop_ = nullptr;
+    wait_for_helpers(loop);
   }
+  failed_ = false;  // every worker is done with the loop
   if (loop.first_error) {
     std::rethrow_exception(loop.first_error);
   }

@@ -24,6 +24,7 @@
 #include "batch/verified_dedup.h"
 #include "random_feature_rows.h"
 #include "sanitized_build.h"
+#include "util/sort_checked.h"
 
 namespace simhash {
 namespace {
@@ -361,6 +362,29 @@ TEST(OfferRuns, MergesRunsInOrder) {
     EXPECT_EQ(read, added) << "buffer " << buffer;
     EXPECT_THROW(runs.add(added.front()), std::logic_error);
   }
+}
+
+// Offers that never filled the buffer are sorted in memory in pieces, a
+// check between them, and read in order.
+TEST(OfferRuns, ABufferSortedInMemoryChecksBetweenPieces) {
+  std::mt19937_64 random(5);
+  constexpr std::uint32_t kOffers = 100000;
+  OfferRuns runs(2 * kOffers);
+  std::vector<SpilledOffer> added;
+  for (std::uint32_t i = 0; i < kOffers; ++i) {
+    added.push_back(SpilledOffer{static_cast<std::uint32_t>(random() % 5000), i, 0.5});
+    runs.add(added.back());
+  }
+  EXPECT_EQ(runs.run_count(), 1U) << "none written";
+  std::vector<SpilledOffer> read;
+  int checks = 0;
+  runs.read([&](const SpilledOffer& offer) { read.push_back(offer); }, [&] { ++checks; });
+  std::sort(added.begin(), added.end(), [](const SpilledOffer& a, const SpilledOffer& b) {
+    return a.from != b.from ? a.from < b.from : a.to < b.to;
+  });
+  EXPECT_EQ(read, added);
+  // A check after each piece sorted, and after each piece merged.
+  EXPECT_GE(checks, static_cast<int>(2 * (kOffers / kCheckedSortRun)));
 }
 
 }  // namespace

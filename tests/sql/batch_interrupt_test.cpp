@@ -97,7 +97,7 @@ TEST(BatchInterrupt, EveryPhaseStopsWithinFiftyMilliseconds) {
       "SELECT count(*) FROM simhash_components('near', 64)",
       "SELECT count(*) FROM simhash_clusters('near', 16)",
       "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, 64)",
-      // The join on more threads than cores: only the caller's thread checks.
+      // The join on more threads than cores: each stops at its own next check.
       "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, NULL, NULL, 8)",
       // Weighted features: the pairs within the radius, every one a link.
       "SELECT count(*) FROM simhash_dedup('SELECT id, body FROM docs', 0.5, 64, 'n=3')"};

@@ -159,5 +159,70 @@ TEST(ThreadTeam, AnErrorEndsItsLoopNotTheTeam) {
   }
 }
 
+// Waits, bounded, until `flag` is set; whether it was.
+bool wait_for(const std::atomic<bool>& flag) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!flag && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::yield();
+  }
+  return flag.load();
+}
+
+// Calls `check` until it throws, or for 20 s: a range that ends only when
+// stopped.
+void check_until_stopped(const CheckPoint& check) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < give_up) {
+    check();
+    std::this_thread::yield();
+  }
+  ADD_FAILURE() << "a worker's check point never stopped it";
+}
+
+// A worker in a range that ends only when stopped leaves it at its next
+// check once another worker's work has thrown: the team's check, called by
+// the caller's thread while it waits, its own range done; or a helper's
+// error, which stops the caller's thread too. The loop rethrows that
+// error, and the next loop runs in full.
+TEST(ThreadTeam, CheckPointsStopEveryWorkerOnceOneThrew) {
+  std::atomic<bool> interrupted{false};
+  ThreadTeam team(2, [&] {
+    if (interrupted) {
+      throw std::runtime_error("interrupted");
+    }
+  });
+  std::atomic<bool> helper_started{false};
+  EXPECT_THROW(team.for_each_range(2, 1,
+                                   [&](unsigned worker, std::size_t, std::size_t) {
+                                     if (worker == 0) {
+                                       EXPECT_TRUE(wait_for(helper_started));
+                                       interrupted = true;
+                                       return;
+                                     }
+                                     helper_started = true;
+                                     check_until_stopped(team.check_point(worker));
+                                   }),
+               std::runtime_error);
+  interrupted = false;
+  std::atomic<bool> caller_started{false};
+  EXPECT_THROW(team.for_each_range(2, 1,
+                                   [&](unsigned worker, std::size_t, std::size_t) {
+                                     if (worker == 0) {
+                                       caller_started = true;
+                                       check_until_stopped(team.check_point(worker));
+                                       return;
+                                     }
+                                     EXPECT_TRUE(wait_for(caller_started));
+                                     throw std::logic_error("a helper's error");
+                                   }),
+               std::logic_error);
+  std::atomic<std::size_t> covered{0};
+  team.for_each_range(100, 3, [&](unsigned worker, std::size_t begin, std::size_t end) {
+    team.check_point(worker)();
+    covered += end - begin;
+  });
+  EXPECT_EQ(covered, 100U);
+}
+
 }  // namespace
 }  // namespace simhash
