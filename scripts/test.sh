@@ -449,7 +449,7 @@ I686_SQL_TESTS='PortableFile.*:FormatFile.*:SimilarFormatFile.*:BatchSql.*:Batch
 # qemu-aarch64 and qemu-s390x run it. So i686 leaves out the engine tests
 # that start threads; the same code runs on the host, under TSan, and on
 # aarch64 and s390x.
-I686_ENGINE_TESTS='-RowFeatureBuilder.*:ParallelFor.*:ThreadTeam.*:MemoryBudget.ThreadsShareOneLimit'\
+I686_ENGINE_TESTS='-RowFeatureBuilder.*:ParallelFor.*:ThreadTeam.*:JoinStop.*:MemoryBudget.ThreadsShareOneLimit'\
 ':VerifiedDedup.ThresholdJoinOnThreads*:VerifiedDedup.WithinRadiusOnThreads*'\
 ':SimilarPairs.OneTableEqualsBruteForce'\
 ':SimilarPairs.NewRowsAgainstKeptOnesEqualBruteForce'\
