@@ -32,43 +32,6 @@
 namespace simhash::bench {
 namespace {
 
-struct Corpus {
-  std::vector<std::int64_t> ids;
-  std::vector<std::string> texts;
-};
-
-Corpus read_corpus(const std::string& path, const std::string& query) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    fail(db, "open " + path);
-  }
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, query.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-    fail(db, query);
-  }
-  Corpus corpus;
-  while (sqlite3_step(statement) == SQLITE_ROW) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
-    if (text != nullptr) {
-      corpus.ids.push_back(sqlite3_column_int64(statement, 0));
-      corpus.texts.emplace_back(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
-    }
-  }
-  sqlite3_finalize(statement);
-  sqlite3_close(db);
-  return corpus;
-}
-
-SimhashOptions options_of(const std::string& text) {
-  std::string error;
-  const std::optional<SimhashOptions> options = parse_options(text, error);
-  if (!options) {
-    std::fprintf(stderr, "options: %s\n", error.c_str());
-    std::exit(2);
-  }
-  return *options;
-}
-
 void build(const Corpus& corpus, const SimhashOptions& verification, unsigned threads,
            VerifiedDedup& dedup) {
   RowFeatureBuilder builder(SimhashOptions{}, verification, threads);
@@ -130,17 +93,12 @@ double p99_of(const std::vector<std::pair<double, std::size_t>>& descending) {
 int main(int argc, char** argv) {
   using namespace simhash;
   using namespace simhash::bench;
-  const std::string path = arg(argc, argv, "db", "/tmp/simhash-corpus/translations.db");
-  const std::string query = arg(argc, argv, "query", "SELECT id, body FROM texts ORDER BY id");
-  const double threshold = std::stod(arg(argc, argv, "threshold", "0.8"));
-  const unsigned threads = static_cast<unsigned>(std::stoul(arg(argc, argv, "threads", "1")));
+  const SearchArgs args = search_args(argc, argv, "1", "n=3 weight=binary symbols=strict");
   const int rounds = std::stoi(arg(argc, argv, "rounds", "1"));
   const std::string label = arg(argc, argv, "label", "");
-  const SimhashOptions verification =
-      options_of(arg(argc, argv, "options", "n=3 weight=binary symbols=strict"));
-  const Corpus corpus = read_corpus(path, query);
+  const Corpus corpus = read_corpus(args.path, args.query);
   VerifiedDedup dedup;
-  build(corpus, verification, 2, dedup);
+  build(corpus, args.verification, 2, dedup);
   // The phase last reported, so that the longest gaps say where they were.
   std::string phase = "start";
   dedup.set_progress([&](const ProgressStep& step) {
@@ -162,7 +120,7 @@ int main(int argc, char** argv) {
     mark();
     DedupCounts counts;
     const std::vector<DedupRow> rows =
-        dedup.groups_by_threshold_join(threshold, mark, &counts, std::nullopt, threads);
+        dedup.groups_by_threshold_join(args.threshold, mark, &counts, std::nullopt, args.threads);
     mark();
     const double process_cpu = static_cast<double>(std::clock()) / CLOCKS_PER_SEC - process_start;
     const auto wall_gaps = gaps_of(walls);
@@ -171,7 +129,7 @@ int main(int argc, char** argv) {
         "%s rows=%zu threshold=%.2f threads=%u join_cpu=%.3f s join_wall=%.3f s checks=%zu "
         "longest_wall=%.1f ms p99_wall=%.1f ms longest_cpu=%.1f ms p99_cpu=%.1f ms "
         "candidates=%llu checked=%llu grouped=%zu groups_hash=%016llx\n",
-        label.c_str(), corpus.ids.size(), threshold, threads, process_cpu,
+        label.c_str(), corpus.ids.size(), args.threshold, args.threads, process_cpu,
         walls.back() - walls.front(), walls.size() - 2, wall_gaps.front().first * 1e3,
         p99_of(wall_gaps) * 1e3, cpu_gaps.front().first * 1e3, p99_of(cpu_gaps) * 1e3,
         static_cast<unsigned long long>(counts.candidates),
