@@ -11,15 +11,26 @@
 //       query="SELECT id, body FROM texts ORDER BY id LIMIT 50000"
 //       options="unit=char n=4 weight=binary" threshold=0.5 threads=1 rounds=1
 //
+// With interrupts=N (and seed=S), after the rounds: N joins, each stopped
+// at a moment drawn evenly over the last round's wall time by another
+// thread setting a flag that the check reads (as the SQL glue's check
+// reads sqlite3_interrupt()'s); the wall time from the flag to the join's
+// return, median, 90th percentile and largest. On several threads that is
+// the time every thread takes to stop, not only the caller's.
+//
 // The corpus: bench/corpus/fetch_translations.sh.
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -87,6 +98,48 @@ double p99_of(const std::vector<std::pair<double, std::size_t>>& descending) {
   return descending.empty() ? 0 : descending[descending.size() / 100].first;
 }
 
+struct Interrupted {};
+
+// The wall seconds from an interrupt to the join's return, for each of
+// `count` joins stopped at a moment drawn in [0, `within`) seconds (those
+// that ended before their interrupt left out).
+std::vector<double> interrupt_latencies(const VerifiedDedup& dedup, double threshold,
+                                        unsigned threads, int count, double within,
+                                        std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<double> latencies;
+  for (int run = 0; run < count; ++run) {
+    const double delay = std::uniform_real_distribution<double>(0, within)(random);
+    std::atomic<bool> interrupted{false};
+    Clock::time_point interrupted_at;
+    std::thread interrupter([&] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+      interrupted_at = Clock::now();
+      interrupted = true;
+    });
+    bool stopped = false;
+    try {
+      dedup.groups_by_threshold_join(
+          threshold,
+          [&] {
+            if (interrupted.load(std::memory_order_relaxed)) {
+              throw Interrupted{};
+            }
+          },
+          nullptr, std::nullopt, threads);
+    } catch (const Interrupted&) {
+      stopped = true;
+    }
+    const Clock::time_point returned = Clock::now();
+    interrupter.join();
+    if (stopped) {
+      latencies.push_back(std::chrono::duration<double>(returned - interrupted_at).count());
+    }
+  }
+  std::sort(latencies.begin(), latencies.end());
+  return latencies;
+}
+
 }  // namespace
 }  // namespace simhash::bench
 
@@ -105,6 +158,7 @@ int main(int argc, char** argv) {
     phase = std::string(step.phase) + " " + std::to_string(step.done) + "/" +
             std::to_string(step.total);
   });
+  double last_wall = 0;  // the last round's
   for (int round = 0; round < rounds; ++round) {
     std::vector<double> walls;
     std::vector<double> cpus;
@@ -141,6 +195,26 @@ int main(int argc, char** argv) {
                   cpus.size() - 1, phases[end - 1].c_str());
     }
     std::fflush(stdout);
+    last_wall = walls.back() - walls.front();
+  }
+  const int interrupts = std::stoi(arg(argc, argv, "interrupts", "0"));
+  if (interrupts > 0) {
+    const std::vector<double> late =
+        interrupt_latencies(dedup, args.threshold, args.threads, interrupts, last_wall,
+                            std::stoull(arg(argc, argv, "seed", "1")));
+    // The latency at `share` of the sorted list, in ms.
+    const auto ms_at = [&](double share) {
+      if (late.empty()) {
+        return 0.0;
+      }
+      const auto at = static_cast<std::size_t>(share * static_cast<double>(late.size() - 1));
+      return late[at] * 1e3;
+    };
+    std::printf(
+        "%s threads=%u interrupts=%d stopped=%zu within %.3f s: median=%.1f ms p90=%.1f ms "
+        "max=%.1f ms\n",
+        label.c_str(), args.threads, interrupts, late.size(), last_wall,
+        late.empty() ? 0 : median(late) * 1e3, ms_at(0.9), ms_at(1.0));
   }
   return 0;
 }
