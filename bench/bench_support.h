@@ -5,7 +5,8 @@
 // and for the programs that drive SQLite, opening a connection with the
 // extension loaded, running statements (stopping the run on any error),
 // timing a counting query's repeated runs, and the latency of one statement
-// run once per query.
+// run once per query; for the engine's verified-search benchmarks, their
+// common arguments and the texts they read.
 #pragma once
 
 #include <sqlite3.h>
@@ -18,9 +19,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "fingerprint/simhash_options.h"
 
 namespace simhash::bench {
 
@@ -69,6 +73,63 @@ inline std::string arg(int argc, char** argv, const std::string& key, const std:
     }
   }
   return fallback;
+}
+
+// The arguments the engine's verified-search benchmarks share: db= (the
+// corpus, bench/corpus/fetch_translations.sh), query= (its id, text rows),
+// threshold=, threads= and options= (the verification's, simhash_options.h).
+struct SearchArgs {
+  std::string path;
+  std::string query;
+  double threshold;
+  unsigned threads;
+  SimhashOptions verification;
+};
+
+inline SearchArgs search_args(int argc, char** argv, const std::string& threads,
+                              const std::string& options) {
+  SearchArgs args{arg(argc, argv, "db", "/tmp/simhash-corpus/translations.db"),
+                  arg(argc, argv, "query", "SELECT id, body FROM texts ORDER BY id"),
+                  std::stod(arg(argc, argv, "threshold", "0.8")),
+                  static_cast<unsigned>(std::stoul(arg(argc, argv, "threads", threads))),
+                  {}};
+  std::string error;
+  const std::optional<SimhashOptions> verification =
+      parse_options(arg(argc, argv, "options", options), error);
+  if (!verification) {
+    std::fprintf(stderr, "options: %s\n", error.c_str());
+    std::exit(2);
+  }
+  args.verification = *verification;
+  return args;
+}
+
+// The texts of `query` (id, text; NULL texts left out) on the database at `path`.
+struct Corpus {
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> texts;
+};
+
+inline Corpus read_corpus(const std::string& path, const std::string& query) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    fail(db, "open " + path);
+  }
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, query.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+    fail(db, query);
+  }
+  Corpus corpus;
+  while (sqlite3_step(statement) == SQLITE_ROW) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
+    if (text != nullptr) {
+      corpus.ids.push_back(sqlite3_column_int64(statement, 0));
+      corpus.texts.emplace_back(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
+    }
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return corpus;
 }
 
 // hamming(a, b) over two INTEGERs (NULL if either is NULL), the benchmarks'

@@ -26,33 +26,6 @@
 namespace simhash::bench {
 namespace {
 
-struct Corpus {
-  std::vector<std::int64_t> ids;
-  std::vector<std::string> texts;
-};
-
-Corpus read_corpus(const std::string& path, const std::string& query) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    fail(db, "open " + path);
-  }
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, query.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-    fail(db, query);
-  }
-  Corpus corpus;
-  while (sqlite3_step(statement) == SQLITE_ROW) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
-    if (text != nullptr) {
-      corpus.ids.push_back(sqlite3_column_int64(statement, 0));
-      corpus.texts.emplace_back(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
-    }
-  }
-  sqlite3_finalize(statement);
-  sqlite3_close(db);
-  return corpus;
-}
-
 std::vector<std::size_t> sizes_of(const std::string& list, std::size_t all) {
   std::vector<std::size_t> sizes;
   std::stringstream items(list);
@@ -60,16 +33,6 @@ std::vector<std::size_t> sizes_of(const std::string& list, std::size_t all) {
     sizes.push_back(std::min<std::size_t>(std::stoull(item), all));
   }
   return sizes;
-}
-
-SimhashOptions options_of(const std::string& text) {
-  std::string error;
-  const std::optional<SimhashOptions> options = parse_options(text, error);
-  if (!options) {
-    std::fprintf(stderr, "options: %s\n", error.c_str());
-    std::exit(2);
-  }
-  return *options;
 }
 
 // Builds the rows' features on `threads` threads into `dedup`; seconds.
@@ -111,39 +74,35 @@ std::size_t removed(const std::vector<DedupRow>& rows) {
 int main(int argc, char** argv) {
   using namespace simhash;
   using namespace simhash::bench;
-  const std::string path = arg(argc, argv, "db", "/tmp/simhash-corpus/translations.db");
-  const std::string query = arg(argc, argv, "query", "SELECT id, body FROM texts ORDER BY id");
-  const double threshold = std::stod(arg(argc, argv, "threshold", "0.8"));
+  const SearchArgs args = search_args(argc, argv, "2", "n=3 weight=binary");
   const int radius = std::stoi(arg(argc, argv, "radius", "10"));
-  const unsigned threads = static_cast<unsigned>(std::stoul(arg(argc, argv, "threads", "2")));
-  const SimhashOptions verification = options_of(arg(argc, argv, "options", "n=3 weight=binary"));
-  const Corpus corpus = read_corpus(path, query);
+  const Corpus corpus = read_corpus(args.path, args.query);
   const std::vector<std::size_t> sizes =
       sizes_of(arg(argc, argv, "sizes", std::to_string(corpus.ids.size())), corpus.ids.size());
   std::printf("%zu texts read from %s; threshold %.2f, radius %d, %s\n\n", corpus.ids.size(),
-              path.c_str(), threshold, radius, to_string(verification).c_str());
+              args.path.c_str(), args.threshold, radius, to_string(args.verification).c_str());
   std::printf(
       "| rows | features, 1 thread | features, %u threads | join | join candidates/row | join "
       "checks/row | join removes | radius %d | radius candidates/row | radius checks/row | "
       "radius removes |\n",
-      threads, radius);
+      args.threads, radius);
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const std::size_t size : sizes) {
     VerifiedDedup one_thread;
-    const double features_one = build(corpus, size, verification, 1, one_thread);
+    const double features_one = build(corpus, size, args.verification, 1, one_thread);
     VerifiedDedup dedup;
-    const double features_many = build(corpus, size, verification, threads, dedup);
+    const double features_many = build(corpus, size, args.verification, args.threads, dedup);
 
     DedupCounts join_counts;
     Clock::time_point start = Clock::now();
     const std::vector<DedupRow> joined =
-        dedup.groups_by_threshold_join(threshold, {}, &join_counts);
+        dedup.groups_by_threshold_join(args.threshold, {}, &join_counts);
     const double join_seconds = seconds_since(start);
 
     DedupCounts radius_counts;
     start = Clock::now();
     const std::vector<DedupRow> within =
-        dedup.groups_within_radius(threshold, radius, {}, &radius_counts);
+        dedup.groups_within_radius(args.threshold, radius, {}, &radius_counts);
     const double radius_seconds = seconds_since(start);
 
     const auto per_row = [&](std::uint64_t count) {

@@ -11,15 +11,26 @@
 //       query="SELECT id, body FROM texts ORDER BY id LIMIT 50000"
 //       options="unit=char n=4 weight=binary" threshold=0.5 threads=1 rounds=1
 //
+// With interrupts=N (and seed=S), after the rounds: N joins, each stopped
+// at a moment drawn evenly over the last round's wall time by another
+// thread setting a flag that the check reads (as the SQL glue's check
+// reads sqlite3_interrupt()'s); the wall time from the flag to the join's
+// return, median, 90th percentile and largest. On several threads that is
+// the time every thread takes to stop, not only the caller's.
+//
 // The corpus: bench/corpus/fetch_translations.sh.
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,43 +42,6 @@
 
 namespace simhash::bench {
 namespace {
-
-struct Corpus {
-  std::vector<std::int64_t> ids;
-  std::vector<std::string> texts;
-};
-
-Corpus read_corpus(const std::string& path, const std::string& query) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    fail(db, "open " + path);
-  }
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, query.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-    fail(db, query);
-  }
-  Corpus corpus;
-  while (sqlite3_step(statement) == SQLITE_ROW) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
-    if (text != nullptr) {
-      corpus.ids.push_back(sqlite3_column_int64(statement, 0));
-      corpus.texts.emplace_back(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, 1)));
-    }
-  }
-  sqlite3_finalize(statement);
-  sqlite3_close(db);
-  return corpus;
-}
-
-SimhashOptions options_of(const std::string& text) {
-  std::string error;
-  const std::optional<SimhashOptions> options = parse_options(text, error);
-  if (!options) {
-    std::fprintf(stderr, "options: %s\n", error.c_str());
-    std::exit(2);
-  }
-  return *options;
-}
 
 void build(const Corpus& corpus, const SimhashOptions& verification, unsigned threads,
            VerifiedDedup& dedup) {
@@ -124,29 +98,67 @@ double p99_of(const std::vector<std::pair<double, std::size_t>>& descending) {
   return descending.empty() ? 0 : descending[descending.size() / 100].first;
 }
 
+struct Interrupted {};
+
+// The wall seconds from an interrupt to the join's return, for each of
+// `count` joins stopped at a moment drawn in [0, `within`) seconds (those
+// that ended before their interrupt left out).
+std::vector<double> interrupt_latencies(const VerifiedDedup& dedup, double threshold,
+                                        unsigned threads, int count, double within,
+                                        std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<double> latencies;
+  for (int run = 0; run < count; ++run) {
+    const double delay = std::uniform_real_distribution<double>(0, within)(random);
+    std::atomic<bool> interrupted{false};
+    Clock::time_point interrupted_at;
+    std::thread interrupter([&] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+      interrupted_at = Clock::now();
+      interrupted = true;
+    });
+    bool stopped = false;
+    try {
+      dedup.groups_by_threshold_join(
+          threshold,
+          [&] {
+            if (interrupted.load(std::memory_order_relaxed)) {
+              throw Interrupted{};
+            }
+          },
+          nullptr, std::nullopt, threads);
+    } catch (const Interrupted&) {
+      stopped = true;
+    }
+    const Clock::time_point returned = Clock::now();
+    interrupter.join();
+    if (stopped) {
+      latencies.push_back(std::chrono::duration<double>(returned - interrupted_at).count());
+    }
+  }
+  std::sort(latencies.begin(), latencies.end());
+  return latencies;
+}
+
 }  // namespace
 }  // namespace simhash::bench
 
 int main(int argc, char** argv) {
   using namespace simhash;
   using namespace simhash::bench;
-  const std::string path = arg(argc, argv, "db", "/tmp/simhash-corpus/translations.db");
-  const std::string query = arg(argc, argv, "query", "SELECT id, body FROM texts ORDER BY id");
-  const double threshold = std::stod(arg(argc, argv, "threshold", "0.8"));
-  const unsigned threads = static_cast<unsigned>(std::stoul(arg(argc, argv, "threads", "1")));
+  const SearchArgs args = search_args(argc, argv, "1", "n=3 weight=binary symbols=strict");
   const int rounds = std::stoi(arg(argc, argv, "rounds", "1"));
   const std::string label = arg(argc, argv, "label", "");
-  const SimhashOptions verification =
-      options_of(arg(argc, argv, "options", "n=3 weight=binary symbols=strict"));
-  const Corpus corpus = read_corpus(path, query);
+  const Corpus corpus = read_corpus(args.path, args.query);
   VerifiedDedup dedup;
-  build(corpus, verification, 2, dedup);
+  build(corpus, args.verification, 2, dedup);
   // The phase last reported, so that the longest gaps say where they were.
   std::string phase = "start";
   dedup.set_progress([&](const ProgressStep& step) {
     phase = std::string(step.phase) + " " + std::to_string(step.done) + "/" +
             std::to_string(step.total);
   });
+  double last_wall = 0;  // the last round's
   for (int round = 0; round < rounds; ++round) {
     std::vector<double> walls;
     std::vector<double> cpus;
@@ -162,7 +174,7 @@ int main(int argc, char** argv) {
     mark();
     DedupCounts counts;
     const std::vector<DedupRow> rows =
-        dedup.groups_by_threshold_join(threshold, mark, &counts, std::nullopt, threads);
+        dedup.groups_by_threshold_join(args.threshold, mark, &counts, std::nullopt, args.threads);
     mark();
     const double process_cpu = static_cast<double>(std::clock()) / CLOCKS_PER_SEC - process_start;
     const auto wall_gaps = gaps_of(walls);
@@ -171,7 +183,7 @@ int main(int argc, char** argv) {
         "%s rows=%zu threshold=%.2f threads=%u join_cpu=%.3f s join_wall=%.3f s checks=%zu "
         "longest_wall=%.1f ms p99_wall=%.1f ms longest_cpu=%.1f ms p99_cpu=%.1f ms "
         "candidates=%llu checked=%llu grouped=%zu groups_hash=%016llx\n",
-        label.c_str(), corpus.ids.size(), threshold, threads, process_cpu,
+        label.c_str(), corpus.ids.size(), args.threshold, args.threads, process_cpu,
         walls.back() - walls.front(), walls.size() - 2, wall_gaps.front().first * 1e3,
         p99_of(wall_gaps) * 1e3, cpu_gaps.front().first * 1e3, p99_of(cpu_gaps) * 1e3,
         static_cast<unsigned long long>(counts.candidates),
@@ -183,6 +195,26 @@ int main(int argc, char** argv) {
                   cpus.size() - 1, phases[end - 1].c_str());
     }
     std::fflush(stdout);
+    last_wall = walls.back() - walls.front();
+  }
+  const int interrupts = std::stoi(arg(argc, argv, "interrupts", "0"));
+  if (interrupts > 0) {
+    const std::vector<double> late =
+        interrupt_latencies(dedup, args.threshold, args.threads, interrupts, last_wall,
+                            std::stoull(arg(argc, argv, "seed", "1")));
+    // The latency at `share` of the sorted list, in ms.
+    const auto ms_at = [&](double share) {
+      if (late.empty()) {
+        return 0.0;
+      }
+      const auto at = static_cast<std::size_t>(share * static_cast<double>(late.size() - 1));
+      return late[at] * 1e3;
+    };
+    std::printf(
+        "%s threads=%u interrupts=%d stopped=%zu within %.3f s: median=%.1f ms p90=%.1f ms "
+        "max=%.1f ms\n",
+        label.c_str(), args.threads, interrupts, late.size(), last_wall,
+        late.empty() ? 0 : median(late) * 1e3, ms_at(0.9), ms_at(1.0));
   }
   return 0;
 }
