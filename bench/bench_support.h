@@ -212,13 +212,15 @@ struct Latency {
   std::int64_t rows = 0;  // the rows the timed runs returned, where counted
 };
 
+// The median is the upper middle value; the p99 the nearest-rank one, the
+// ceil(0.99 n)-th smallest (of 100 values the 99th, not the largest).
 inline Latency latency_of(std::vector<double> micros) {
   if (micros.empty()) {
     return Latency{};
   }
   std::sort(micros.begin(), micros.end());
-  return Latency{micros[micros.size() / 2],
-                 micros[std::min(micros.size() - 1, micros.size() * 99 / 100)]};
+  const std::size_t rank = (micros.size() * 99 + 99) / 100;
+  return Latency{micros[micros.size() / 2], micros[rank - 1]};
 }
 
 // Runs `statement` to its end once per query, bound by `bind(statement,

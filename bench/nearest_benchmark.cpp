@@ -23,7 +23,7 @@
 // usage: nearest_benchmark rows=1000000 data=uniform|real [db=:memory:]
 //          [profile=N] [half=random|near] [form=where|near64|in-txn] [within=64]
 //          [detail=N] [hamming=20] [extension=PATH] [radii=4,6,...] [passes=1]
-//          [traffic=0] [warm=0]
+//          [traffic=0] [warm=0] [queries=100]
 // A db file that already holds the table `near` is queried as it is (its
 // codes read back from near_data), not built again. profile=N runs only the
 // WHERE form on one half (`half`, random unless told), N times over, after
@@ -41,6 +41,8 @@
 // traffic=MB writes one word of every cache line of MB megabytes before each
 // timed query, untimed (the application's other work between queries, which
 // evicts the codes and SQLite's pages from the caches); 0, the default: none.
+// queries=N asks N queries of each half (the near ones first: not the same
+// random codes as with 100).
 // hamming=N times the hamming() scan on N queries a half (0: none; at 10M
 // rows each takes about a second).
 // radii=LIST times, instead, the search within each radius (`radius = r`)
@@ -250,22 +252,24 @@ struct Result {
 };
 
 // Each query's least CPU and wall time over the passes (passes=N), handed
-// to the Result of its half (queries 0-99 near, 100-199 random).
+// to the Result of its half (the first half near, the second random).
 class BestOfPasses {
  public:
-  explicit BestOfPasses(std::size_t queries) : cpu_(queries, 1e9), wall_(queries, 1e9) {}
+  BestOfPasses(std::size_t queries, std::size_t half_size)
+      : cpu_(queries, 1e9), wall_(queries, 1e9), half_size_(half_size) {}
   void record(std::size_t query, double cpu, double wall) {
     cpu_[query] = std::min(cpu_[query], cpu);
     wall_[query] = std::min(wall_[query], wall);
   }
   void hand_to(Result* halves, std::size_t query) const {
-    halves[query / 100].cpu.push_back(cpu_[query]);
-    halves[query / 100].wall.push_back(wall_[query]);
+    halves[query / half_size_].cpu.push_back(cpu_[query]);
+    halves[query / half_size_].wall.push_back(wall_[query]);
   }
 
  private:
   std::vector<double> cpu_;
   std::vector<double> wall_;
+  std::size_t half_size_;
 };
 
 void print(const char* name, const char* half, const Result& result) {
@@ -291,7 +295,8 @@ int main(int argc, char** argv) {
   const int profile = std::stoi(arg(argc, argv, "profile", "0"));
   const int detail = std::stoi(arg(argc, argv, "detail", "0"));
   const int passes = std::max(1, std::stoi(arg(argc, argv, "passes", "1")));
-  const std::size_t profiled_half = arg(argc, argv, "half", "random") == "near" ? 0 : 100;
+  const auto half_size = static_cast<std::size_t>(std::stoul(arg(argc, argv, "queries", "100")));
+  const std::size_t profiled_half = arg(argc, argv, "half", "random") == "near" ? 0 : half_size;
   const auto hamming_queries =
       static_cast<std::size_t>(std::stoi(arg(argc, argv, "hamming", "20")));
   const auto build_start = Clock::now();
@@ -326,17 +331,17 @@ int main(int argc, char** argv) {
               static_cast<long long>(codes.size()), stored ? "stored" : data.c_str(),
               stored ? "read back" : "built", seconds_since(build_start),
               static_cast<long long>(count_of(db, "SELECT count(*) FROM near_buckets")));
-  // Queries: 100 stored rows with 0-3 bits flipped, 100 random codes.
+  // Queries: `half_size` stored rows with 0-3 bits flipped, as many random codes.
   std::mt19937_64 random(2037);
   std::vector<std::int64_t> queries;
-  for (int i = 0; i < 100; ++i) {
+  for (std::size_t i = 0; i < half_size; ++i) {
     std::uint64_t query = codes[random() % codes.size()];
     for (int flips = static_cast<int>(random() % 4); flips > 0; --flips) {
       query ^= std::uint64_t{1} << (random() % 64);
     }
     queries.push_back(static_cast<std::int64_t>(query));
   }
-  for (int i = 0; i < 100; ++i) {
+  for (std::size_t i = 0; i < half_size; ++i) {
     queries.push_back(static_cast<std::int64_t>(random()));
   }
   if (profile > 0) {
@@ -355,11 +360,11 @@ int main(int argc, char** argv) {
                            ? "SELECT rowid, distance FROM near(?1, 64, 10)"
                            : "SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10",
                        -1, &statement, nullptr);
-    run_query(db, statement, queries[100]);  // loads the cache, as the timed runs do
+    run_query(db, statement, queries[half_size]);  // loads the cache, as the timed runs do
     // within=N: only the queries whose 10th nearest is within N bits.
     const int within = std::stoi(arg(argc, argv, "within", "64"));
     std::vector<std::int64_t> profiled;
-    for (std::size_t q = profiled_half; q < profiled_half + 100; ++q) {
+    for (std::size_t q = profiled_half; q < profiled_half + half_size; ++q) {
       const Answer truth = popcount_nearest(codes, static_cast<std::uint64_t>(queries[q]), 10);
       if (within >= 64 || (!truth.empty() && truth.back().second <= within)) {
         profiled.push_back(queries[q]);
@@ -415,7 +420,7 @@ int main(int argc, char** argv) {
       std::vector<std::size_t> rows;  // of each timed query's answer
       int wrong = 0;
       for (int pass = 0; pass < 2; ++pass) {
-        for (std::size_t q = profiled_half; q < profiled_half + 100; ++q) {
+        for (std::size_t q = profiled_half; q < profiled_half + half_size; ++q) {
           other_work();
           double cpu_start = thread_seconds();
           Answer answer = run_query(db, statement, queries[q]);
@@ -469,8 +474,8 @@ int main(int argc, char** argv) {
     sqlite3_prepare_v2(db,
                        "SELECT rowid, distance, radius FROM near WHERE query = ?1 AND nearest = 10",
                        -1, &statement, nullptr);
-    run_query(db, statement, queries[100]);
-    for (std::size_t q = profiled_half; q < profiled_half + 100; ++q) {
+    run_query(db, statement, queries[half_size]);
+    for (std::size_t q = profiled_half; q < profiled_half + half_size; ++q) {
       const Answer truth = popcount_nearest(codes, static_cast<std::uint64_t>(queries[q]), 10);
       double best = 1e9;
       int radius = -1;
@@ -502,7 +507,7 @@ int main(int argc, char** argv) {
   std::vector<Answer> truth(queries.size());
   Result popcount[2];
   {
-    BestOfPasses best(queries.size());
+    BestOfPasses best(queries.size(), half_size);
     for (int pass = 0; pass < passes; ++pass) {
       for (std::size_t q = 0; q < queries.size(); ++q) {
         other_work();
@@ -519,7 +524,7 @@ int main(int argc, char** argv) {
   Result avx512[2];
 #if SIMHASH_X86_64_TARGETS
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq")) {
-    BestOfPasses best(queries.size());
+    BestOfPasses best(queries.size(), half_size);
     for (int pass = 0; pass < passes; ++pass) {
       for (std::size_t q = 0; q < queries.size(); ++q) {
         other_work();
@@ -527,7 +532,7 @@ int main(int argc, char** argv) {
         const double cpu_start = thread_seconds();
         const Answer answer = avx512_nearest(codes, static_cast<std::uint64_t>(queries[q]), 10);
         best.record(q, thread_seconds() - cpu_start, seconds_since(start));
-        avx512[q / 100].wrong += answer != truth[q];
+        avx512[q / half_size].wrong += answer != truth[q];
       }
     }
     for (std::size_t q = 0; q < queries.size(); ++q) {
@@ -551,7 +556,7 @@ int main(int argc, char** argv) {
     double dearest = 0;
     std::size_t dearest_query = 0;
     for (std::size_t q = 0; q < queries.size(); ++q) {
-      if (q % 100 < per_half) {
+      if (q % half_size < per_half) {
         const double cpu_start = thread_seconds();
         run_query(db, statement, queries[q]);
         if (thread_seconds() - cpu_start > dearest) {
@@ -565,10 +570,10 @@ int main(int argc, char** argv) {
     // With passes=N each query's least time over N passes: the passes go
     // over all the queries one after another, so a slow minute of a shared
     // machine inflates one pass of a query, not all of its runs.
-    BestOfPasses best(queries.size());
+    BestOfPasses best(queries.size(), half_size);
     for (int pass = 0; pass < passes; ++pass) {
       for (std::size_t q = 0; q < queries.size(); ++q) {
-        if (q % 100 >= per_half) {
+        if (q % half_size >= per_half) {
           continue;
         }
         other_work();
@@ -576,11 +581,11 @@ int main(int argc, char** argv) {
         const double cpu_start = thread_seconds();
         const Answer answer = run_query(db, statement, queries[q]);
         best.record(q, thread_seconds() - cpu_start, seconds_since(start));
-        result[q / 100].wrong += answer != truth[q];
+        result[q / half_size].wrong += answer != truth[q];
       }
     }
     for (std::size_t q = 0; q < queries.size(); ++q) {
-      if (q % 100 < per_half) {
+      if (q % half_size < per_half) {
         best.hand_to(result, q);
       }
     }
@@ -595,18 +600,18 @@ int main(int argc, char** argv) {
                        &statement, nullptr);
     const auto start = Clock::now();
     const double cpu_start = thread_seconds();
-    const Answer answer = run_query(db, statement, queries[100]);
+    const Answer answer = run_query(db, statement, queries[half_size]);
     const double cpu = thread_seconds() - cpu_start;
     std::printf("first random query (cold cache): %.3f ms CPU, %.3f ms wall%s\n", cpu * 1e3,
-                seconds_since(start) * 1e3, answer == truth[100] ? "" : " WRONG");
+                seconds_since(start) * 1e3, answer == truth[half_size] ? "" : " WRONG");
     sqlite3_finalize(statement);
   }
   Result where[2];
   Result near64[2];
   Result in_transaction[2];
   Result hamming_scan[2];
-  time_sql("SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10", 100, where);
-  time_sql("SELECT rowid, distance FROM near(?1, 64, 10)", 100, near64);
+  time_sql("SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10", half_size, where);
+  time_sql("SELECT rowid, distance FROM near(?1, 64, 10)", half_size, near64);
   time_sql(
       "SELECT id, hamming(fp, ?1) AS d FROM near_data WHERE fp IS NOT NULL ORDER BY d, id "
       "LIMIT 10",
@@ -623,7 +628,7 @@ int main(int argc, char** argv) {
   for (std::size_t q = 0; q < queries.size(); ++q) {
     truth[q] = popcount_nearest(with_pending, static_cast<std::uint64_t>(queries[q]), 10);
   }
-  time_sql("SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10", 100,
+  time_sql("SELECT rowid, distance FROM near WHERE query = ?1 AND nearest = 10", half_size,
            in_transaction);
   exec(db, "ROLLBACK");
   const char* halves[] = {"near", "random"};
