@@ -48,7 +48,7 @@ class BucketProbeTest : public ::testing::TestWithParam<PlanCase> {};
 
 TEST_P(BucketProbeTest, MatchesBruteForce) {
   const auto [k, blocks, bucket_bits] = GetParam();
-  const PermutationPlan plan = store_test_plan(k, blocks);
+  const PermutationPlan plan = make_plan(k, blocks);
   const BucketLayout layout(plan, bucket_bits);
   std::mt19937_64 random(99 + k * 31 + blocks * 7 + bucket_bits);
   // Rows in clusters around a few centers, so a query has rows at every
@@ -103,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Plans, BucketProbeTest,
                          [](const auto& info) { return plan_case_name(info.param); });
 
 TEST(BucketProbe, RefusesADamagedBucket) {
-  const PermutationPlan plan = store_test_plan(3, 4);
+  const PermutationPlan plan = make_plan(3, 4);
   const BucketLayout layout(plan, 2);
   std::mt19937_64 random(11);
   std::map<std::int64_t, std::uint64_t> rows = random_rows(200, random);

@@ -20,16 +20,10 @@
 
 namespace simhash {
 
+using testing::make_plan;
 using testing::plan_case_name;
 using testing::PlanCase;
 namespace {
-
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return plan ? *plan : *PermutationPlan::create(0, 1, error);
-}
 
 std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
   std::uint64_t flipped = 0;

@@ -13,19 +13,12 @@
 #include <vector>
 
 #include "fingerprint/hamming.h"
+#include "plan_case.h"
 
 namespace simhash {
-namespace {
 
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  if (!plan) {
-    ADD_FAILURE() << error;
-    return *PermutationPlan::create(0, 1, error);
-  }
-  return *plan;
-}
+using testing::make_plan;
+namespace {
 
 // Flips `count` distinct random bits of fp.
 std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
