@@ -19,17 +19,10 @@
 
 #include "memory_bucket_store.h"
 #include "plan_case.h"
+#include "random_bits.h"
 
 namespace simhash::testing {
 namespace {
-
-std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
-  std::uint64_t flipped = 0;
-  while (std::popcount(flipped) < count) {
-    flipped |= std::uint64_t{1} << (random() % 64);
-  }
-  return fp ^ flipped;
-}
 
 std::vector<std::tuple<std::int64_t, std::int64_t, int>> sorted(const std::vector<IndexHit>& hits) {
   std::vector<std::tuple<std::int64_t, std::int64_t, int>> rows;
@@ -60,16 +53,16 @@ TEST_P(BucketProbeTest, MatchesBruteForce) {
   std::map<std::int64_t, std::uint64_t> rows;
   while (rows.size() < 3000) {
     const auto id = static_cast<std::int64_t>(random() % 200001) - 100000;
-    rows[id] =
-        flip_bits(centers[random() % centers.size()], static_cast<int>(random() % 20), random);
+    rows[id] = flip_random_bits(centers[random() % centers.size()], static_cast<int>(random() % 20),
+                                random);
   }
   const std::map<std::int64_t, std::string> blobs = encode_index(plan, layout, rows);
   BucketProbe probe(plan, layout);
   std::vector<std::int64_t> row_ids;
   std::vector<IndexHit> hits;
   for (int trial = 0; trial < 15; ++trial) {
-    const std::uint64_t query =
-        flip_bits(centers[random() % centers.size()], static_cast<int>(random() % 6), random);
+    const std::uint64_t query = flip_random_bits(centers[random() % centers.size()],
+                                                 static_cast<int>(random() % 6), random);
     for (int radius = 0; radius <= k + 8 && radius <= 64; ++radius) {
       hits.clear();
       if (radius <= k) {
