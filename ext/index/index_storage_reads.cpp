@@ -19,6 +19,23 @@
 
 namespace simhash::sql {
 
+namespace {
+
+// Calls visit(row_id, data, size) for one bucket read; false if the visit
+// asks the reading to stop. A visit may return bool (false stops) or nothing
+// (it reads every bucket), so the reads take either kind of visitor.
+template <typename Visit>
+bool visit_bucket(Visit& visit, std::int64_t row_id, const unsigned char* data, std::size_t size) {
+  if constexpr (std::is_same_v<decltype(visit(row_id, data, size)), bool>) {
+    return visit(row_id, data, size);
+  } else {
+    visit(row_id, data, size);
+    return true;
+  }
+}
+
+}  // namespace
+
 std::optional<StoredFingerprint> IndexStorage::lookup(std::int64_t id) {
   sqlite3_stmt* statement = cached(select_data_, kSelectDataRow);
   ResetOnExit reset(statement);
@@ -323,12 +340,8 @@ bool IndexStorage::read_buckets(std::span<const std::int64_t> row_ids, Visit vis
       ++next_part;
       const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1));
       const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 1));
-      if constexpr (std::is_same_v<decltype(visit(row_id, data, size)), bool>) {
-        if (!visit(row_id, data, size)) {
-          return true;  // the bits were checked with the first row read
-        }
-      } else {
-        visit(row_id, data, size);
+      if (!visit_bucket(visit, row_id, data, size)) {
+        return true;  // the bits were checked with the first row read
       }
     }
     if (!bits_checked && layout_.bits() != BucketLayout::kDefaultBucketBits) {
@@ -353,12 +366,8 @@ bool IndexStorage::read_probed_buckets(std::span<const std::int64_t> row_ids, Vi
         row_ids, [&](std::int64_t row_id, const unsigned char* data, std::size_t size) {
           ++stored;
           bytes += size;
-          if constexpr (std::is_same_v<decltype(visit(row_id, data, size)), bool>) {
-            stopped = !visit(row_id, data, size);
-            return !stopped;
-          } else {
-            visit(row_id, data, size);
-          }
+          stopped = !visit_bucket(visit, row_id, data, size);
+          return !stopped;
         });
     if (current && !stopped) {
       probed_slots_.record(static_cast<double>(row_ids.size()), stored, bytes);
@@ -370,12 +379,8 @@ bool IndexStorage::read_probed_buckets(std::span<const std::int64_t> row_ids, Vi
     if (blob.empty()) {
       continue;  // no row stored: an empty bucket
     }
-    if constexpr (std::is_same_v<decltype(visit(row_id, blob.data(), blob.size())), bool>) {
-      if (!visit(row_id, blob.data(), blob.size())) {
-        return true;
-      }
-    } else {
-      visit(row_id, blob.data(), blob.size());
+    if (!visit_bucket(visit, row_id, blob.data(), blob.size())) {
+      return true;
     }
   }
   return true;
@@ -579,12 +584,8 @@ bool IndexStorage::read_copies(std::int64_t end, Visit visit) {
     }
     const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, 1));
     const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, 1));
-    if constexpr (std::is_same_v<decltype(visit(row_id, data, size)), bool>) {
-      if (!visit(row_id, data, size)) {
-        return true;  // the bits were checked with the first row read
-      }
-    } else {
-      visit(row_id, data, size);
+    if (!visit_bucket(visit, row_id, data, size)) {
+      return true;  // the bits were checked with the first row read
     }
   }
   return bits_checked || layout_.bits() == BucketLayout::kDefaultBucketBits;

@@ -18,16 +18,10 @@
 #include <vector>
 
 #include "batch_test_data.h"
+#include "plan_case.h"
 
 namespace simhash::testing {
 namespace {
-
-PermutationPlan make_tables(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return *plan;
-}
 
 void expect_same(const std::vector<FingerprintLeader>& found,
                  const std::vector<FingerprintLeader>& expected, const std::string& context) {
@@ -58,7 +52,7 @@ TEST(LeaderGroups, MatchesTheRuleAtSeveralRadiiAndPlans) {
                 "radius " + std::to_string(radius) + ", all pairs");
     for (int blocks : {radius + 1, radius + 3}) {
       expect_same(find_leader_groups(
-                      groups, BatchPlan::block_permutation(radius, make_tables(radius, blocks))),
+                      groups, BatchPlan::block_permutation(radius, make_plan(radius, blocks))),
                   expected,
                   "radius " + std::to_string(radius) + ", blocks " + std::to_string(blocks));
     }

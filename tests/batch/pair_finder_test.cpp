@@ -14,18 +14,12 @@
 
 #include "batch/near_duplicate_clusters.h"
 #include "batch_test_data.h"
+#include "plan_case.h"
 
 namespace simhash::testing {
 namespace {
 
 constexpr std::size_t kRecords = 5000;
-
-PermutationPlan make_tables(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return *plan;
-}
 
 // The plans each radius is tried with: the cost model's choice, several
 // block counts with k = radius, a plan with k above the radius, all pairs.
@@ -36,13 +30,13 @@ std::vector<std::pair<std::string, std::function<BatchPlan(std::size_t)>>> plans
   for (int blocks : {radius + 1, radius + 2, radius + 4}) {
     plans.emplace_back("k=" + std::to_string(radius) + " blocks=" + std::to_string(blocks),
                        [radius, blocks](std::size_t) {
-                         return BatchPlan::block_permutation(radius, make_tables(radius, blocks));
+                         return BatchPlan::block_permutation(radius, make_plan(radius, blocks));
                        });
   }
   plans.emplace_back("k=" + std::to_string(radius + 2) + " blocks=" + std::to_string(radius + 4),
                      [radius](std::size_t) {
                        return BatchPlan::block_permutation(radius,
-                                                           make_tables(radius + 2, radius + 4));
+                                                           make_plan(radius + 2, radius + 4));
                      });
   return plans;
 }
@@ -133,7 +127,9 @@ TEST(PairFinder, ChosenPlanUsesTablesForSmallRadiiOnManyRecords) {
   EXPECT_EQ(BatchPlan::choose(64, 1000).method(), BatchPlan::Method::kAllPairs);
   EXPECT_EQ(BatchPlan::choose(40, 1000000).method(), BatchPlan::Method::kAllPairs);
   EXPECT_THROW(BatchPlan::choose(-1, 10), std::invalid_argument);
-  EXPECT_THROW(BatchPlan::block_permutation(4, make_tables(3, 5)), std::invalid_argument);
+  // The plan made outside: make_plan throws invalid_argument too.
+  const PermutationPlan k3 = make_plan(3, 5);
+  EXPECT_THROW(BatchPlan::block_permutation(4, k3), std::invalid_argument);
 }
 
 TEST(PairFinder, RadiusOf64OrMoreGivesEveryPair) {

@@ -14,16 +14,10 @@
 #include <string>
 
 #include "index/permutation_plan.h"
+#include "plan_case.h"
 
 namespace simhash::testing {
 namespace {
-
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return *plan;
-}
 
 std::string text_of(std::span<const unsigned char> blob) {
   return {reinterpret_cast<const char*>(blob.data()), blob.size()};

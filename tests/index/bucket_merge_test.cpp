@@ -89,7 +89,7 @@ class BucketMergeTest : public ::testing::TestWithParam<PlanCase> {};
 
 TEST_P(BucketMergeTest, StoreMatchesAnIndexBuiltFromScratch) {
   const auto [k, blocks, bucket_bits] = GetParam();
-  const PermutationPlan plan = store_test_plan(k, blocks);
+  const PermutationPlan plan = make_plan(k, blocks);
   BucketLayout layout(plan, bucket_bits);
   std::mt19937_64 random(1234 + k * 31 + blocks * 7 + bucket_bits);
   const std::uint64_t center = random();
@@ -130,7 +130,7 @@ TEST(BucketMerge, ChangesToOneBucketKeepTheLastChangeOfEachId) {
   // Inserted, deleted, inserted again with another fingerprint, within one
   // merge: the last change wins, in both sort paths (1 bit: counting sort;
   // 16 bits: comparison sort).
-  const PermutationPlan plan = store_test_plan(3, 4);
+  const PermutationPlan plan = make_plan(3, 4);
   for (const int bits : {1, 16}) {
     const BucketLayout layout(plan, bits);
     PendingChanges pending(plan);
@@ -150,7 +150,7 @@ TEST(BucketMerge, ASplitCallsTheCheckPointBetweenBuckets) {
   // Each copy holds about 8400 buckets, none with a change: a split of each
   // calls the check (which may throw to stop it) after every
   // kBucketsBetweenChecks of them.
-  const PermutationPlan plan = store_test_plan(3, 4);
+  const PermutationPlan plan = make_plan(3, 4);
   const BucketLayout layout(plan, 16);
   std::mt19937_64 random(21);
   const std::map<std::int64_t, std::uint64_t> rows = random_rows(9000, random);
@@ -174,7 +174,7 @@ TEST(BucketMerge, ASplitCallsTheCheckPointBetweenBuckets) {
 }
 
 TEST(BucketMerge, ReportsADamagedBucketAndWritesNothingOverIt) {
-  const PermutationPlan plan = store_test_plan(3, 4);
+  const PermutationPlan plan = make_plan(3, 4);
   const BucketLayout layout(plan, 2);
   std::mt19937_64 random(5);
   std::map<std::int64_t, std::uint64_t> rows = random_rows(100, random);

@@ -19,17 +19,10 @@
 
 #include "memory_bucket_store.h"
 #include "plan_case.h"
+#include "random_bits.h"
 
 namespace simhash::testing {
 namespace {
-
-std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
-  std::uint64_t flipped = 0;
-  while (std::popcount(flipped) < count) {
-    flipped |= std::uint64_t{1} << (random() % 64);
-  }
-  return fp ^ flipped;
-}
 
 std::vector<std::tuple<std::int64_t, std::int64_t, int>> sorted(const std::vector<IndexHit>& hits) {
   std::vector<std::tuple<std::int64_t, std::int64_t, int>> rows;
@@ -48,7 +41,7 @@ class BucketProbeTest : public ::testing::TestWithParam<PlanCase> {};
 
 TEST_P(BucketProbeTest, MatchesBruteForce) {
   const auto [k, blocks, bucket_bits] = GetParam();
-  const PermutationPlan plan = store_test_plan(k, blocks);
+  const PermutationPlan plan = make_plan(k, blocks);
   const BucketLayout layout(plan, bucket_bits);
   std::mt19937_64 random(99 + k * 31 + blocks * 7 + bucket_bits);
   // Rows in clusters around a few centers, so a query has rows at every
@@ -60,16 +53,16 @@ TEST_P(BucketProbeTest, MatchesBruteForce) {
   std::map<std::int64_t, std::uint64_t> rows;
   while (rows.size() < 3000) {
     const auto id = static_cast<std::int64_t>(random() % 200001) - 100000;
-    rows[id] =
-        flip_bits(centers[random() % centers.size()], static_cast<int>(random() % 20), random);
+    rows[id] = flip_random_bits(centers[random() % centers.size()], static_cast<int>(random() % 20),
+                                random);
   }
   const std::map<std::int64_t, std::string> blobs = encode_index(plan, layout, rows);
   BucketProbe probe(plan, layout);
   std::vector<std::int64_t> row_ids;
   std::vector<IndexHit> hits;
   for (int trial = 0; trial < 15; ++trial) {
-    const std::uint64_t query =
-        flip_bits(centers[random() % centers.size()], static_cast<int>(random() % 6), random);
+    const std::uint64_t query = flip_random_bits(centers[random() % centers.size()],
+                                                 static_cast<int>(random() % 6), random);
     for (int radius = 0; radius <= k + 8 && radius <= 64; ++radius) {
       hits.clear();
       if (radius <= k) {
@@ -103,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(Plans, BucketProbeTest,
                          [](const auto& info) { return plan_case_name(info.param); });
 
 TEST(BucketProbe, RefusesADamagedBucket) {
-  const PermutationPlan plan = store_test_plan(3, 4);
+  const PermutationPlan plan = make_plan(3, 4);
   const BucketLayout layout(plan, 2);
   std::mt19937_64 random(11);
   std::map<std::int64_t, std::uint64_t> rows = random_rows(200, random);

@@ -17,27 +17,15 @@
 
 #include "index/measured_cost.h"
 #include "plan_case.h"
+#include "random_bits.h"
 
 namespace simhash {
 
+using testing::flip_random_bits;
+using testing::make_plan;
 using testing::plan_case_name;
 using testing::PlanCase;
 namespace {
-
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return plan ? *plan : *PermutationPlan::create(0, 1, error);
-}
-
-std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
-  std::uint64_t flipped = 0;
-  while (std::popcount(flipped) < count) {
-    flipped |= std::uint64_t{1} << (random() % 64);
-  }
-  return fp ^ flipped;
-}
 
 class MultiProbe : public ::testing::TestWithParam<PlanCase> {};
 
@@ -58,7 +46,7 @@ TEST_P(MultiProbe, FindsEveryRowWithinTheRadiusExactlyOnce) {
     for (int trial = 0; trial < 300; ++trial) {
       const std::uint64_t query = random();
       const int distance = static_cast<int>(random() % 26);
-      const std::uint64_t row = flip_bits(query, distance, random);
+      const std::uint64_t row = flip_random_bits(query, distance, random);
       const std::uint64_t difference = row ^ query;
       // Which parts read the row's bucket: those whose bucket bits differ
       // from the query's in at most the part's threshold.

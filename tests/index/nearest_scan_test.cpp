@@ -25,13 +25,6 @@
 namespace simhash::testing {
 namespace {
 
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return *plan;
-}
-
 // The blobs of copy `table` for `rows`, by bucket row id, as the index writes them.
 std::map<std::int64_t, std::string> encode_copy(const PermutationPlan& plan,
                                                 const BucketLayout& layout, int table,

@@ -17,16 +17,10 @@
 #include <vector>
 
 #include "memory_bucket_store.h"
+#include "plan_case.h"
 
 namespace simhash::testing {
 namespace {
-
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  EXPECT_TRUE(plan.has_value()) << error;
-  return *plan;
-}
 
 void sort_by_id(std::vector<IndexHit>& hits) {
   std::sort(hits.begin(), hits.end(),

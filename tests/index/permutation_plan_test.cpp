@@ -13,28 +13,14 @@
 #include <vector>
 
 #include "fingerprint/hamming.h"
+#include "plan_case.h"
+#include "random_bits.h"
 
 namespace simhash {
+
+using testing::flip_random_bits;
+using testing::make_plan;
 namespace {
-
-PermutationPlan make_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  if (!plan) {
-    ADD_FAILURE() << error;
-    return *PermutationPlan::create(0, 1, error);
-  }
-  return *plan;
-}
-
-// Flips `count` distinct random bits of fp.
-std::uint64_t flip_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
-  std::uint64_t flipped = 0;
-  while (std::popcount(flipped) < count) {
-    flipped |= std::uint64_t{1} << (random() % 64);
-  }
-  return fp ^ flipped;
-}
 
 std::uint64_t binomial(int n, int r) {
   std::uint64_t result = 1;
@@ -126,7 +112,7 @@ TEST(PermutationPlan, EveryPairWithinKSharesAPrefix) {
     for (int trial = 0; trial < 300; ++trial) {
       const std::uint64_t a = random();
       const int distance = static_cast<int>(random() % static_cast<unsigned>(k + 1));
-      const std::uint64_t b = flip_bits(a, distance, random);
+      const std::uint64_t b = flip_random_bits(a, distance, random);
       const int table = plan.first_shared_table(a, b);
       ASSERT_GE(table, 0) << "k=" << k << " blocks=" << blocks;
       ASSERT_EQ((a ^ b) & plan.prefix_mask(table), 0u);

@@ -27,35 +27,6 @@ namespace {
 constexpr std::uint64_t kCenter = 0x0f1e'2d3c'4b5a'6978ULL;
 constexpr const char* kLoadAtOnce = ", load_buckets_after=0";
 
-// "rowid:distance" of each row of `sql`, ?1 bound to `query`; or the error.
-std::vector<std::string> rows_of(sqlite3* db, const std::string& sql, std::int64_t query) {
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-    return {std::string("error: ") + sqlite3_errmsg(db)};
-  }
-  sqlite3_bind_int64(statement, 1, query);
-  std::vector<std::string> rows;
-  int rc = SQLITE_ROW;
-  while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-    std::string row = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
-    row += ':';
-    row += reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
-    rows.push_back(row);
-  }
-  if (rc != SQLITE_DONE) {
-    rows = {std::string("error: ") + sqlite3_errmsg(db)};
-  }
-  sqlite3_finalize(statement);
-  return rows;
-}
-
-std::vector<std::string> brute_force_rows(TestDatabase& db, std::int64_t query, int radius) {
-  return rows_of(db.handle(),
-                 "SELECT id, hamming(fp, ?1) AS d FROM plain WHERE hamming(fp, ?1) <= " +
-                     std::to_string(radius) + " ORDER BY d, id",
-                 query);
-}
-
 class IndexBucketCache : public ::testing::Test {
  protected:
   // `options`: the CREATE arguments after k=3.

@@ -19,28 +19,6 @@
 namespace simhash::testing {
 namespace {
 
-// "rowid:distance" of each row of `sql`, ?1 bound to `query`.
-std::vector<std::string> rows_of(sqlite3* db, const std::string& sql, std::int64_t query) {
-  sqlite3_stmt* statement = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-    return {std::string("error: ") + sqlite3_errmsg(db)};
-  }
-  sqlite3_bind_int64(statement, 1, query);
-  std::vector<std::string> rows;
-  int rc = SQLITE_ROW;
-  while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-    std::string row = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
-    row += ':';
-    row += reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
-    rows.push_back(row);
-  }
-  if (rc != SQLITE_DONE) {
-    rows = {std::string("error: ") + sqlite3_errmsg(db)};
-  }
-  sqlite3_finalize(statement);
-  return rows;
-}
-
 // The n nearest of `query` by both forms that take the count as an
 // argument (`nearest = n`, near(?1, 64, n)) against a hamming() scan of the
 // plain table.
@@ -240,10 +218,7 @@ TEST_F(Nearest, TheCountArgumentMeansTheNearestEverywhere) {
   EXPECT_EQ(rows_of(db_.handle(),
                     "SELECT rowid, distance FROM near(?1, 5, 4294967297) ORDER BY distance, rowid",
                     static_cast<std::int64_t>(kNear)),
-            rows_of(db_.handle(),
-                    "SELECT id, hamming(fp, ?1) AS distance FROM plain WHERE hamming(fp, ?1) <= 5 "
-                    "ORDER BY distance, id",
-                    static_cast<std::int64_t>(kNear)));
+            brute_force_rows(db_, static_cast<std::int64_t>(kNear), 5));
   EXPECT_EQ(db_.integer("SELECT count(*) FROM near WHERE query = 1 AND nearest = NULL"), 0);
   EXPECT_EQ(db_.integer("SELECT nearest FROM near(1, 64, 2) LIMIT 1"), 2);
   const std::string plan = plan_of(db_, "SELECT * FROM near WHERE query = 1 AND nearest = 5");

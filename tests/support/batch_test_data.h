@@ -17,16 +17,9 @@
 #include "batch/leader_groups.h"
 #include "batch/near_duplicate_clusters.h"
 #include "batch/pair_finder.h"
+#include "random_bits.h"
 
 namespace simhash::testing {
-
-inline std::uint64_t flip_random_bits(std::uint64_t fp, int count, std::mt19937_64& random) {
-  std::uint64_t flipped = 0;
-  while (std::popcount(flipped) < count) {
-    flipped |= std::uint64_t{1} << (random() % 64);
-  }
-  return fp ^ flipped;
-}
 
 // `count` records (ids scattered, negative ones included, shuffled): about
 // half random, the rest in planted clusters whose members are 0..6 bits from

@@ -122,6 +122,40 @@ inline void insert_into_near_and_plain(TestDatabase& db, std::int64_t id, std::u
   db.exec("INSERT INTO plain(id, fp) VALUES " + values);
 }
 
+// "rowid:distance" of each row of `sql` (its first two columns, in the
+// order SQLite returns them), ?1 bound to `query`; or the error as the only
+// element, so a test compares an answer and a failure alike.
+inline std::vector<std::string> rows_of(sqlite3* db, const std::string& sql, std::int64_t query) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+    return {std::string("error: ") + sqlite3_errmsg(db)};
+  }
+  sqlite3_bind_int64(statement, 1, query);
+  std::vector<std::string> rows;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+    std::string row = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    row += ':';
+    row += reinterpret_cast<const char*>(sqlite3_column_text(statement, 1));
+    rows.push_back(row);
+  }
+  if (rc != SQLITE_DONE) {
+    rows = {std::string("error: ") + sqlite3_errmsg(db)};
+  }
+  sqlite3_finalize(statement);
+  return rows;
+}
+
+// Brute force's rows_of() for the rows of `plain(id, fp)` (filled by
+// insert_into_near_and_plain) within `radius` of `query`: a hamming() scan,
+// nearest first and ties by id, as the index's queries are ordered.
+inline std::vector<std::string> brute_force_rows(TestDatabase& db, std::int64_t query, int radius) {
+  return rows_of(db.handle(),
+                 "SELECT id, hamming(fp, ?1) AS d FROM plain WHERE hamming(fp, ?1) <= " +
+                     std::to_string(radius) + " ORDER BY d, id",
+                 query);
+}
+
 inline Hits brute_force(const Model& model, std::uint64_t query, int radius) {
   Hits hits;
   for (const auto& [id, fp] : model) {

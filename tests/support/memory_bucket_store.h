@@ -2,7 +2,8 @@
 // The engine tests' bucket store (index/bucket_store.h): blobs in a map, and
 // the model they are checked against, the blobs an index of given rows
 // holds, each bucket encoded from scratch; with the rows those tests share
-// (a plan, random rows, the brute-force answer within a radius).
+// (random rows, the brute-force answer within a radius; their plan is
+// plan_case.h's make_plan).
 #pragma once
 
 #include <bit>
@@ -62,16 +63,6 @@ class MemoryBucketStore final : public BucketStore {
 
   std::map<std::int64_t, std::string> blobs;
 };
-
-// The plan (k, blocks); the test fails if the engine refuses it.
-inline PermutationPlan store_test_plan(int k, int blocks) {
-  std::string error;
-  auto plan = PermutationPlan::create(k, blocks, error);
-  if (!plan) {
-    throw std::invalid_argument(error);
-  }
-  return *plan;
-}
 
 // Rows 1..count with uniformly random fingerprints.
 inline std::map<std::int64_t, std::uint64_t> random_rows(std::int64_t count,

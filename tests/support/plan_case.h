@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 // A permutation plan and bucket bits as a parameter of the tests that run
-// over several of them (tests/index/, tests/sql/), and its test name.
+// over several of them (tests/index/, tests/sql/), and its test name; and
+// the plan itself for the engine tests, made from (k, blocks).
 #pragma once
 
+#include <stdexcept>
 #include <string>
+
+#include "index/permutation_plan.h"
 
 namespace simhash::testing {
 
@@ -22,6 +26,17 @@ inline std::string plan_case_name(const PlanCase& plan) {
   name += "_bits";
   name += std::to_string(plan.bucket_bits);
   return name;
+}
+
+// The plan (k, blocks); the test fails if the engine refuses it (thrown, so
+// that no test goes on with a plan other than the one it names).
+inline PermutationPlan make_plan(int k, int blocks) {
+  std::string error;
+  auto plan = PermutationPlan::create(k, blocks, error);
+  if (!plan) {
+    throw std::invalid_argument(error);
+  }
+  return *plan;
 }
 
 }  // namespace simhash::testing
