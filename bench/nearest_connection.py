@@ -11,8 +11,8 @@
 # TRAFFIC MB of other memory written before each query (the application's
 # other work, which evicts the codes and SQLite's pages from the caches):
 # QUERIES timed on the fresh connections ("cold"), then WARMUP untimed
-# (where a connection that keeps asking loads the cached codes), then
-# QUERIES timed again ("warm"). Per module and phase, the median, mean and
+# (where a connection that keeps asking loads the cached codes), then the
+# same QUERIES timed again ("warm"). Per module and phase, the median, mean and
 # p99 of each query's CPU time, and the dearest query of the warm-up.
 #   usage: /usr/bin/python3 bench/nearest_connection.py warm DB MODULE... \
 #            [traffic=64] [queries=200] [warmup=500] [table=near] [query=nearest]
@@ -94,9 +94,12 @@ def cold_and_warm(db, modules, options):
 
     print(f"{sql}; {traffic_mb} MB between queries; {count} timed cold, "
           f"{warmup} untimed, {count} timed warm")
-    cold = run("cold", queries(count))
+    # The warm phase asks the cold phase's queries again: the phases differ
+    # only in what the connections hold.
+    timed = queries(count)
+    cold = run("cold", timed)
     middle = run("warmup", queries(warmup))
-    warm = run("warm", queries(count))
+    warm = run("warm", timed)
     for which, module in enumerate(modules):
         print("%-32s cold median %6.3f mean %6.3f p99 %6.3f ms | warm median %6.3f mean %6.3f "
               "p99 %6.3f ms | warm-up dearest %6.1f ms, total %6.0f ms" %
