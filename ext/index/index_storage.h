@@ -303,7 +303,9 @@ class IndexStorage {
   // loads them.
   bool pass_reads_cached_codes(std::optional<unsigned> version, std::int64_t rows);
   std::int64_t copy0_buckets(std::int64_t rows) const;  // as uniform rows fill them
-  static double code_load_cost(std::int64_t rows);
+  // Loading codes_ for `rows` rows: what the loads so far cost a row,
+  // MultiProbePlan::kCodeLoadCost before any.
+  double code_load_cost(std::int64_t rows) const;
   // Whether codes_ hold copy 0 at `version` for this query: they did, or
   // code_load_rule_ says this query loads them, `saving(stored rows)` being
   // what they would save it (else that saving counts towards the load).
@@ -372,7 +374,8 @@ class IndexStorage {
   // for the choice to matter, and the clock's own cost would count.
   MeasuredCost search_cost_ratio_;
   MeasuredCost cached_row_cost_;
-  MeasuredCost growth_cost_;  // a growth's time (growth_beats_cached_scan)
+  MeasuredCost growth_cost_;         // a growth's time (growth_beats_cached_scan)
+  MeasuredCost code_load_row_cost_;  // a load of codes_, a row (code_load_cost)
   double cached_rows_timed_ = 0;
   bool codes_fresh_ = false;             // codes_ loaded, no loop over them run yet
   std::uint32_t loops_passed_over_ = 0;  // since the last retrial

@@ -68,7 +68,12 @@ bool IndexStorage::codes_serve(unsigned version, Saving saving) {
     drop_packed_codes();  // stale: their memory is not kept
     const std::optional<std::int64_t> rows = stored_row_count();
     if (rows && code_load_rule_.loads_next(version, saving(*rows), code_load_cost(*rows))) {
+      const double start = thread_cpu_nanoseconds();
       codes_loaded_ = load_packed_codes(*rows);
+      if (codes_loaded_ && codes_.size() > 0) {
+        code_load_row_cost_.record(thread_cpu_nanoseconds() - start,
+                                   static_cast<double>(codes_.size()));
+      }
       codes_fresh_ = codes_loaded_;
       codes_version_ = version;
     } else if (rows) {
@@ -260,8 +265,8 @@ double IndexStorage::packed_scan_cost(std::int64_t rows) const {
   return MultiProbePlan::packed_scan_cost(rows, copy0_buckets(rows));
 }
 
-double IndexStorage::code_load_cost(std::int64_t rows) {
-  return MultiProbePlan::kCodeLoadCost * static_cast<double>(rows);
+double IndexStorage::code_load_cost(std::int64_t rows) const {
+  return code_load_row_cost_.estimate(MultiProbePlan::kCodeLoadCost) * static_cast<double>(rows);
 }
 
 int IndexStorage::nearest_growth_start(std::size_t count, std::optional<std::int64_t> rows) const {

@@ -107,7 +107,8 @@ class MultiProbePlan {
   // page faults and SQLite's blob reads included), a row, in this model's
   // units, as bench/nearest_benchmark.cpp measures it (BENCH.md, "The n
   // nearest"): SQLite's first reads of the pages and the page faults on the
-  // fresh arrays are most of it, the decoding little.
+  // fresh arrays are most of it, the decoding little. The prior: a
+  // connection prices its later loads by what its loads cost.
   static constexpr double kCodeLoadCost = 100;
   // The smallest radius within which `rows` uniform fingerprints put at
   // least `wanted` rows around a query (64 if none does): where the n
