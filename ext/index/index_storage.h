@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ext/common/cached_statement.h"
+#include "ext/common/radius_argument.h"
 #include "ext/common/savepoint_marks.h"
 #include "ext/common/sqlite_support.h"
 #include "ext/index/index_shadow_tables.h"
@@ -150,17 +151,21 @@ class IndexStorage {
   // (util/thread_clock.h).
   double search_price(const MultiProbePlan& plan, std::int64_t rows) const;
   double cached_scan_price(std::int64_t rows) const;
-  // Whether the n nearest over `rows` rows should grow their radius above k
-  // rather than go to the pass at once: unless the pass reads the cached
-  // codes and the recent growths (from their first search above k to their
-  // answer, time_growth) took at least the loop's price. A growth whose
-  // first search falls short pays the pass too, or more searches, so the
-  // searches' prices alone (multi_probe_beats_packed_scan) undercount it
-  // where the rows cluster. Untimed, the growth runs.
-  bool growth_beats_cached_scan(std::int64_t rows);
-  // Records a growth above k that began at `start` (thread_cpu_nanoseconds)
-  // and has its answer.
-  void time_growth(double start);
+  // Whether the n nearest over `rows` rows should grow their radius above k,
+  // from `first_radius`, rather than go to the pass at once: unless the
+  // pass reads the cached codes and the recent growths from the same first
+  // radius (from their first search above k to their answer, time_growth)
+  // took at least the loop's price. A growth whose first search falls
+  // short pays the pass too, or more searches, so the searches' prices
+  // alone (multi_probe_beats_packed_scan) undercount it where the rows
+  // cluster. The first radius tells the growths apart: a query among near
+  // duplicates starts close to k and ends soon, a query far from every row
+  // starts where uniform rows would hold the count and may step on, and
+  // one connection may ask both. Untimed, the growth runs.
+  bool growth_beats_cached_scan(std::int64_t rows, int first_radius);
+  // Records a growth above k from `first_radius` that began at `start`
+  // (thread_cpu_nanoseconds) and has its answer.
+  void time_growth(double start, int first_radius);
   // The most rows whose codes packed_nearest caches (16 bytes a row: 512 MiB).
   static constexpr std::size_t kMaxCachedCodes = std::size_t{1} << 25;
   // Forgets the cached codes (a rollback; they would be checked anyway).
@@ -374,7 +379,8 @@ class IndexStorage {
   // for the choice to matter, and the clock's own cost would count.
   MeasuredCost search_cost_ratio_;
   MeasuredCost cached_row_cost_;
-  MeasuredCost growth_cost_;         // a growth's time (growth_beats_cached_scan)
+  // A growth's time by its first radius (growth_beats_cached_scan).
+  std::array<MeasuredCost, kMaxRadius + 1> growth_cost_;
   MeasuredCost code_load_row_cost_;  // a load of codes_, a row (code_load_cost)
   double cached_rows_timed_ = 0;
   bool codes_fresh_ = false;             // codes_ loaded, no loop over them run yet

@@ -233,12 +233,12 @@ bool IndexStorage::multi_probe_beats_packed_scan(const MultiProbePlan& plan, std
   return true;
 }
 
-bool IndexStorage::growth_beats_cached_scan(std::int64_t rows) {
+bool IndexStorage::growth_beats_cached_scan(std::int64_t rows, int first_radius) {
   const std::optional<unsigned> version = codes_version_now();
   if (!pass_reads_cached_codes(version, rows)) {
     return true;
   }
-  const double growth = growth_cost_.estimate(0);
+  const double growth = growth_cost_[static_cast<std::size_t>(first_radius)].estimate(0);
   if (growth >= cached_scan_price(rows)) {
     return false;
   }
@@ -246,8 +246,8 @@ bool IndexStorage::growth_beats_cached_scan(std::int64_t rows) {
   return !(codes_version_ == version && codes_loaded_ && loop_retrial_due(growth, rows));
 }
 
-void IndexStorage::time_growth(double start) {
-  growth_cost_.record(thread_cpu_nanoseconds() - start, 1);
+void IndexStorage::time_growth(double start, int first_radius) {
+  growth_cost_[static_cast<std::size_t>(first_radius)].record(thread_cpu_nanoseconds() - start, 1);
 }
 
 double IndexStorage::nearest_pass_cost(std::int64_t rows) {

@@ -116,8 +116,10 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
     }
     return std::min(bound, std::max(radius + 1, next));
   };
-  // When the first search above k began (the growth's time, to its answer).
+  // When and at which radius the first search above k began (the growth's
+  // time, to its answer, is kept by that radius).
   std::optional<double> growth_start;
+  int growth_radius = 0;
   for (int radius = first; radius <= bound; radius = next_radius(radius, cursor.hits.size())) {
     cursor.hits.clear();
     if (radius == first && first == storage.plan().k()) {
@@ -131,10 +133,11 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
       }
       const MultiProbePlan& plan = plan_at(radius == uniform ? jump : step, radius);
       if (!growth_start) {
-        if (!storage.growth_beats_cached_scan(*rows)) {
+        if (!storage.growth_beats_cached_scan(*rows, radius)) {
           break;
         }
         growth_start = thread_cpu_nanoseconds();
+        growth_radius = radius;
       }
       if (!storage.multi_probe_beats_packed_scan(plan, *rows)) {
         break;
@@ -149,7 +152,7 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
         cursor.hits.resize(count);
       }
       if (growth_start) {
-        storage.time_growth(*growth_start);
+        storage.time_growth(*growth_start, growth_radius);
       }
       return;
     }
@@ -158,7 +161,7 @@ void find_nearest(IndexStorage& storage, std::uint64_t query, std::uint64_t want
   storage.packed_nearest(query, count, bound, cursor.hits);
   cursor.hits_charge.set(cursor.hits.capacity() * sizeof(IndexHit));
   if (growth_start) {
-    storage.time_growth(*growth_start);
+    storage.time_growth(*growth_start, growth_radius);
   }
 }
 
